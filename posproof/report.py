@@ -1,0 +1,130 @@
+"""Results: a Proof per theorem, a Check per numeric check, a Report of both.
+
+The JSON form is the contract users script against: a top-level
+``"theorems"`` list of objects with ``"name"`` and ``"status"``
+(``proved`` | ``refuted`` | ``unknown``) and a ``"checks"`` list of objects
+with ``"name"``, ``"status"`` (``pass`` | ``fail``) and their values.
+
+>>> p = Proof("norm", "‖PE(x)‖² = 1", "proved")
+>>> Report({"name": "demo"}, [p]).ok
+True
+>>> Report({"name": "demo"}, [p]).to_json().splitlines()[0]
+'{'
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Check", "Proof", "Report", "Step"]
+
+STATUSES = ("proved", "refuted", "unknown")
+
+
+@dataclass
+class Step:
+    """One step of a proof: what was established, and by which rule."""
+
+    statement: str
+    rule: str
+    latex: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {"statement": self.statement, "rule": self.rule}
+        if self.latex is not None:
+            out["latex"] = self.latex
+        return out
+
+
+@dataclass
+class Proof:
+    """The outcome of one theorem: ``proved``, ``refuted`` (with a counterexample) or ``unknown``."""
+
+    name: str
+    statement: str
+    status: str
+    steps: list[Step] = field(default_factory=list)
+    counterexample: dict[str, Any] | None = None
+    crosscheck: dict[str, Any] | None = None
+    general: bool = False
+    note: str | None = None
+    latex: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:  # pragma: no cover - internal misuse
+            raise ValueError(f"status={self.status!r}; use one of {STATUSES}")
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "proved"
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "status": self.status,
+                               "statement": self.statement, "general": self.general,
+                               "steps": [s.to_dict() for s in self.steps]}
+        for key in ("counterexample", "crosscheck", "note", "latex"):
+            value = getattr(self, key)
+            if value is not None:
+                out[key] = value
+        return out
+
+
+@dataclass
+class Check:
+    """A numeric check: ``pass`` or ``fail``, with measured values and their certification."""
+
+    name: str
+    status: str
+    values: dict[str, Any] = field(default_factory=dict)
+    certified: str = ""
+    note: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "pass"
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {"name": self.name, "status": self.status, **self.values,
+               "certified": self.certified}
+        if self.note is not None:
+            out["note"] = self.note
+        return out
+
+
+@dataclass
+class Report:
+    """Proofs and checks about one encoding."""
+
+    encoding: dict[str, Any]
+    theorems: list[Proof] = field(default_factory=list)
+    checks: list[Check] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return all(p.ok for p in self.theorems) and all(c.ok for c in self.checks)
+
+    @property
+    def refuted(self) -> bool:
+        return any(p.status == "refuted" for p in self.theorems) or any(
+            not c.ok for c in self.checks)
+
+    def exit_status(self) -> int:
+        """0 when all proved and passed, 1 otherwise (the CLI's contract)."""
+        return 0 if self.ok else 1
+
+    def __getitem__(self, name: str) -> Proof | Check:
+        for item in [*self.theorems, *self.checks]:
+            if item.name == name:
+                return item
+        raise KeyError(name)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"encoding": self.encoding, "ok": self.ok,
+                "theorems": [p.to_dict() for p in self.theorems],
+                "checks": [c.to_dict() for c in self.checks]}
+
+    def to_json(self) -> str:
+        """Deterministic JSON (sorted keys, no timings)."""
+        return json.dumps(self.to_dict(), indent=2, sort_keys=True, ensure_ascii=False)
