@@ -10,7 +10,7 @@ column list (the broken encodings that the proof engine must refute).
 Matrix([[sin(x), cos(x), sin(x/100), cos(x/100)]])
 >>> enc.translation(convention="row")[:2, :2]
 Matrix([
-[ cos(delta), -sin(delta)],
+[cos(delta), -sin(delta)],
 [sin(delta),  cos(delta)]])
 >>> enc.table(3).shape
 (3, 4)
@@ -44,7 +44,7 @@ DELTA = sp.Symbol("delta", real=True)
 CONVENTIONS = ("row", "column")
 
 #: Above this many pairs, exact expressions are built unevaluated (exact, much faster).
-_EVALUATE_UP_TO = 256
+_EVALUATE_UP_TO = 16
 
 
 def resolve_dtype(dtype: Any) -> np.dtype:
@@ -270,7 +270,7 @@ class Encoding:
 
         >>> Encoding(Geometric(10000), "interleaved", 2).translation(convention="column")
         Matrix([
-        [cos(delta), sin(delta)],
+        [ cos(delta), sin(delta)],
         [-sin(delta), cos(delta)]])
         """
         return sp.ImmutableSparseMatrix(self.dim, self.dim,

@@ -15,6 +15,7 @@ inside ``mpmath.workdps(dps)``: the global ``mpmath.mp`` is never changed.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 import mpmath
@@ -28,7 +29,15 @@ DEFAULT_DPS = 50
 _FUNCS = {sp.exp: mpmath.exp, sp.log: mpmath.log, sp.sin: mpmath.sin, sp.cos: mpmath.cos}
 
 
-def _walk(expr: sp.Expr, env: dict[sp.Symbol, Any]) -> mpmath.mpf:
+@lru_cache(maxsize=1 << 14)
+def _number(expr: sp.Expr, prec: int) -> mpmath.mpf:
+    """A symbol-free subexpression, memoised per working precision."""
+    return _walk(expr, {}, memo=False)
+
+
+def _walk(expr: sp.Expr, env: dict[sp.Symbol, Any], memo: bool = True) -> mpmath.mpf:
+    if memo and not expr.is_Atom and not expr.free_symbols:
+        return _number(expr, mpmath.mp.prec)
     if expr.is_Symbol:
         if expr not in env:
             raise ValueError(f"no value for {expr} in {sp.sstr(expr)}")

@@ -87,10 +87,11 @@ def _greater_than(name: str, value: sp.Expr, bound: int) -> sp.Expr:
 
 
 def _power(base: sp.Expr, exponent: sp.Rational) -> sp.Expr:
-    """base**exponent, left unevaluated when that is cheaper (it is exact either way)."""
+    """base**exponent, exact either way; evaluated (10000**(-1/2) → 1/100) only for
+    small roots, since SymPy's perfect-power search is slow for high ones."""
     if exponent == 0:
         return sp.Integer(1)
-    return sp.Pow(base, exponent, evaluate=False)
+    return sp.Pow(base, exponent, evaluate=sp.Rational(exponent).q <= 32)
 
 
 @dataclass(frozen=True)

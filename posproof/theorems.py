@@ -663,7 +663,7 @@ class _Engine:
                              "PE(x+P) = PE(x))", "proved", steps,
                              crosscheck=self._aperiodic_check(k))
             denominators.append(ratio.q)
-        m0 = sp.ilcm(*denominators) if denominators else 1
+        m0 = sp.ilcm(*denominators, 1) if denominators else 1
         period = sp.nsimplify(2 * sp.pi * m0 / base.doit())
         turns = [sp.simplify(f.doit() * period / (2 * sp.pi)) for f in freqs]
         if not all(t.is_integer for t in turns):
