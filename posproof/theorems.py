@@ -698,12 +698,18 @@ def _mp(enc: Encoding, j: int, x: int) -> mpmath.mpf:
 
 def _ratio(a: sp.Expr, b: sp.Expr) -> sp.Rational | bool | None:
     """a/b as a Rational, False when provably irrational, None when unknown."""
+    # Same base, rational exponents (every geometric schedule): decide exactly.
+    pa, pb = (e if e.is_Pow else sp.Pow(e, 1, evaluate=False) for e in (a, b))
+    if pa.base == pb.base and pa.base.is_Rational and pa.exp.is_Rational and pb.exp.is_Rational:
+        decided = _rational_power(sp.Pow(pa.base, pa.exp - pb.exp, evaluate=False))
+        if decided is not None:
+            return decided
     ratio = sp.simplify(sp.Mul(a.doit(), 1 / b.doit()))
     if ratio.is_Rational:
         return ratio
-    base_exp = _rational_power(ratio)
-    if base_exp is not None:
-        return base_exp
+    decided = _rational_power(ratio)
+    if decided is not None:
+        return decided
     known = ratio.is_rational
     return False if known is False else None
 
