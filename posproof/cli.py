@@ -3,6 +3,11 @@
 Exit status: 0 when every theorem is proved (and every check passes), 1 when
 something is refuted, fails or stays unknown, 2 for bad input (one line on
 stderr, never a traceback).
+
+``posproof verify`` proves the theorems and runs the numeric checks on
+positions 0 … L−1, L = 10⁶ by default (``--max-len``); ``posproof check``
+runs the checks alone.  ``--report DIR`` writes ``report.json`` and
+``summary.md``, byte-identical from run to run.
 """
 
 from __future__ import annotations
@@ -11,10 +16,11 @@ import argparse
 import sys
 import time
 from collections.abc import Sequence
-from typing import Any
+from pathlib import Path
+from typing import Any, TextIO
 
-from .errors import PosproofError
-from .report import Proof, Report
+from .errors import InvalidParameter, PosproofError
+from .report import Check, Proof, Report
 
 __all__ = ["main"]
 
@@ -55,6 +61,75 @@ def _int(name: str, text: str) -> int:
         return int(text)
     except ValueError:
         raise InvalidParameter(f"--{name}={text!r} is not an integer") from None
+
+
+def _length(name: str, text: str) -> int:
+    """An integer option that may be written 1000000 or 1e6."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if value == value and value not in (float("inf"), float("-inf")) and value.is_integer():
+        return int(value)
+    raise InvalidParameter(f"--{name}={text!r} is not an integer; pass e.g. 1000000 or 1e6")
+
+
+def _check_options(parser: argparse.ArgumentParser) -> None:
+    from .checks import CHECKS, DEFAULT_MAX_LEN
+
+    group = parser.add_argument_group("numeric checks")
+    group.add_argument("--max-len", default=str(DEFAULT_MAX_LEN), metavar="L",
+                       help=f"positions 0 … L−1 to scan (default {DEFAULT_MAX_LEN}, which keeps "
+                            "`posproof verify` under 5 s on two cores; scans stream, so 1e7 "
+                            "and more fit in memory)")
+    group.add_argument("--dps", default="50",
+                       help="digits of the mpmath certification (default 50, at least 50)")
+    group.add_argument("--dtype", action="append", metavar="NAME",
+                       help="dtype audited by dtype_audit (repeatable; default float32, "
+                            "float16, bfloat16)")
+    group.add_argument("--check", action="append", metavar="NAME", dest="check_names",
+                       help=f"only this check (repeatable): {', '.join(CHECKS)}")
+
+
+class _ProgressBar:
+    """A one-line progress bar on stderr, drawn only when stderr is a terminal."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.shown = ""
+
+    def __call__(self, label: str, done: int, total: int) -> None:
+        frac = min(max(done / total, 0.0), 1.0) if total else 1.0
+        filled = int(frac * 24)
+        text = f"  {label:<21} [{'#' * filled}{'.' * (24 - filled)}] {frac:4.0%}"
+        if text != self.shown:
+            self.stream.write("\r" + text)
+            self.stream.flush()
+            self.shown = text
+
+    def close(self) -> None:
+        if self.shown:
+            self.stream.write("\r" + " " * len(self.shown) + "\r")
+            self.stream.flush()
+            self.shown = ""
+
+
+def _run_checks(enc: Any, args: argparse.Namespace, proofs: Sequence[Proof] = ()
+                ) -> list[Check]:
+    from .checks import run_checks
+
+    bar = _ProgressBar(sys.stderr) if sys.stderr.isatty() else None
+    try:
+        return run_checks(enc, max_len=_length("max-len", args.max_len),
+                          dps=_int("dps", args.dps), checks=args.check_names,
+                          dtypes=args.dtype, seed=args.seed, proofs=proofs, progress=bar)
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 def build_encoding(args: argparse.Namespace) -> Any:
@@ -99,12 +174,81 @@ def _how(item: Proof) -> str:
     return ", ".join(rules[:3]) + checked
 
 
-def render_table(report: Report, title: str, seconds: float) -> str:
-    """The verdict table a person reads at a glance."""
+def _result(check: Check) -> str:
+    """One readable line for a check: its summary, else its first scalar values."""
+    if "summary" in check.values:
+        return str(check.values["summary"])
+    return ", ".join(f"{k}={v}" for k, v in list(check.values.items())[:3]
+                     if not isinstance(v, (dict, list)))
+
+
+def _verdict(report: Report) -> str:
+    counts = {s: sum(p.status == s for p in report.theorems)
+              for s in ("proved", "refuted", "unknown")}
+    summary = ", ".join(f"{v} {k}" for k, v in counts.items()) if report.theorems else ""
+    if report.checks:
+        passed = sum(c.ok for c in report.checks)
+        summary += ("; " if summary else "") + f"checks {passed}/{len(report.checks)} pass"
+    verdict = "OK" if report.ok else ("REFUTED" if report.refuted else "INCOMPLETE")
+    return f"{verdict} — {summary}"
+
+
+def _encoding_line(report: Report) -> str:
     enc = report.encoding
     params = ", ".join(f"{k}={v}" for k, v in enc.get("schedule", {}).items() if k != "family")
-    lines = [title, f"encoding: {enc['name']}, d={enc['dim']}, layout={enc['layout']}"
-             + (f", {params}" if params else "") + f", offset={enc['offset']}", ""]
+    return (f"encoding: {enc['name']}, d={enc['dim']}, layout={enc['layout']}"
+            + (f", {params}" if params else "") + f", offset={enc['offset']}")
+
+
+def render_markdown(report: Report, title: str) -> str:
+    """A short Markdown summary (no timings: identical from run to run).
+
+    >>> enc = {"name": "demo", "dim": 2, "layout": "interleaved", "offset": 0}
+    >>> render_markdown(Report(enc), "posproof check").splitlines()[:3]
+    ['# posproof check', '', 'encoding: demo, d=2, layout=interleaved, offset=0']
+    """
+    lines = [f"# {title}", "", _encoding_line(report), "", f"**verdict: {_verdict(report)}**", ""]
+    if report.theorems:
+        lines += ["| | theorem | status | how |", "|---|---|---|---|"]
+        lines += [f"| {_SYMBOL[p.status]} | {p.name} | {p.status} | {_how(p)} |"
+                  for p in report.theorems]
+        lines.append("")
+    if report.checks:
+        lines += ["| | check | status | result |", "|---|---|---|---|"]
+        for c in report.checks:
+            result = _result(c) + (f" — {c.note}" if c.note and c.status == "fail" else "")
+            result = result.replace("|", "\\|")                   # a cell, not a column
+            lines.append(f"| {_SYMBOL[c.status]} | {c.name} | {c.status} | {result} |")
+        lines += ["", "How each number was certified:", ""]
+        lines += [f"- **{c.name}**: {c.certified}" for c in report.checks if c.certified]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _report_dir(directory: str | None) -> None:
+    """Create the --report directory before the work starts (bad paths fail fast)."""
+    if directory:
+        try:
+            Path(directory).mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InvalidParameter(f"--report={directory!r} cannot be created ({exc.strerror}); "
+                                   "pass a writable directory") from None
+
+
+def _write_report(report: Report, title: str, directory: str) -> None:
+    path = Path(directory)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        (path / "report.json").write_text(report.to_json() + "\n", encoding="utf-8")
+        (path / "summary.md").write_text(render_markdown(report, title), encoding="utf-8")
+    except OSError as exc:
+        raise InvalidParameter(f"--report={directory!r} cannot be written ({exc.strerror}); "
+                               "pass a writable directory") from None
+
+
+def render_table(report: Report, title: str, seconds: float) -> str:
+    """The verdict table a person reads at a glance."""
+    lines = [title, _encoding_line(report), ""]
     width = max([len(p.name) for p in report.theorems] + [len(c.name) for c in report.checks]
                 + [8])
     for p in report.theorems:
@@ -112,16 +256,10 @@ def render_table(report: Report, title: str, seconds: float) -> str:
         if p.status == "refuted":
             lines.append(f"      {p.statement}")
     for c in report.checks:
-        values = ", ".join(f"{k}={v}" for k, v in list(c.values.items())[:3])
-        lines.append(f"  {_SYMBOL[c.status]} {c.name:<{width}}  {c.status:<8}  {values}")
-    counts = {s: sum(p.status == s for p in report.theorems)
-              for s in ("proved", "refuted", "unknown")}
-    summary = ", ".join(f"{v} {k}" for k, v in counts.items())
-    if report.checks:
-        passed = sum(c.ok for c in report.checks)
-        summary += f"; checks {passed}/{len(report.checks)} pass"
-    verdict = "OK" if report.ok else ("REFUTED" if report.refuted else "INCOMPLETE")
-    lines += ["", f"verdict: {verdict} — {summary} ({seconds:.1f} s)"]
+        lines.append(f"  {_SYMBOL[c.status]} {c.name:<{width}}  {c.status:<8}  {_result(c)}")
+        if c.note and c.status == "fail":
+            lines.append(f"      {c.note}")
+    lines += ["", f"verdict: {_verdict(report)} ({seconds:.1f} s)"]
     return "\n".join(lines)
 
 
@@ -129,18 +267,35 @@ def _run_prove(args: argparse.Namespace, general: bool) -> int:
     from .theorems import prove
 
     enc = build_encoding(args)
+    _report_dir(getattr(args, "report", None))
     start = time.perf_counter()
     report = prove(enc, general=general or getattr(args, "general", False),
                    theorems=getattr(args, "theorem", None) or None,
                    claim_block=getattr(args, "claim_block", None),
                    convention=getattr(args, "convention", "row"),
                    seed=args.seed)
-    seconds = time.perf_counter() - start
+    if args.command == "verify":
+        report.checks = _run_checks(enc, args, proofs=report.theorems)
+    return _output(report, args, time.perf_counter() - start)
+
+
+def _output(report: Report, args: argparse.Namespace, seconds: float) -> int:
+    title = f"posproof {args.command}"
+    if getattr(args, "report", None):
+        _write_report(report, title, args.report)
     if args.json:
         print(report.to_json())
     else:
-        print(render_table(report, f"posproof {args.command}", seconds))
+        print(render_table(report, title, seconds))
     return report.exit_status()
+
+
+def _run_check(args: argparse.Namespace) -> int:
+    enc = build_encoding(args)
+    _report_dir(args.report)
+    start = time.perf_counter()
+    report = Report(enc.to_dict(), [], _run_checks(enc, args))
+    return _output(report, args, time.perf_counter() - start)
 
 
 def make_parser() -> argparse.ArgumentParser:
@@ -152,10 +307,23 @@ def make_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     verify = sub.add_parser("verify", help="the main job: prove everything about an encoding "
-                            "(default: the original, d=512, base 10000)")
+                            "and run the numeric checks on positions 0 … L−1 (default: the "
+                            "original, d=512, base 10000, L=1e6)")
     _encoding_options(verify)
+    _check_options(verify)
     verify.add_argument("--json", action="store_true", help="print the report as JSON")
+    verify.add_argument("--report", metavar="DIR",
+                        help="also write DIR/report.json and DIR/summary.md")
     verify.add_argument("--seed", type=int, default=0, help="seed of the random test points")
+
+    check = sub.add_parser("check", help="numeric checks of one encoding (separation, "
+                           "near returns, decay, dtypes…), certified in mpmath")
+    _encoding_options(check)
+    _check_options(check)
+    check.add_argument("--json", action="store_true", help="print the report as JSON")
+    check.add_argument("--report", metavar="DIR",
+                       help="also write DIR/report.json and DIR/summary.md")
+    check.add_argument("--seed", type=int, default=0, help="seed of the random test points")
 
     prove = sub.add_parser("prove", help="prove or refute the theorems for one encoding")
     _encoding_options(prove)
@@ -182,6 +350,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command in ("verify", "prove"):
             return _run_prove(args, general=args.command == "verify")
+        if args.command == "check":
+            return _run_check(args)
     except PosproofError as exc:
         print(f"posproof: error: {exc}", file=sys.stderr)
         return 2
