@@ -322,17 +322,14 @@ def _near_return(ctx: _Context) -> Check:
 
 # --------------------------------------------------------------------------- periodicity
 def _period_from(proof: Proof) -> tuple[str, sp.Expr | None]:
-    """("aperiodic" | "periodic" | "unknown", exact period) from the proof's statement."""
+    """("aperiodic" | "periodic" | "unknown", exact period) from the proof engine's result."""
     if proof.status != "proved":
         return "unknown", None
-    if "aperiodic" in proof.statement:
+    period = (proof.values or {}).get("period")
+    if period == "none":
         return "aperiodic", None
-    marker = "exact period "
-    if marker in proof.statement:
-        try:
-            return "periodic", sp.sympify(proof.statement.rsplit(marker, 1)[1])
-        except (sp.SympifyError, SyntaxError, TypeError):
-            return "unknown", None
+    if proof.exact is not None:
+        return "periodic", proof.exact
     return "unknown", None
 
 

@@ -8,7 +8,7 @@ allowed, and how to fix it.
 >>> check_dim(7)
 Traceback (most recent call last):
 ...
-posproof.errors.InvalidEncoding: dim=7 is odd; pass odd_dim='pad' to append a zero column (as tensor2tensor and fairseq do), or use an even dim
+posproof.errors.InvalidEncoding: dim=7 is odd; pass odd_dim='pad' (--odd-dim pad) to append a zero column (as tensor2tensor and fairseq do), or use an even dim
 >>> isinstance(InvalidEncoding("x"), ValueError)
 True
 """
@@ -144,7 +144,7 @@ def check_dim(dim: object, *, odd_dim: str = "error") -> int:
         raise UnknownName(f"odd_dim={odd_dim!r} is not known; use 'error' or 'pad'")
     if d % 2 and odd_dim == "error":
         raise InvalidEncoding(
-            f"dim={d} is odd; pass odd_dim='pad' to append a zero column "
+            f"dim={d} is odd; pass odd_dim='pad' (--odd-dim pad) to append a zero column "
             "(as tensor2tensor and fairseq do), or use an even dim")
     return d
 

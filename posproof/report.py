@@ -51,6 +51,10 @@ class Proof:
     general: bool = False
     note: str | None = None
     latex: str | None = None
+    #: Measured or derived values, JSON-ready (e.g. ``{"period": "2000*pi"}``).
+    values: dict[str, Any] | None = None
+    #: The exact SymPy object behind a value (e.g. the period); not serialised.
+    exact: Any = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:  # pragma: no cover - internal misuse
@@ -64,7 +68,7 @@ class Proof:
         out: dict[str, Any] = {"name": self.name, "status": self.status,
                                "statement": self.statement, "general": self.general,
                                "steps": [s.to_dict() for s in self.steps]}
-        for key in ("counterexample", "crosscheck", "note", "latex"):
+        for key in ("counterexample", "crosscheck", "note", "latex", "values"):
             value = getattr(self, key)
             if value is not None:
                 out[key] = value

@@ -647,6 +647,10 @@ class _Engine:
         freqs = [f for f in self.enc.frequencies]
         steps = [Step("the curve x ↦ PE(x) has period P exactly when ω_j·P ∈ 2πℤ for every "
                       "non-zero column j", "periodicity of sin and cos")]
+        if not freqs:
+            return Proof(name, "the curve of positions is constant (no frequencies)", "proved",
+                         [Step("every column is 0", "column structure")],
+                         values={"period": "any"})
         base = freqs[0]
         denominators = []
         for k, f in enumerate(freqs[1:], start=1):
@@ -661,7 +665,7 @@ class _Engine:
                                   "contradiction"))
                 return Proof(name, "the curve of positions is aperiodic (no P > 0 with "
                              "PE(x+P) = PE(x))", "proved", steps,
-                             crosscheck=self._aperiodic_check(k))
+                             crosscheck=self._aperiodic_check(k), values={"period": "none"})
             denominators.append(ratio.q)
         m0 = sp.ilcm(*denominators, 1) if denominators else 1
         period = sp.nsimplify(2 * sp.pi * m0 / base.doit())
@@ -682,7 +686,8 @@ class _Engine:
                            for cols in self.m.sample_groups() for j in cols)
         cc = self.crosscheck(name, residual, scale=lambda x, y: float(period))
         return Proof(name, f"the curve of positions is periodic with exact period {period}",
-                     "proved", steps, crosscheck=cc, latex=sp.latex(period))
+                     "proved", steps, crosscheck=cc, latex=sp.latex(period),
+                     values={"period": str(period)}, exact=period)
 
     def _aperiodic_check(self, k: int) -> dict[str, Any]:
         return {"method": "exact: irrationality of a frequency ratio", "pair": [0, k]}
