@@ -1,6 +1,7 @@
 """posproof: prove, refute and measure claims about positional encodings."""
 
 from .checks import CHECKS, check
+from .configs import RopeConfig, parse_spec, read_config
 from .encoding import Encoding
 from .errors import InvalidEncoding, InvalidExpression, InvalidParameter, PosproofError, UnknownName
 from .layouts import LAYOUTS, get_layout, permutation
@@ -12,7 +13,18 @@ from .numeric import (
     translation_matrix,
 )
 from .presets import PRESETS, preset
+from .explore import base_bound, explore
 from .report import Check, Proof, Report, Step
+from .rope import Rotary, prove_rotary, rotary
+from .scaling import (
+    DynamicNTKScaling,
+    LinearScaling,
+    Llama3Scaling,
+    LongRoPEScaling,
+    NTKScaling,
+    YaRNScaling,
+    make_scaling,
+)
 from .schedules import (
     BinaryDials,
     Diffusion,
@@ -27,9 +39,12 @@ from .theorems import prove
 __version__ = "0.1.0"
 
 __all__ = [
-    "CHECKS", "LAYOUTS", "PRESETS", "BinaryDials", "Check", "Diffusion", "Encoding", "Explicit",
-    "Expression", "Geometric", "InvalidEncoding", "InvalidExpression", "InvalidParameter",
-    "OffsetKernel", "PosproofError", "Proof", "Report", "Schedule", "Step", "TensorToTensor",
-    "UnknownName", "check", "first_unrepresentable_integer", "get_layout", "gram_is_toeplitz",
-    "lambdify_encoding", "permutation", "preset", "prove", "translation_matrix",
+    "CHECKS", "LAYOUTS", "PRESETS", "BinaryDials", "Check", "Diffusion", "DynamicNTKScaling",
+    "Encoding", "Explicit", "Expression", "Geometric", "InvalidEncoding", "InvalidExpression",
+    "InvalidParameter", "LinearScaling", "Llama3Scaling", "LongRoPEScaling", "NTKScaling",
+    "OffsetKernel", "PosproofError", "Proof", "Report", "RopeConfig", "Rotary", "Schedule",
+    "Step", "TensorToTensor", "UnknownName", "YaRNScaling", "base_bound", "check", "explore",
+    "first_unrepresentable_integer", "get_layout", "gram_is_toeplitz", "lambdify_encoding",
+    "make_scaling", "parse_spec", "permutation", "preset", "prove", "prove_rotary",
+    "read_config", "rotary", "translation_matrix",
 ]

@@ -4,8 +4,12 @@ Users describe a positional-encoding frequency as text, such as ``b**(-2*k/d)``
 or ``exp(-k*log(10000)/(n-1))``.  :func:`parse_expression` never evaluates that
 text as Python: it parses it with :func:`ast.parse` and converts a short
 whitelist of node types to SymPy by hand.  Decimal literals become exact
-rationals (``0.1`` is ``1/10``), ``^`` means power, and sizes are bounded, so
-inputs such as ``9**9**9**9`` are refused at once instead of hanging.
+rationals (``0.1`` is ``1/10``) and ``^`` means power, with the precedence of ``**``.
+
+SymPy evaluates as it builds, so every step is checked first: powers whose exact
+value, root or polynomial degree would be too large (``9**9**9**9``,
+``exp(exp(exp(100)))``, ``k**101``) and values SymPy sees as complex
+(``sqrt(-1)``) are refused at once instead of hanging later.
 
 >>> import sympy
 >>> k = sympy.Symbol("k")
@@ -30,9 +34,10 @@ __all__ = ["parse_expression"]
 MAX_LENGTH = 500  # characters of input text
 MAX_DEPTH = 60  # levels of brackets, and levels of the syntax tree
 MAX_DIGITS = 30  # digits in one integer literal
-MAX_EXPONENT = 1000  # largest |n| in x**n for a rational n (unless x is 0, 1 or -1)
-MAX_BITS = 4096  # largest number, in bits, that a power may produce or an expression hold
-MAX_ROOT_BITS = 256  # largest radicand, in bits, of a fractional power (roots factor it)
+MAX_EXPONENT = 1000  # largest |n| in x**n for a rational n and a number x other than 0, +-1
+MAX_DEGREE = 100  # the same for x with symbols (sign checks find roots of such polynomials)
+MAX_BITS = 4096  # largest size (see _size) of a power or of any subexpression
+MAX_ROOT_BITS = 1024  # radicand size times root degree: SymPy factors radicands
 
 _FUNCTIONS = ("exp", "log", "ln", "sqrt")
 _CONSTANTS: dict[str, sympy.Expr] = {"pi": S.Pi, "E": S.Exp1, "e": S.Exp1}
@@ -59,24 +64,56 @@ def _quote(text: str, limit: int = 60) -> str:
     return f"'{text}'" if text.isprintable() else repr(text)
 
 
-def _bits(number: sympy.Rational) -> float:
-    """Size of a rational in bits: log2 of its numerator plus that of its denominator."""
-    return math.log2(abs(number.p)) + math.log2(number.q) if number.p else 0.0
+def _size(expr: sympy.Basic) -> float:
+    """Rough size in bits of the numbers ``expr`` makes, counting symbols as about 1.
+
+    Exact for rationals (log2 of numerator plus denominator); sums add one bit,
+    products add sizes, and a power multiplies its base's size by the magnitude
+    of its exponent, so towers such as ``2**2**2**2**2`` grow quickly.
+    """
+    if isinstance(expr, sympy.Rational):
+        return math.log2(abs(expr.p)) + math.log2(expr.q) if expr.p else 0.0
+    if isinstance(expr, (sympy.Pow, sympy.exp)):
+        base, exponent = expr.as_base_exp()
+        return _magnitude(exponent) * max(_size(base), 1.0)
+    if isinstance(expr, sympy.log):
+        return math.log2(_size(expr.args[0]) + 2.0) + 1.0
+    if not expr.args:
+        return 0.0 if expr.is_Symbol else 2.0
+    sizes = [_size(arg) for arg in expr.args]
+    if isinstance(expr, sympy.Mul):
+        return math.fsum(sizes)
+    return max(sizes) + math.log2(len(sizes))
 
 
-def _max_bits(expr: sympy.Expr) -> float:
-    return max((_bits(r) for r in expr.atoms(sympy.Rational)), default=0.0)
+def _magnitude(expr: sympy.Basic) -> float:
+    """Rough upper bound on ``abs(expr)``, exact for rationals; ``inf`` when enormous."""
+    if isinstance(expr, sympy.Rational):
+        log2 = math.log2(abs(expr.p)) - math.log2(expr.q) if expr.p else -math.inf
+    else:
+        log2 = _size(expr)
+    return 2.0**log2 if log2 < 1000 else math.inf
+
+
+def _is_non_real(expr: sympy.Expr) -> bool:
+    """True when SymPy can tell at once that a part of ``expr`` is complex."""
+    return (expr.has(S.ImaginaryUnit)
+            or any(power.base.is_extended_negative and not power.exp.is_integer
+                   for power in expr.atoms(sympy.Pow))
+            or any(logarithm.args[0].is_extended_negative for logarithm in expr.atoms(sympy.log)))
 
 
 class _Converter:
     """Walks one parsed expression; knows the source text for error messages."""
 
-    def __init__(self, text: str, symbols: Mapping[str, sympy.Basic], what: str) -> None:
+    def __init__(self, text: str, symbols: Mapping[str, sympy.Basic], what: str,
+                 functions: Mapping[str, type[sympy.Function]]) -> None:
         self.source, self.what, self.shown = text.replace("^", "**"), what, _quote(text)
         self.names = {**_CONSTANTS, **symbols}
+        self.functions = dict(functions)
         listed = ", ".join(dict.fromkeys([*symbols, "pi", "E"]))
         self.allowed = (f"+ - * / ** ^, numbers, the names {listed} "
-                        f"and the functions {', '.join(_FUNCTIONS)}")
+                        f"and the functions {', '.join([*_FUNCTIONS, *self.functions])}")
 
     def error(self, problem: str) -> InvalidExpression:
         return InvalidExpression(f"{self.what} {self.shown} {problem}")
@@ -125,12 +162,16 @@ class _Converter:
 
     def call(self, node: ast.Call, depth: int) -> sympy.Expr:
         func = node.func
-        if not isinstance(func, ast.Name) or func.id not in _FUNCTIONS:
+        allowed = isinstance(func, ast.Name) and (func.id in _FUNCTIONS
+                                                  or func.id in self.functions)
+        if not allowed:
             raise self.refuse("a function call", self.piece(func))
         if node.keywords or len(node.args) != 1:
             raise self.error(f"calls {func.id} as {self.piece(node)}; "
                              f"{func.id} takes exactly one argument and no keywords")
         arg = self.convert(node.args[0], depth + 1)
+        if func.id in self.functions:  # bounded functions such as sin and cos
+            return self.functions[func.id](arg)
         if func.id == "exp":
             self.check_power(S.Exp1, arg, node)
             return sympy.exp(arg)
@@ -154,57 +195,61 @@ class _Converter:
         return left**right
 
     def check_power(self, base: sympy.Expr, exponent: sympy.Expr, node: ast.AST) -> None:
-        """Refuse ``base**exponent`` before SymPy computes a huge exact number.
+        """Refuse ``base**exponent`` before SymPy builds (or later evaluates) something huge.
 
-        SymPy also rewrites ``exp(c*log(x))`` and ``b**(c*log(x)/log(b))`` to
-        ``x**c``, so each log inside such an exponent counts as a base.
+        Besides the power itself, SymPy's ``exp`` rewrites every ``c*log(x)``
+        inside its argument (through ``logcombine``) as ``log(x**c)``, and
+        ``b**(c*log(x)/log(b))`` as ``x**c``; those are checked as powers too.
         """
-        if exponent.is_Rational:
-            self.check_growth(base, exponent, node)
-        if base is S.Exp1 or exponent.has(sympy.log):
-            for term in sympy.Add.make_args(exponent):
-                coeff, rest = term.as_coeff_Mul()
-                for logarithm in rest.atoms(sympy.log):
-                    self.check_growth(logarithm.args[0], coeff, node)
-
-    def check_growth(self, base: sympy.Expr, exponent: sympy.Rational, node: ast.AST) -> None:
         if base in (S.Zero, S.One, S.NegativeOne):
             return
-        size = abs(exponent)
-        if size > MAX_EXPONENT:
-            raise self.error(f"raises to a power beyond {MAX_EXPONENT} in {self.piece(node)}; "
-                             "exact results could be huge")
-        bits = _max_bits(base)
-        if float(size) * bits > MAX_BITS or (not exponent.is_Integer and bits > MAX_ROOT_BITS):
-            raise self.error(f"computes a power too large to handle exactly in "
-                             f"{self.piece(node)} (about {float(size) * bits:.0f} bits)")
+        size = _size(base)
+        limit = MAX_DEGREE if base.free_symbols else MAX_EXPONENT
+        if exponent.is_Rational and abs(exponent) > limit:
+            raise self.error(f"raises to a power beyond {limit} in {self.piece(node)}; "
+                             "exact results could be huge or slow")
+        if exponent.is_Rational and not exponent.is_Integer and size * exponent.q > MAX_ROOT_BITS:
+            raise self.error(f"takes a root too large to handle exactly in {self.piece(node)} "
+                             f"(radicand bits times root degree is over {MAX_ROOT_BITS})")
+        if _magnitude(exponent) * max(size, 1.0) > MAX_BITS:
+            raise self.error(f"computes a power too large to handle in {self.piece(node)} "
+                             f"(more than {MAX_BITS} bits)")
+        for product in exponent.atoms(sympy.Mul) if exponent.has(sympy.log) else ():
+            coeff, rest = product.as_coeff_Mul()
+            for factor in sympy.Mul.make_args(rest):
+                if isinstance(factor, sympy.log):
+                    self.check_power(factor.args[0], coeff, node)
 
     def checked(self, expr: sympy.Expr, node: ast.AST) -> sympy.Expr:
-        """Refuse infinities and oversized numbers in a freshly built subexpression.
+        """Refuse infinities, complex values and oversized numbers in a new subexpression.
 
-        Keeping every radicand small matters because SymPy merges roots
-        (``sqrt(a)*sqrt(b)`` becomes ``sqrt(a*b)``) and factors the merged radicand.
+        SymPy merges factors on its own (``sqrt(a)*sqrt(b)`` is ``sqrt(a*b)``,
+        ``k**60*k**60`` is ``k**120``), so the powers of the result are
+        checked again.  Complex values are refused because SymPy's splitting of
+        nested complex powers into real and imaginary parts can take forever.
         """
         if expr.has(*_INFINITIES):
             raise self.error(f"is infinite or undefined at {self.piece(node)}")
-        if _max_bits(expr) > MAX_BITS:
-            raise self.error(f"holds a number over {MAX_BITS} bits at {self.piece(node)}")
+        if _size(expr) > MAX_BITS:
+            raise self.error(f"holds numbers over {MAX_BITS} bits at {self.piece(node)}")
         for power in expr.atoms(sympy.Pow):
-            if (power.exp.is_Rational and not power.exp.is_Integer
-                    and _max_bits(power.base) > MAX_ROOT_BITS):
-                raise self.error(f"takes a root of a number over {MAX_ROOT_BITS} bits "
-                                 f"at {self.piece(node)}")
+            self.check_power(power.base, power.exp, node)
+        if _is_non_real(expr):
+            raise self.error(f"is not real at {self.piece(node)} (SymPy takes principal "
+                             "roots and logarithms); only real values are accepted")
         return expr
 
 
 def parse_expression(text: str, symbols: Mapping[str, sympy.Basic], *,
-                     what: str = "expression") -> sympy.Expr:
+                     what: str = "expression",
+                     functions: Mapping[str, type[sympy.Function]] | None = None) -> sympy.Expr:
     """Parse ``text`` into an exact SymPy expression over ``symbols``, refusing anything else.
 
     Allowed: ``+ - * / **`` (``^`` is also power), unary ``-``/``+``, integer and
     decimal literals (made exact rationals), the keys of ``symbols``, the
     constants ``pi`` and ``E``/``e``, and one-argument calls of ``exp``, ``log``,
-    ``ln`` and ``sqrt``.  Every other input raises
+    ``ln`` and ``sqrt`` (plus the one-argument SymPy functions given in
+    ``functions``, e.g. ``{"sin": sympy.sin}``).  Every other input raises
     :class:`~posproof.errors.InvalidExpression` naming the problem, with
     ``what`` as the noun.
 
@@ -221,14 +266,14 @@ def parse_expression(text: str, symbols: Mapping[str, sympy.Basic], *,
     >>> parse_expression("10**10**10", {"k": k}, what="frequency expression")
     Traceback (most recent call last):
     ...
-    posproof.errors.InvalidExpression: frequency expression '10**10**10' raises to a power beyond 1000 in '10**10**10'; exact results could be huge
+    posproof.errors.InvalidExpression: frequency expression '10**10**10' raises to a power beyond 1000 in '10**10**10'; exact results could be huge or slow
     """  # noqa: E501
     if not isinstance(text, str):
         raise InvalidExpression(f"{what} must be a string, not {type(text).__name__}")
     if len(text) > MAX_LENGTH:
         raise InvalidExpression(
             f"{what} is {len(text)} characters long; at most {MAX_LENGTH} are accepted")
-    converter = _Converter(text.strip(), symbols, what)
+    converter = _Converter(text.strip(), symbols, what, functions or {})
     source = converter.source
     if not source:
         raise InvalidExpression(f"{what} is empty; type a formula using {converter.allowed}")
@@ -246,7 +291,10 @@ def parse_expression(text: str, symbols: Mapping[str, sympy.Basic], *,
                               f"allowed: {converter.allowed}") from None
     except (RecursionError, MemoryError, ValueError) as exc:
         raise converter.error(f"cannot be parsed ({type(exc).__name__}: {exc})") from None
-    expr = converter.convert(tree)
+    try:
+        expr = converter.convert(tree)
+    except ArithmeticError as exc:  # e.g. evalf's PrecisionExhausted deep inside SymPy
+        raise converter.error(f"cannot be built exactly ({type(exc).__name__})") from None
     allowed = set().union(*(value.free_symbols for value in symbols.values()))
     if not expr.free_symbols <= allowed:
         raise converter.error(f"uses symbols outside {sorted(map(str, allowed))}")

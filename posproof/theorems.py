@@ -841,8 +841,9 @@ def parse_block(text: str) -> sp.Matrix:
             f"block={text!r} is not 2×2; write 'a, b; c, d' in w and delta, e.g. "
             "'cos(w*delta), -sin(w*delta); sin(w*delta), cos(w*delta)'")
     symbols = {"w": W[0], "delta": DELTA, "t": DELTA}
-    return sp.Matrix([[parse_expression(c, symbols, what="block entry") for c in r]
-                      for r in cells])
+    trig = {"sin": sp.sin, "cos": sp.cos}
+    return sp.Matrix([[parse_expression(c, symbols, what="block entry", functions=trig)
+                       for c in r] for r in cells])
 
 
 def _claim_entries(enc: Encoding, claim: Any, claim_block: Any) -> dict[tuple[int, int], sp.Expr]:
