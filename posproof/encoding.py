@@ -221,6 +221,8 @@ class Encoding:
     def column_frequencies_float(self) -> np.ndarray:
         """Frequency of each column in float64 (0 for zero columns), shape ``(dim,)``."""
         idx = np.asarray(self.column_freq_index)
+        if not self.frequencies:
+            return np.zeros(self.dim)
         return np.where(idx >= 0, self.frequencies_float[np.maximum(idx, 0)], 0.0)
 
     # ------------------------------------------------------------------ exact objects

@@ -22,6 +22,7 @@ random points, large positions included.
 from __future__ import annotations
 
 import random
+from fractions import Fraction
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -168,6 +169,8 @@ class _Model:
         self.rng = random.Random(0)
         self._freq_mp: dict[int, mpmath.mpf] = {}
         self._samples: dict[int, list[tuple[int, ...]]] = {}
+        values = mp_values(enc.frequencies, 20) if enc.frequencies else []
+        self.omega_max = max(values, default=mpmath.mpf(1))
 
     def group_freqs(self, cols: Sequence[int]) -> list[sp.Expr]:
         out: list[sp.Expr] = []
@@ -216,6 +219,18 @@ def _tol(*scales: Any) -> mpmath.mpf:
     return mpmath.mpf(10) ** (-(DEFAULT_DPS - 15)) * (1 + max(abs(mpmath.mpf(s)) for s in scales))
 
 
+def _mpq(value: int | Fraction) -> Any:
+    """An exact position as an mpmath number (integers stay integers)."""
+    if isinstance(value, Fraction) and value.denominator != 1:
+        return mpmath.mpf(value.numerator) / value.denominator
+    return int(value)
+
+
+def _exact(value: int | Fraction) -> int | str:
+    """JSON form of an exact position: an int, or a fraction written 'p/q'."""
+    return int(value) if Fraction(value).denominator == 1 else str(value)
+
+
 def _fmt(value: Any, digits: int = 12) -> str:
     return mpmath.nstr(value, digits) if isinstance(value, mpmath.mpf) else str(value)
 
@@ -253,9 +268,11 @@ class _Engine:
         pts = self.m.points()
         pairs = [(pts[i], pts[(i + 1) % len(pts)]) for i in range(len(pts))]
         worst = mpmath.mpf(0)
+        omega = self.m.omega_max
         for x, y in pairs:
             value = abs(residual(x, y))
-            if value > _tol(scale(x, y)):
+            # Angles ω·x lose |ω·x|·10^-dps in mpmath: scale the tolerance with them.
+            if value > _tol(mpmath.mpf(scale(x, y)) * max(1, omega) * (1 + abs(x) + abs(y))):
                 raise _CrossCheckFailure(
                     f"{name}: proved symbolically but the residual at x={x}, Δ/y={y} is "
                     f"{_fmt(value)} in mpmath at {DEFAULT_DPS} digits")
@@ -415,14 +432,20 @@ class _Engine:
         """Look for a counterexample in mpmath; refuted if found, unknown if not."""
         steps.append(Step(f"the identity does not reduce to 0 on dims {list(cols)[:8]}"
                           f"{'…' if len(cols) > 8 else ''}", "expand_trig"))
-        candidates = [(1, 1), (0, 1), (3, 2), (10, 7), *zip(self.m.points(), self.m.points())]
+        third, sevenths = Fraction(1, 3), Fraction(2, 7)
+        # Integers and non-integers: for ω a rational multiple of π, integer points see only
+        # a few angles (π/2·ℤ), where a wrong block can agree with the right one.
+        candidates = [(1, 1), (0, 1), (3, 2), (10, 7), (third, sevenths), (sevenths, third),
+                      (1 + third, 5 + sevenths), *zip(self.m.points(), self.m.points())]
         for x, dl in candidates:
-            value, where = residual(x, dl)
+            with mpmath.workdps(DEFAULT_DPS + 10):
+                value, where = residual(_mpq(x), _mpq(dl))
             if value > mpmath.mpf(10) ** -_CONFIRM_DIGITS:
-                steps.append(Step(f"counterexample at x = {x}, Δ = {dl}: residual "
+                xs, ds = _exact(x), _exact(dl)
+                steps.append(Step(f"counterexample at x = {xs}, Δ = {ds}: residual "
                                   f"{_fmt(value, 6)}", f"mpmath at {DEFAULT_DPS} digits"))
                 return Proof(name, statement, "refuted", steps, counterexample={
-                    "x": x, "delta": dl, **where, "residual": _fmt(value),
+                    "x": xs, "delta": ds, **where, "residual": _fmt(value),
                     "dps": DEFAULT_DPS})
         return Proof(name, statement, "unknown", steps,
                      note="no symbolic proof and no counterexample at the points tried")
@@ -668,7 +691,7 @@ class _Engine:
                              crosscheck=self._aperiodic_check(k), values={"period": "none"})
             denominators.append(ratio.q)
         m0 = sp.ilcm(*denominators, 1) if denominators else 1
-        period = sp.nsimplify(2 * sp.pi * m0 / base.doit())
+        period = 2 * sp.pi * m0 / base.doit()
         turns = [sp.simplify(f.doit() * period / (2 * sp.pi)) for f in freqs]
         if not all(t.is_integer for t in turns):
             return Proof(name, "the curve of positions is periodic", "unknown", steps,
@@ -702,35 +725,31 @@ def _mp(enc: Encoding, j: int, x: int) -> mpmath.mpf:
 
 
 def _ratio(a: sp.Expr, b: sp.Expr) -> sp.Rational | bool | None:
-    """a/b as a Rational, False when provably irrational, None when unknown."""
-    # Same base, rational exponents (every geometric schedule): decide exactly.
-    pa, pb = (e if e.is_Pow else sp.Pow(e, 1, evaluate=False) for e in (a, b))
-    if pa.base == pb.base and pa.base.is_Rational and pa.exp.is_Rational and pb.exp.is_Rational:
-        decided = _rational_power(sp.Pow(pa.base, pa.exp - pb.exp, evaluate=False))
-        if decided is not None:
-            return decided
-    ratio = sp.simplify(sp.Mul(a.doit(), 1 / b.doit()))
+    """a/b as a Rational, False when provably irrational, None when unknown.
+
+    A ratio of products of rational powers of integers is decided exactly by
+    unique factorisation: Π p^e is rational iff every combined exponent e is an
+    integer.
+
+    >>> _ratio(sp.Integer(500000) ** sp.Rational(-1, 20), sp.Integer(1))
+    False
+    >>> _ratio(sp.pi / 8, sp.pi / 2)
+    1/4
+    """
+    ratio = sp.Mul(a.doit(), 1 / b.doit())
     if ratio.is_Rational:
         return ratio
-    decided = _rational_power(ratio)
-    if decided is not None:
-        return decided
-    known = ratio.is_rational
-    return False if known is False else None
-
-
-def _rational_power(value: sp.Expr) -> sp.Rational | bool | None:
-    """Decide rationality of r^(p/q) with rational r exactly (integer_nthroot)."""
-    if not (value.is_Pow and value.base.is_Rational and value.exp.is_Rational):
-        return None
-    base, exp = value.base, value.exp
-    q = int(exp.q)
-    if q > 10**6:
-        return None
-    num_root, num_exact = sp.integer_nthroot(abs(int(base.p)), q)
-    den_root, den_exact = sp.integer_nthroot(int(base.q), q)
-    if num_exact and den_exact:
-        return sp.Rational(num_root, den_root) ** int(exp.p)
+    exponents: dict[int, sp.Rational] = {}
+    for base, exp in ratio.as_powers_dict().items():
+        if not (base.is_Rational and base > 0 and exp.is_Rational):
+            return None
+        for part, sign in ((int(base.p), 1), (int(base.q), -1)):
+            if part > 10**30:
+                return None
+            for prime, mult in sp.factorint(part).items():
+                exponents[prime] = exponents.get(prime, 0) + sign * mult * exp
+    if all(e.is_integer for e in exponents.values()):
+        return sp.Mul(*(sp.Integer(p) ** e for p, e in exponents.items()))
     return False
 
 
