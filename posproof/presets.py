@@ -36,15 +36,22 @@ def _vaswani(dim: int, base: Any = 10000, layout: str = "interleaved", **kw: Any
 
 
 def _t2t(dim: int, min_timescale: Any = 1, max_timescale: Any = 10000, start_index: int = 0,
-         layout: str = "split", odd_dim: str = "pad", **kw: Any) -> Encoding:
+         layout: str = "split", odd_dim: str = "pad", offset: int | None = None,
+         **kw: Any) -> Encoding:
     schedule = TensorToTensor(min_timescale, max_timescale)
-    return Encoding(schedule, layout, dim, offset=start_index, odd_dim=odd_dim, **kw)
+    first = start_index if offset is None else offset
+    if offset is not None and start_index not in (0, offset):
+        raise InvalidParameter(f"start_index={start_index} and offset={offset} disagree; "
+                               "pass one of them (start_index is tensor2tensor's name)")
+    return Encoding(schedule, layout, dim, offset=first, odd_dim=odd_dim, **kw)
 
 
 def _fairseq(dim: int, padding_idx: int = 1, layout: str = "split", odd_dim: str = "pad",
-             **kw: Any) -> Encoding:
+             offset: int | None = None, **kw: Any) -> Encoding:
+    """fairseq: real positions start at padding_idx + 1 (``offset`` overrides that)."""
     schedule = TensorToTensor(1, 10000, strict=True)
-    return Encoding(schedule, layout, dim, offset=padding_idx + 1, padding_idx=padding_idx,
+    first = padding_idx + 1 if offset is None else offset
+    return Encoding(schedule, layout, dim, offset=first, padding_idx=padding_idx,
                     odd_dim=odd_dim, **kw)
 
 

@@ -1,0 +1,387 @@
+"""``posproof identify`` and ``posproof check-impl``: the command-line side of posproof.testing.
+
+Wiring (done in :mod:`posproof.cli`, like :mod:`posproof.cli_rope`)::
+
+    from . import cli_testing
+    cli_testing.add_commands(sub, _encoding_options)   # in make_parser()
+    if args.command in cli_testing.COMMANDS:           # in main(), inside the try
+        return cli_testing.run(args)
+
+``posproof identify FILE`` reads a table from ``.npy``, ``.npz`` (``--key``
+picks the array; without it every 2-d float array is identified), ``.pt`` /
+``.pth`` (needs torch) or ``.safetensors`` (needs safetensors) and says which
+schedule, layout, parameters and offset produced it — or that it matches no
+known schedule.  ``posproof check-impl MODULE:ATTR`` imports the module (a
+dotted name, or a path ``dir/file.py``) and checks the attribute — a table, a
+callable of positions, or a module with a ``weight`` — against the encoding
+options (``--preset``, ``--base``, ``--layout``, …; ``--dim`` defaults to the
+table's width); ``--rotary`` checks an ``apply_fn(x, positions)`` instead.
+
+Exit status: 0 when the table is identified / the impl passes, 1 when it
+matches no known schedule / fails, 2 for bad input (``run`` raises
+:class:`posproof.errors.PosproofError`; the main CLI prints one line).
+
+>>> import argparse
+>>> parser = argparse.ArgumentParser(prog="posproof")
+>>> add_commands(parser.add_subparsers(dest="command"), lambda p: None)
+>>> parser.parse_args(["identify", "pe.npz", "--key", "pos"]).key
+'pos'
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from .errors import InvalidParameter, PosproofError
+
+__all__ = ["COMMANDS", "add_commands", "load_arrays", "load_target", "run"]
+
+COMMANDS = ("identify", "check-impl")
+
+
+def add_commands(subparsers: Any, encoding_options: Callable[[argparse.ArgumentParser], None]
+                 ) -> None:
+    """Add ``identify`` and ``check-impl`` to ``subparsers`` (from ``add_subparsers``).
+
+    ``encoding_options`` adds the standard encoding options to ``check-impl``.
+
+    >>> parser = argparse.ArgumentParser(prog="posproof")
+    >>> add_commands(parser.add_subparsers(dest="command"), lambda p: None)
+    >>> args = parser.parse_args(["check-impl", "mymodel:table", "--max-len", "1024"])
+    >>> args.target, args.max_len, args.dim
+    ('mymodel:table', 1024, None)
+    """
+    ident = subparsers.add_parser(
+        "identify", help="say which schedule, layout, parameters and offset produced a "
+                         "table (.npy, .npz, .pt, .safetensors)",
+        description="Identify an unknown sinusoidal table: layout, schedule family and "
+                    "parameters, offset, odd-d padding, padding rows; or say plainly that it "
+                    "matches no known schedule.")
+    ident.add_argument("file", metavar="FILE", help="a .npy, .npz, .pt/.pth or .safetensors file")
+    ident.add_argument("--key", help="the array inside an .npz / .pt / .safetensors file "
+                                     "(default: every 2-d float array)")
+    ident.add_argument("--dtype", help="precision to assume for the noise level (default: the "
+                                       "array's dtype)")
+    ident.add_argument("--json", action="store_true", help="print JSON")
+
+    check = subparsers.add_parser(
+        "check-impl", help="check your implementation (MODULE:ATTR: a table, a callable of "
+                           "positions, or an embedding module) against an encoding",
+        description="Import MODULE (a dotted name or a path to a .py file; importing runs its "
+                    "code) and check ATTR against the encoding options: the table at large "
+                    "positions, with tolerances that scale with the angle and the dtype; on "
+                    "failure, the most likely explanation.")
+    check.add_argument("target", metavar="MODULE:ATTR",
+                       help="e.g. mypkg.model:POS_TABLE, ./pe.py:make_table, mypkg:rope_apply")
+    encoding_options(check)
+    check.set_defaults(dim=None)
+    check.add_argument("--max-len", type=_positive_int, default=8192, metavar="L",
+                       help="a callable is checked at positions up to offset + L − 1 "
+                            "(default 8192)")
+    check.add_argument("--first-position", type=int, default=None, metavar="X",
+                       help="position of row 0 of a table (default: the encoding's offset)")
+    check.add_argument("--rotary", action="store_true",
+                       help="ATTR is apply_fn(x, positions) of a rotary embedding; --dim is "
+                            "the head dim, --layout half (default) or adjacent, --base")
+    check.add_argument("--rotary-dim", type=_positive_int, default=None,
+                       help="rotated channels of a partial rotary embedding")
+    check.add_argument("--max-position", type=_positive_int, default=1 << 16, metavar="P",
+                       help="largest position of the rotary checks (default 65536)")
+    check.add_argument("--seed", type=int, default=0, help="seed of the random positions")
+    check.add_argument("--json", action="store_true", help="print the report as JSON")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(float(text)) if "e" in text.lower() else int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be >= 1")
+    return value
+
+
+# --------------------------------------------------------------------------- loading
+def load_target(text: str) -> tuple[Any, str]:
+    """Import ``MODULE:ATTR`` (ATTR may be dotted; MODULE may be a path to a .py file).
+
+    >>> obj, label = load_target("posproof.presets:PRESETS")
+    >>> label, "vaswani" in obj
+    ('posproof.presets:PRESETS', True)
+    >>> load_target("posproof.presets:NOPE")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    posproof.errors.InvalidParameter: posproof.presets has no attribute 'NOPE'; ...
+    """
+    module_name, sep, attr = str(text).rpartition(":")
+    if not sep or not module_name or not attr:
+        raise InvalidParameter(f"target {text!r} is not MODULE:ATTR; write e.g. "
+                               "mypkg.model:POS_TABLE or ./pe.py:make_table")
+    is_path = module_name.endswith(".py") or os.sep in module_name or "/" in module_name
+    try:
+        if is_path:
+            path = Path(module_name)
+            if not path.is_file():
+                raise InvalidParameter(f"{module_name}: no such file")
+            spec = importlib.util.spec_from_file_location(path.stem, path)
+            if spec is None or spec.loader is None:
+                raise InvalidParameter(f"{module_name}: not an importable Python file")
+            module = importlib.util.module_from_spec(spec)
+            sys.modules.setdefault(path.stem, module)
+            spec.loader.exec_module(module)
+        else:
+            if "" not in sys.path and os.getcwd() not in sys.path:
+                sys.path.insert(0, os.getcwd())
+            module = importlib.import_module(module_name)
+    except PosproofError:
+        raise
+    except Exception as exc:
+        raise InvalidParameter(f"cannot import {module_name!r}: {type(exc).__name__}: "
+                               f"{exc}") from None
+    obj: Any = module
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            names = [n for n in dir(obj) if not n.startswith("_")][:12]
+            where = module_name if obj is module else f"{module_name}:{attr}"
+            raise InvalidParameter(f"{where} has no attribute {part!r}; it has "
+                                   f"{', '.join(names) or 'no public names'}")
+        obj = getattr(obj, part)
+    return obj, f"{module_name}:{attr}"
+
+
+def load_arrays(path: str, key: str | None = None) -> dict[str, Any]:
+    """The arrays in a ``.npy`` / ``.npz`` / ``.pt`` / ``.safetensors`` file, by name.
+
+    >>> import tempfile, os
+    >>> f = os.path.join(tempfile.mkdtemp(), "t.npz")
+    >>> np.savez(f, pe=np.zeros((4, 2)), ids=np.arange(3))
+    >>> sorted(load_arrays(f)), list(load_arrays(f, key="pe"))
+    (['ids', 'pe'], ['pe'])
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise InvalidParameter(f"{path}: no such file")
+    suffix = p.suffix.lower()
+    try:
+        arrays = _read(p, suffix)
+    except PosproofError:
+        raise
+    except Exception as exc:
+        raise InvalidParameter(f"{path} is not a readable {suffix or 'array'} file "
+                               f"({type(exc).__name__}: {exc}); pass a .npy, .npz, .pt or "
+                               ".safetensors table") from None
+    if key is not None:
+        if key not in arrays:
+            raise InvalidParameter(f"{path} has no array {key!r}; it has "
+                                   f"{', '.join(sorted(arrays)) or 'none'}")
+        return {key: arrays[key]}
+    return arrays
+
+
+def _read(p: Path, suffix: str) -> dict[str, Any]:
+    import numpy as np
+
+    if suffix == ".npy":
+        return {p.stem: np.load(p, allow_pickle=False)}
+    if suffix == ".npz":
+        with np.load(p, allow_pickle=False) as data:
+            return {k: data[k] for k in data.files}
+    if suffix in (".pt", ".pth", ".bin"):
+        try:
+            import torch
+        except ImportError:
+            raise InvalidParameter(f"{p} needs torch to read; pip install torch") from None
+        return _flatten(torch.load(p, map_location="cpu", weights_only=True))
+    if suffix == ".safetensors":
+        try:
+            from safetensors.numpy import load_file
+        except ImportError:
+            raise InvalidParameter(f"{p} needs safetensors to read; "
+                                   "pip install safetensors") from None
+        try:
+            return dict(load_file(str(p)))
+        except (TypeError, ValueError):
+            from safetensors.torch import load_file as load_torch  # bfloat16 needs torch
+            return dict(load_torch(str(p)))
+    raise InvalidParameter(f"{p}: unknown file type {suffix!r}; pass a .npy, .npz, .pt/.pth "
+                           "or .safetensors file")
+
+
+def _flatten(obj: Any, prefix: str = "") -> dict[str, Any]:
+    """Tensors of a (nested) state dict by dotted name."""
+    if hasattr(obj, "detach") or hasattr(obj, "__array__"):
+        return {prefix or "tensor": obj}
+    out: dict[str, Any] = {}
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            out.update(_flatten(v, f"{prefix}.{k}" if prefix else str(k)))
+    elif isinstance(obj, (list, tuple)):
+        for i, v in enumerate(obj):
+            out.update(_flatten(v, f"{prefix}.{i}" if prefix else str(i)))
+    return out
+
+
+def _tables(arrays: dict[str, Any]) -> dict[str, Any]:
+    """The entries that can be tables: floating, 2-d after dropping leading 1s."""
+    out = {}
+    for name, value in arrays.items():
+        shape = tuple(getattr(value, "shape", ()))
+        while len(shape) > 2 and shape[0] == 1:
+            shape = shape[1:]
+        kind = str(getattr(value, "dtype", "")).replace("torch.", "")
+        if len(shape) == 2 and ("float" in kind or "half" in kind or "double" in kind):
+            out[name] = value
+    return out
+
+
+# --------------------------------------------------------------------------- commands
+def run(args: argparse.Namespace) -> int:
+    """Run ``identify`` or ``check-impl``; 0 match / pass, 1 no match / fail.
+
+    Bad input raises :class:`posproof.errors.PosproofError` (exit status 2 in the CLI).
+
+    >>> run(argparse.Namespace(command="identify", file="missing.npy", key=None, dtype=None,
+    ...                        json=False))
+    Traceback (most recent call last):
+    ...
+    posproof.errors.InvalidParameter: missing.npy: no such file
+    """
+    if args.command == "identify":
+        return _identify(args)
+    if args.command == "check-impl":
+        return _check_impl(args)
+    raise InvalidParameter(f"command {args.command!r} is not identify or check-impl")
+
+
+def _identify(args: argparse.Namespace) -> int:
+    from .identify import identify
+
+    arrays = load_arrays(args.file, args.key)
+    tables = _tables(arrays)
+    if args.key is not None and not tables:
+        shape = tuple(getattr(arrays[args.key], "shape", ()))
+        raise InvalidParameter(f"{args.file}: {args.key!r} has shape {shape} and dtype "
+                               f"{getattr(arrays[args.key], 'dtype', '?')}; a table is a 2-d "
+                               "float array (n_positions, dim)")
+    if not tables:
+        raise InvalidParameter(f"{args.file} holds no 2-d float array (it has "
+                               f"{', '.join(sorted(arrays)) or 'nothing'}); pass a table of "
+                               "shape (n_positions, dim)")
+    results = {name: identify(value, dtype=args.dtype) for name, value in tables.items()}
+    matched = any(r.matched for r in results.values())
+    if args.json:
+        out = {"file": args.file, "matched": matched, "theorems": [],
+               "checks": [{"name": f"identify[{name}]",
+                           "status": "pass" if r.matched else "fail", **r.to_dict()}
+                          for name, r in results.items()]}
+        print(json.dumps(out, indent=2, sort_keys=True, ensure_ascii=False, default=str))
+    else:
+        shown = {k: r for k, r in results.items() if r.matched} or results
+        blocks = [f"posproof identify {args.file}"]
+        for name, r in shown.items():
+            blocks.append((f"[{name}]\n" if len(arrays) > 1 else "") + str(r))
+        skipped = sorted(set(results) - set(shown))
+        if skipped:
+            blocks.append(f"({len(skipped)} other array(s) match no known schedule: "
+                          f"{', '.join(skipped[:8])}; pass --key to see one)")
+        print("\n\n".join(blocks))
+    return 0 if matched else 1
+
+
+def _check_impl(args: argparse.Namespace) -> int:
+    from .testing import check_encoding, check_rotary
+
+    impl, label = load_target(args.target)
+    if args.rotary:
+        if args.dim is None:
+            raise InvalidParameter("--rotary needs --dim, the head dim of the rotary embedding")
+        from .rope import rotary
+
+        rot = rotary(args.base or 10000, _int("dim", args.dim),
+                     layout=args.layout or "half", rotary_dim=args.rotary_dim)
+        report = check_rotary(impl, rot, max_position=args.max_position, seed=args.seed)
+    else:
+        from .cli import build_encoding
+
+        if args.dim is None:
+            args.dim = str(_width(impl, args))
+        enc = build_encoding(args)
+        report = check_encoding(impl, enc, max_len=args.max_len, seed=args.seed,
+                                first_position=args.first_position)
+    if args.json:
+        out = {"target": label, "theorems": [], **report.to_dict()}
+        print(json.dumps(out, indent=2, sort_keys=True, ensure_ascii=False, default=str))
+    else:
+        print(_render(report, label))
+    return 0 if report.ok else 1
+
+
+def _int(name: str, text: Any) -> int:
+    try:
+        return int(text)
+    except (TypeError, ValueError):
+        raise InvalidParameter(f"--{name}={text!r} is not an integer") from None
+
+
+def _width(impl: Any, args: argparse.Namespace) -> int:
+    """The dim of the impl's table (called at two positions for a callable)."""
+    import numpy as np
+
+    from .testing import _call, _table_of
+
+    table = _table_of(impl)
+    if table is not None:
+        shape = tuple(getattr(table, "shape", np.shape(table)))
+        if len(shape) < 2:
+            raise InvalidParameter(f"{args.target} has shape {shape}; a table is 2-d "
+                                   "(n_positions, dim)")
+        return int(shape[-1])
+    if not callable(impl):
+        from .testing import InvalidImplementation
+
+        raise InvalidImplementation(
+            f"{args.target} is a {type(impl).__name__}, neither a table nor a callable")
+    return int(_call(impl, np.arange(2, dtype=np.int64))[0].shape[1])
+
+
+def _render(report: Any, label: str) -> str:
+    symbol = {"pass": "✓", "fail": "✗"}
+    from .testing import _spec_label
+
+    lines = [f"posproof check-impl {label}", f"spec: {_spec_label(report.spec)}",
+             f"{report.n_positions} positions up to {report.max_position}, dtype {report.dtype}",
+             ""]
+    for c in report.checks:
+        values = ", ".join(f"{k}={v}" for k, v in c.items()
+                           if k not in ("name", "status") and not isinstance(v, (dict, list)))
+        lines.append(f"  {symbol[c['status']]} {c['name']:<18} {c['status']:<5} {values}")
+    lines.append("")
+    if report.ok:
+        lines.append("verdict: OK — the implementation matches the specification")
+    else:
+        lines += [report.message, "", "verdict: MISMATCH"]
+    return "\n".join(lines)
+
+
+def _main(argv: Sequence[str] | None = None) -> int:
+    """What ``posproof identify|check-impl`` does once hooked into :mod:`posproof.cli`
+    (used by the tests before and after the hook): bad input is one line, status 2."""
+    from .cli import _encoding_options, _Parser
+
+    parser = _Parser(prog="posproof")
+    add_commands(parser.add_subparsers(dest="command", parser_class=_Parser),
+                 _encoding_options)
+    args = parser.parse_args(argv)
+    try:
+        return run(args)
+    except PosproofError as exc:
+        print(f"posproof: error: {exc}", file=sys.stderr)
+        return 2

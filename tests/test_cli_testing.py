@@ -1,0 +1,183 @@
+"""``posproof identify FILE`` and ``posproof check-impl MODULE:ATTR``: output, JSON, exit 0/1/2."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import posproof
+from posproof import cli, cli_testing
+
+
+def _hooked() -> bool:
+    """True once posproof.cli dispatches identify / check-impl itself."""
+    parser = cli.make_parser()
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return bool(subs) and "identify" in subs[0].choices
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """The command → (status, stdout, stderr), through posproof.cli when it is hooked."""
+    main = cli.main if _hooked() else cli_testing._main
+    try:
+        status = main(list(argv))
+    except SystemExit as exc:
+        status = exc.code if isinstance(exc.code, int) else 2
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def one_line_error(status: int, out: str, err: str, needle: str) -> None:
+    assert status == 2
+    assert out == ""
+    assert "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1, err
+    assert needle in err, err
+
+
+@pytest.fixture
+def files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Tables and a user module in a temporary directory (the working directory)."""
+    np.save(tmp_path / "fairseq.npy",
+            posproof.preset("fairseq", dim=64).table(np.arange(300)).astype(np.float32))
+    np.save(tmp_path / "random.npy", np.random.default_rng(0).normal(size=(200, 32)))
+    np.savez(tmp_path / "model.npz", ids=np.arange(5),
+             pe=posproof.preset("diffusion", dim=33).table(100),
+             rnd=np.random.default_rng(1).normal(size=(50, 8)))
+    (tmp_path / "text.npy").write_text("not an array")
+    (tmp_path / "usermod.py").write_text(
+        "import numpy as np, posproof\n"
+        "TABLE = posproof.preset('vaswani', dim=64).table(1000).astype(np.float32)\n"
+        "SPLIT = posproof.preset('vaswani', dim=64, layout='split').table(1000)\n"
+        "_E = posproof.preset('vaswani', dim=32)\n"
+        "def shifted(pos):\n"
+        "    return _E.table(pos + 2)\n"
+        "_R = posproof.rotary(10000, 16)\n"
+        "def rope(x, pos):\n"
+        "    return _R.apply(x, pos)\n"
+        "def flipped(x, pos):\n"
+        "    return _R.apply(x, -pos)\n"
+        "class Model:\n"
+        "    pe = TABLE\n"
+        "NUMBER = 3\n")
+    (tmp_path / "broken_import.py").write_text("raise RuntimeError('boom at import')\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in ("usermod", "broken_import"):
+        sys.modules.pop(name, None)
+    return tmp_path
+
+
+def test_identify_npy(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "identify", "fairseq.npy")
+    assert status == 0
+    assert "verdict: matches fairseq (padding_idx=1), layout split, offset 0" in out
+    assert "zero rows: 1" in out
+    assert 'preset("fairseq", dim=64, padding_idx=1)' in out
+
+
+def test_identify_json(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "identify", "fairseq.npy", "--json")
+    data = json.loads(out)
+    assert status == 0
+    assert data["matched"]
+    assert data["theorems"] == []
+    check = data["checks"][0]
+    assert check["name"] == "identify[fairseq]"
+    assert check["status"] == "pass"
+    assert check["params"] == {"min_timescale": "1", "max_timescale": "10000"}
+
+
+def test_identify_random_is_status_1(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "identify", "random.npy")
+    assert status == 1
+    assert "matches no known schedule" in out
+
+
+def test_identify_npz_picks_the_table(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "identify", "model.npz")
+    assert status == 0
+    assert "[pe]" in out
+    assert "matches diffusion" in out
+    assert "1 other array(s) match no known schedule: rnd" in out
+    status, out, _ = run(capsys, "identify", "model.npz", "--key", "rnd")
+    assert status == 1
+
+
+@pytest.mark.parametrize(("argv", "needle"), [
+    (("identify", "missing.npy"), "no such file"),
+    (("identify", "text.npy"), "is not a readable .npy file"),
+    (("identify", "model.npz", "--key", "nope"), "has no array 'nope'; it has ids, pe, rnd"),
+    (("identify", "model.npz", "--key", "ids"), "a table is a 2-d float array"),
+    (("identify", "usermod.py"), "unknown file type '.py'"),
+    (("check-impl", "usermod"), "is not MODULE:ATTR"),
+    (("check-impl", "nosuchmodule:X"), "cannot import 'nosuchmodule'"),
+    (("check-impl", "broken_import:X"), "RuntimeError: boom at import"),
+    (("check-impl", "usermod:NOPE"), "usermod has no attribute 'NOPE'"),
+    (("check-impl", "usermod:NUMBER"), "neither a table nor a callable"),
+    (("check-impl", "usermod:TABLE", "--preset", "nope"), "preset='nope' is not known"),
+    (("check-impl", "usermod:rope", "--rotary"), "--rotary needs --dim"),
+])
+def test_bad_input_is_one_line_and_status_2(files: Path, capsys: pytest.CaptureFixture[str],
+                                            argv: tuple[str, ...], needle: str) -> None:
+    one_line_error(*run(capsys, *argv), needle)
+
+
+def test_check_impl_passes(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "check-impl", "usermod:TABLE")
+    assert status == 0
+    assert 'spec: preset("vaswani", dim=64)' in out
+    assert "verdict: OK" in out
+    assert run(capsys, "check-impl", "usermod:Model.pe")[0] == 0
+    assert run(capsys, "check-impl", "./usermod.py:TABLE")[0] == 0
+
+
+def test_check_impl_failure_is_explained(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "check-impl", "usermod:SPLIT")
+    assert status == 1
+    assert "most likely: matches the split layout, not interleaved" in out
+    status, out, _ = run(capsys, "check-impl", "usermod:SPLIT", "--layout", "split")
+    assert status == 0
+
+
+def test_check_impl_callable_json(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "check-impl", "usermod:shifted", "--dim", "32",
+                         "--max-len", "2000", "--json")
+    data = json.loads(out)
+    assert status == 1
+    assert data["status"] == "fail"
+    assert data["max_position"] == 1999
+    assert data["checks"][0] == {**data["checks"][0], "name": "matches_spec", "status": "fail"}
+    assert data["explanation"].startswith("offset by 2 positions")
+
+
+def test_check_impl_rotary(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "check-impl", "usermod:rope", "--rotary", "--dim", "16")
+    assert status == 0
+    assert "✓ convention" in out
+    status, out, _ = run(capsys, "check-impl", "usermod:flipped", "--rotary", "--dim", "16")
+    assert status == 1
+    assert "rotation direction is flipped" in out
+
+
+def test_safetensors_and_pt(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    torch = pytest.importorskip("torch")
+    safetensors_torch = pytest.importorskip("safetensors.torch")
+    table = torch.from_numpy(posproof.preset("vaswani", dim=32).table(128)).float()
+    safetensors_torch.save_file({"pos.weight": table.contiguous()}, "t.safetensors")
+    torch.save({"encoder": {"pe": table}, "step": 3}, "t.pt")
+    status, out, _ = run(capsys, "identify", "t.safetensors")
+    assert status == 0
+    assert "matches vaswani" in out
+    status, out, _ = run(capsys, "identify", "t.pt", "--key", "encoder.pe")
+    assert status == 0
+    assert "matches vaswani" in out
+
+
+def test_command_names() -> None:
+    assert cli_testing.COMMANDS == ("identify", "check-impl")
