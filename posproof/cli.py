@@ -338,10 +338,11 @@ def make_parser() -> argparse.ArgumentParser:
                        help="convention of the claimed block (default row: PE(x)·T)")
     prove.add_argument("--json", action="store_true", help="print the report as JSON")
     prove.add_argument("--seed", type=int, default=0, help="seed of the random test points")
-    from . import cli_rope, cli_testing
+    from . import cli_derive, cli_rope, cli_testing
 
     cli_rope.add_commands(sub, _encoding_options)
     cli_testing.add_commands(sub, _encoding_options)
+    cli_derive.add_command(sub)
     return parser
 
 
@@ -352,8 +353,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        from . import cli_rope, cli_testing
+        from . import cli_derive, cli_rope, cli_testing
 
+        if args.command == cli_derive.COMMAND:
+            return cli_derive.run(args)
         if args.command in cli_rope.COMMANDS:
             return cli_rope.run(args)
         if args.command in cli_testing.COMMANDS:
