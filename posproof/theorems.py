@@ -167,7 +167,7 @@ class _Model:
                 self.group_of[j] = g
         self.abstract = _Abstractor()
         self.rng = random.Random(0)
-        self._freq_mp: dict[int, mpmath.mpf] = {}
+        self._freq_mp: dict[tuple[int, int], mpmath.mpf] = {}
         self._samples: dict[int, list[tuple[int, ...]]] = {}
         values = mp_values(enc.frequencies, 20) if enc.frequencies else []
         self.omega_max = max(values, default=mpmath.mpf(1))
@@ -191,10 +191,10 @@ class _Model:
         func = self.enc.column_funcs[j]
         if func == "zero":
             return mpmath.mpf(0)
-        idx = self.enc.column_freq_index[j]
-        if idx not in self._freq_mp:
-            self._freq_mp[idx] = mp_value(self.enc.frequencies[idx], DEFAULT_DPS + 10)
-        angle = self._freq_mp[idx] * x
+        key = (self.enc.column_freq_index[j], mpmath.mp.prec)
+        if key not in self._freq_mp:
+            self._freq_mp[key] = mp_value(self.enc.frequencies[key[0]], _dps() + 10)
+        angle = self._freq_mp[key] * x
         return mpmath.sin(angle) if func == "sin" else mpmath.cos(angle)
 
     def sample_groups(self, limit: int = 6) -> list[tuple[int, ...]]:
@@ -211,8 +211,13 @@ class _Model:
                 self.rng.randrange(10**6, 10**7), self.rng.randrange(-(10**5), 0)][:count]
 
 
+def _dps() -> int:
+    """Working digits: the default, or more when a caller raised the precision for large angles."""
+    return max(DEFAULT_DPS, mpmath.mp.dps)
+
+
 def _mp_entry(expr: sp.Expr, env: dict[sp.Symbol, Any]) -> mpmath.mpf:
-    return mp_value(expr, DEFAULT_DPS, env)
+    return mp_value(expr, _dps(), env)
 
 
 def _tol(*scales: Any) -> mpmath.mpf:
@@ -270,9 +275,11 @@ class _Engine:
         worst = mpmath.mpf(0)
         omega = self.m.omega_max
         for x, y in pairs:
-            value = abs(residual(x, y))
-            # Angles ω·x lose |ω·x|·10^-dps in mpmath: scale the tolerance with them.
-            if value > _tol(mpmath.mpf(scale(x, y)) * max(1, omega) * (1 + abs(x) + abs(y))):
+            # Angles ω·x lose |ω·x|·10^-dps in mpmath: add that many digits, keep the tolerance.
+            extra = max(0, int(mpmath.log10(max(1, omega) * (1 + abs(x) + abs(y)))) + 5)
+            with mpmath.workdps(DEFAULT_DPS + extra):
+                value = abs(residual(x, y))
+            if value > _tol(scale(x, y)):
                 raise _CrossCheckFailure(
                     f"{name}: proved symbolically but the residual at x={x}, Δ/y={y} is "
                     f"{_fmt(value)} in mpmath at {DEFAULT_DPS} digits")
@@ -355,7 +362,7 @@ class _Engine:
 
     def _translation_residual(self, row_dok: dict[tuple[int, int], sp.Expr], x: int, dl: int,
                               groups: Sequence[tuple[int, ...]]) -> tuple[mpmath.mpf, dict]:
-        with mpmath.workdps(DEFAULT_DPS):
+        with mpmath.workdps(_dps()):
             worst, where = mpmath.mpf(-1), {}
             by_col: dict[int, list[tuple[int, sp.Expr]]] = {}
             for (i, j), v in row_dok.items():
@@ -377,7 +384,7 @@ class _Engine:
             # Zero witness: PE(0) = 0 exactly, so any linear T maps it to 0 ≠ PE(Δ).
             zero = enc.vector(0)
             if all(v == 0 for v in zero):
-                with mpmath.workdps(DEFAULT_DPS):
+                with mpmath.workdps(_dps()):
                     col = next(j for j, f in enumerate(enc.column_funcs) if f == "sin")
                     value = self.m.pe_mp(col, 1)
                 if abs(value) > mpmath.mpf(10) ** -_CONFIRM_DIGITS:
@@ -402,7 +409,7 @@ class _Engine:
 
     def _pair_witness(self, s: int, c: int) -> dict[str, Any] | None:
         delta = 1
-        with mpmath.workdps(DEFAULT_DPS):
+        with mpmath.workdps(_dps()):
             def row(x: int) -> list[mpmath.mpf]:
                 return [self.m.pe_mp(s, x), self.m.pe_mp(c, x)]
             xs = [0, 1]
@@ -438,7 +445,7 @@ class _Engine:
         candidates = [(1, 1), (0, 1), (3, 2), (10, 7), (third, sevenths), (sevenths, third),
                       (1 + third, 5 + sevenths), *zip(self.m.points(), self.m.points())]
         for x, dl in candidates:
-            with mpmath.workdps(DEFAULT_DPS + 10):
+            with mpmath.workdps(_dps() + 10):
                 value, where = residual(_mpq(x), _mpq(dl))
             if value > mpmath.mpf(10) ** -_CONFIRM_DIGITS:
                 xs, ds = _exact(x), _exact(dl)
@@ -482,7 +489,7 @@ class _Engine:
         steps.append(Step(f"{len(unproved)} group(s) are not (sin, cos) pairs of one frequency, "
                           f"e.g. dims {unproved[0]}", "pair structure"))
         for x, y, shift in [(0, 1, 1), (1, 3, 5), (10, 17, 100), (123, 4567, 89)]:
-            with mpmath.workdps(DEFAULT_DPS):
+            with mpmath.workdps(_dps()):
                 a, b = self._dot(x, y), self._dot(x + shift, y + shift)
                 if abs(a - b) > mpmath.mpf(10) ** -_CONFIRM_DIGITS:
                     steps.append(Step(f"PE({x})·PE({y}) = {_fmt(a)} but PE({x + shift})·"
@@ -497,15 +504,15 @@ class _Engine:
         """PE(x)·PE(y) in mpmath; over the sampled groups only when ``sampled``."""
         cols = ([j for g in self.m.sample_groups() for j in g] if sampled
                 else range(self.enc.dim))
-        with mpmath.workdps(DEFAULT_DPS):
+        with mpmath.workdps(_dps()):
             return mpmath.fsum(self.m.pe_mp(j, x) * self.m.pe_mp(j, y) for j in cols)
 
     def _kernel(self, delta: int, sampled: bool = False) -> mpmath.mpf:
         """Σ_k cos(ω_k Δ) in mpmath, over the sampled groups only when ``sampled``."""
         groups = self.m.sample_groups() if sampled else self.m.groups
         freqs = [self.enc.column_frequency(g[0]) for g in groups if len(g) == 2]
-        with mpmath.workdps(DEFAULT_DPS):
-            return mpmath.fsum(mpmath.cos(w * delta) for w in mp_values(freqs, DEFAULT_DPS + 10))
+        with mpmath.workdps(_dps()):
+            return mpmath.fsum(mpmath.cos(w * delta) for w in mp_values(freqs, _dps() + 10))
 
     def norm(self) -> Proof:
         n = self.enc.n_pairs
@@ -549,7 +556,7 @@ class _Engine:
         steps.append(Step("|sin t| ≤ 1 and |cos t| ≤ 1 for real t", "bound"))
 
         def residual(x: int, y: int) -> mpmath.mpf:
-            with mpmath.workdps(DEFAULT_DPS):
+            with mpmath.workdps(_dps()):
                 worst = max(abs(self.m.pe_mp(j, x)) for cols in self.m.sample_groups()
                             for j in cols)
             return max(worst - 1, mpmath.mpf(0))
@@ -611,7 +618,7 @@ class _Engine:
 
     def _structure_residual(self, name: str, a: int, b: int) -> mpmath.mpf:
         dok = self.translation("row")
-        with mpmath.workdps(DEFAULT_DPS):
+        with mpmath.workdps(_dps()):
             worst = mpmath.mpf(0)
             for cols in self.m.sample_groups():
                 def mat(delta: int, cols: tuple[int, ...] = cols) -> mpmath.matrix:
@@ -703,8 +710,8 @@ class _Engine:
                           "P > 0 makes ω_0·P/2π an integer multiple of the lcm", "exact period"))
 
         def residual(x: int, y: int) -> mpmath.mpf:
-            with mpmath.workdps(DEFAULT_DPS):
-                p = mp_value(period, DEFAULT_DPS + 10)
+            with mpmath.workdps(_dps()):
+                p = mp_value(period, _dps() + 10)
                 return max(abs(self.m.pe_mp(j, x + p) - self.m.pe_mp(j, x))
                            for cols in self.m.sample_groups() for j in cols)
         cc = self.crosscheck(name, residual, scale=lambda x, y: float(period))
@@ -742,7 +749,9 @@ def _ratio(a: sp.Expr, b: sp.Expr) -> sp.Rational | bool | None:
     exponents: dict[int, sp.Rational] = {}
     for base, exp in ratio.as_powers_dict().items():
         if not (base.is_Rational and base > 0 and exp.is_Rational):
-            return None
+            # Not a product of rational powers (e.g. e^-1): SymPy's number theory decides
+            # some of these (Lindemann for exp of a non-zero rational); otherwise unknown.
+            return False if ratio.is_rational is False else None
         for part, sign in ((int(base.p), 1), (int(base.q), -1)):
             if part > 10**30:
                 return None
