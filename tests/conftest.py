@@ -1,0 +1,96 @@
+"""Shared test configuration: Hypothesis profiles, the mpmath-state guard, helpers.
+
+Hypothesis profiles:
+
+- ``default``: a modest number of random examples for a quick local run;
+- ``ci``: a fixed example count, derandomized (the same examples on every run,
+  so a red CI run is reproducible), no deadline (SymPy and mpmath have slow
+  first calls), no example database.  Selected when the environment variable
+  ``CI`` is set;
+- ``thorough``: many more examples, for hunting bugs before a release.
+
+``HYPOTHESIS_PROFILE=name`` overrides the choice.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import warnings
+from collections.abc import Iterator
+
+import mpmath
+import pytest
+from hypothesis import HealthCheck, settings
+
+# When a property fails, Hypothesis's pytest plugin imports its patch writer (libcst),
+# which triggers a DeprecationWarning from mypy_extensions in this environment; with
+# warnings as errors that turns a readable failure into an INTERNALERROR.  Import it
+# once here, with that one warning ignored.
+with warnings.catch_warnings(), contextlib.suppress(ImportError):
+    warnings.filterwarnings("ignore", category=DeprecationWarning)
+    import hypothesis.extra._patching  # noqa: F401
+
+settings.register_profile(
+    "default",
+    max_examples=20,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
+    "ci",
+    max_examples=25,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
+    "thorough",
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI")
+                                                               else "default"))
+
+
+@pytest.fixture(autouse=True)
+def _mpmath_precision_unchanged() -> Iterator[None]:
+    """Every test leaves global mpmath precision as it found it (posproof uses local contexts)."""
+    before = (mpmath.mp.dps, mpmath.mp.prec)
+    yield
+    after = (mpmath.mp.dps, mpmath.mp.prec)
+    mpmath.mp.prec = before[1]  # restore first, so one leak does not fail every later test
+    assert after == before, f"global mpmath precision changed: (dps, prec) {before} -> {after}"
+
+
+class Timeout(Exception):
+    """Raised inside a :func:`time_limit` block that ran too long."""
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Interrupt the block with :class:`Timeout` after ``seconds`` (main thread, POSIX).
+
+    For inputs that must be refused at once (exponent towers): a hang becomes a
+    failure that costs ``seconds``, not a stuck suite.
+    """
+    def handler(signum: int, frame: object) -> None:
+        raise Timeout(f"still running after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, handler)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.fixture
+def limit() -> object:
+    """The :func:`time_limit` context manager, for tests that must not hang."""
+    return time_limit
