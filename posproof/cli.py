@@ -189,7 +189,14 @@ def _verdict(report: Report) -> str:
     if report.checks:
         passed = sum(c.ok for c in report.checks)
         summary += ("; " if summary else "") + f"checks {passed}/{len(report.checks)} pass"
-    verdict = "OK" if report.ok else ("REFUTED" if report.refuted else "INCOMPLETE")
+    if report.ok:
+        verdict = "OK"
+    elif counts["refuted"]:
+        verdict = "REFUTED"
+    elif not all(c.ok for c in report.checks):
+        verdict = "CHECK FAILED"
+    else:
+        verdict = "INCOMPLETE"
     return f"{verdict} — {summary}"
 
 

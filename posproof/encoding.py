@@ -156,6 +156,7 @@ class Encoding:
         self.padding_idx = None
         self.name = name
         freqs: list[sp.Expr] = []
+        index: dict[sp.Expr, int] = {}
         funcs, col_freq = [], []
         for j, column in enumerate(columns):
             func, value = column
@@ -166,11 +167,12 @@ class Encoding:
                 col_freq.append(-1)
                 continue
             freq = exact_number(f"columns[{j}] frequency", value)
-            if not bool(freq > 0):
-                raise InvalidParameter(f"columns[{j}] frequency={freq} must be > 0")
-            if freq not in freqs:
+            if freq not in index:
+                if not mp_values([freq], 30)[0] > 0:
+                    raise InvalidParameter(f"columns[{j}] frequency={freq} must be > 0")
+                index[freq] = len(freqs)
                 freqs.append(freq)
-            col_freq.append(freqs.index(freq))
+            col_freq.append(index[freq])
         self._set_columns(tuple(freqs), tuple(funcs), tuple(col_freq))
         return self
 
