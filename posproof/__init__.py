@@ -4,6 +4,7 @@ from .checks import CHECKS, check
 from .configs import RopeConfig, parse_spec, read_config
 from .encoding import Encoding
 from .errors import InvalidEncoding, InvalidExpression, InvalidParameter, PosproofError, UnknownName
+from .explore import base_bound, explore
 from .layouts import LAYOUTS, get_layout, permutation
 from .numeric import (
     OffsetKernel,
@@ -13,7 +14,6 @@ from .numeric import (
     translation_matrix,
 )
 from .presets import PRESETS, preset
-from .explore import base_bound, explore
 from .report import Check, Proof, Report, Step
 from .rope import Rotary, prove_rotary, rotary
 from .scaling import (

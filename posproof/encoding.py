@@ -56,7 +56,7 @@ def resolve_dtype(dtype: Any) -> np.dtype:
     Traceback (most recent call last):
     ...
     posproof.errors.UnknownName: dtype='float128x' is not known; use float16, bfloat16, float32 or float64
-    """
+    """  # noqa: E501
     if str(dtype) == "bfloat16":
         try:
             import ml_dtypes
@@ -191,7 +191,7 @@ class Encoding:
     def pairs(self) -> list[tuple[int, int]]:
         """The (sin column, cos column) partner of each pair, from the layout."""
         sin_cols, cos_cols = self.layout.columns(self.n_pairs)
-        return list(zip(sin_cols, cos_cols))
+        return list(zip(sin_cols, cos_cols, strict=True))
 
     def column_frequency(self, j: int) -> sp.Expr | None:
         idx = self.column_freq_index[j]

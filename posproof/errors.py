@@ -11,7 +11,7 @@ Traceback (most recent call last):
 posproof.errors.InvalidEncoding: dim=7 is odd; pass odd_dim='pad' (--odd-dim pad) to append a zero column (as tensor2tensor and fairseq do), or use an even dim
 >>> isinstance(InvalidEncoding("x"), ValueError)
 True
-"""
+"""  # noqa: E501
 
 from __future__ import annotations
 

@@ -84,7 +84,7 @@ def get_layout(name: str | Layout) -> Layout:
     Traceback (most recent call last):
     ...
     posproof.errors.UnknownName: layout='diagonal' is not known; use one of interleaved, interleaved-cos, split, split-cos
-    """
+    """  # noqa: E501
     if isinstance(name, Layout):
         return name
     key = _ALIASES.get(str(name).lower(), str(name).lower())

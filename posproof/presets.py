@@ -118,7 +118,7 @@ def preset(name: str, dim: int = 512, **params: Any) -> Encoding:
     Traceback (most recent call last):
     ...
     posproof.errors.InvalidParameter: preset 'vaswani' does not take bse=10; it takes base, layout, offset, odd_dim, padding_idx, name
-    """
+    """  # noqa: E501
     key = _ALIASES.get(str(name).lower(), str(name).lower())
     try:
         factory = PRESETS[key]

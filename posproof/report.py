@@ -40,7 +40,7 @@ class Step:
 
 @dataclass
 class Proof:
-    """The outcome of one theorem: ``proved``, ``refuted`` (with a counterexample) or ``unknown``."""
+    """One theorem's outcome: ``proved``, ``refuted`` (with a counterexample) or ``unknown``."""
 
     name: str
     statement: str

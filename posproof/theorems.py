@@ -22,14 +22,14 @@ random points, large positions included.
 from __future__ import annotations
 
 import random
-from fractions import Fraction
 from collections.abc import Callable, Iterable, Sequence
+from fractions import Fraction
 from typing import Any
 
 import mpmath
 import sympy as sp
 
-from .encoding import DELTA, X, Encoding
+from .encoding import DELTA, Encoding, X
 from .errors import InvalidParameter, PosproofError, UnknownName
 from .layouts import LAYOUTS, partition_lemma, permutation
 from .precise import DEFAULT_DPS, mp_value, mp_values
@@ -198,11 +198,12 @@ class _Model:
         return mpmath.sin(angle) if func == "sin" else mpmath.cos(angle)
 
     def sample_groups(self, limit: int = 6) -> list[tuple[int, ...]]:
-        """Groups the cross-checks look at: the first, the last and random others (fixed per run)."""
+        """Groups the cross-checks look at: first, last and random others (fixed per run)."""
         if limit not in self._samples:
             groups = self.groups
+            middle = [] if len(groups) <= limit else self.rng.sample(groups[1:-1], limit - 2)
             self._samples[limit] = (list(groups) if len(groups) <= limit else
-                                    [groups[0], groups[-1], *self.rng.sample(groups[1:-1], limit - 2)])
+                                    [groups[0], groups[-1], *middle])
         return self._samples[limit]
 
     def points(self, count: int = 4) -> list[int]:
@@ -308,7 +309,8 @@ class _Engine:
         name = f"translation[{convention}]"
         statement = ("PE(x+Δ) = PE(x)·T(Δ)" if convention == "row"
                      else "PE(x+Δ)ᵀ = T(Δ)·PE(x)ᵀ")
-        statement += f", T(Δ) {claim_label}" if claim_label else ", T(Δ) block-diagonal of 2×2 rotations"
+        statement += (f", T(Δ) {claim_label}" if claim_label
+                      else ", T(Δ) block-diagonal of 2×2 rotations")
         if claim is None:
             problems = self.enc.broken_pairs()
             if problems:
@@ -451,7 +453,8 @@ class _Engine:
                                              for i in range(2)],
                             "residual": _fmt(r), "dps": DEFAULT_DPS,
                             "explanation": f"the only 2×2 block mapping PE(x)[{s},{c}] to "
-                                           f"PE(x+1)[{s},{c}] at x = {xs[0]}, {xs[1]} fails at x = {x}"}
+                                           f"PE(x+1)[{s},{c}] at x = {xs[0]}, {xs[1]} "
+                                           f"fails at x = {x}"}
         return None
 
     def search(self, name: str, statement: str, steps: list[Step],
@@ -463,8 +466,9 @@ class _Engine:
         third, sevenths = Fraction(1, 3), Fraction(2, 7)
         # Integers and non-integers: for ω a rational multiple of π, integer points see only
         # a few angles (π/2·ℤ), where a wrong block can agree with the right one.
+        randoms = zip(self.m.points(), self.m.points(), strict=True)
         candidates = [(1, 1), (0, 1), (3, 2), (10, 7), (third, sevenths), (sevenths, third),
-                      (1 + third, 5 + sevenths), *zip(self.m.points(), self.m.points())]
+                      (1 + third, 5 + sevenths), *randoms]
         for x, dl in candidates:
             with mpmath.workdps(_dps() + 10):
                 value, where = residual(_mpq(x), _mpq(dl))
@@ -631,7 +635,8 @@ class _Engine:
                 return Proof(name, statement, "unknown", steps,
                              note=f"the block {block.tolist()} did not reduce to the identity")
             shapes.add(key)
-        steps.append(Step(f"each of the {_count(len(self.m.groups), 'block')} satisfies it for every w "
+        blocks = _count(len(self.m.groups), "block")
+        steps.append(Step(f"each of the {blocks} satisfies it for every w "
                           f"({len(shapes)} generic shape{'s' if len(shapes) > 1 else ''})",
                           "expand_trig"))
         cc = self.crosscheck(name, lambda a, b: self._structure_residual(name, a, b))
@@ -687,7 +692,8 @@ class _Engine:
                 return Proof(name, statement, "unknown", steps,
                              note=f"T_{other} ≠ Pᵀ T P entrywise")
             steps.append(Step(f"{other}: column j of PE_{other} is column perm[j] of "
-                              f"PE_{enc.layout.name}, perm = {perm[:8]}{'…' if len(perm) > 8 else ''}; "
+                              f"PE_{enc.layout.name}, perm = {perm[:8]}"
+                              f"{'…' if len(perm) > 8 else ''}; "
                               "T entries agree exactly under the same permutation",
                               "permutation"))
         return Proof(name, statement, "proved", steps,
@@ -695,7 +701,7 @@ class _Engine:
 
     def periodicity(self) -> Proof:
         name = "periodicity"
-        freqs = [f for f in self.enc.frequencies]
+        freqs = list(self.enc.frequencies)
         steps = [Step("the curve x ↦ PE(x) has period P exactly when ω_j·P ∈ 2πℤ for every "
                       "non-zero column j", "periodicity of sin and cos")]
         if not freqs:
@@ -883,7 +889,7 @@ def parse_block(text: str) -> sp.Matrix:
     """
     from .expressions import parse_expression
 
-    rows = [r for r in str(text).split(";")]
+    rows = str(text).split(";")
     cells = [[c.strip() for c in r.split(",")] for r in rows]
     if len(cells) != 2 or any(len(r) != 2 for r in cells):
         raise InvalidParameter(
@@ -943,7 +949,8 @@ def prove(encoding: Encoding, *, theorems: Sequence[str] | None = None, general:
     names = list(CONCRETE_THEOREMS if theorems is None else theorems)
     for n in names:
         if n not in CONCRETE_THEOREMS:
-            raise UnknownName(f"theorem={n!r} is not known; use one of {', '.join(CONCRETE_THEOREMS)}")
+            raise UnknownName(f"theorem={n!r} is not known; "
+                              f"use one of {', '.join(CONCRETE_THEOREMS)}")
     engine = _Engine(encoding, seed)
     report = Report(encoding.to_dict())
     try:
