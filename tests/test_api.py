@@ -55,7 +55,7 @@ def test_contract_names_are_exported() -> None:
 def _fresh_python(code: str) -> str:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=ROOT, env=env, timeout=120, check=True)
+                          cwd=ROOT, env=env, timeout=600, check=True)
     return done.stdout.strip()
 
 
@@ -73,7 +73,7 @@ def test_json_is_identical_across_processes_and_hash_seeds() -> None:
             "print(posproof.prove(posproof.preset('binary', dim=6)).to_json())")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": "12345"}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=ROOT, env=env, timeout=120, check=True)
+                          cwd=ROOT, env=env, timeout=600, check=True)
     here = posproof.prove(posproof.preset("binary", dim=6)).to_json()
     assert done.stdout == here + "\n"
     assert json.loads(here)["ok"] is True

@@ -162,7 +162,7 @@ def test_python_dash_m_runs_in_a_subprocess() -> None:
     """``python -m posproof`` runs the same command as main()."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "-m", "posproof", "prove", "--dim", "4", "--json"],
-                          capture_output=True, text=True, cwd=ROOT, env=env, timeout=120,
+                          capture_output=True, text=True, cwd=ROOT, env=env, timeout=600,
                           check=False)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["ok"] is True

@@ -549,6 +549,8 @@ def test_large_frequencies_keep_every_theorem() -> None:
 
 @pytest.mark.parametrize("exponent", [60, 100])
 def test_crosschecks_stay_meaningful_for_huge_frequencies(exponent: int) -> None:
+    """Regression: cross-checks once loosened their tolerance by |ω·x| instead of raising the
+    precision, so for ω = 1e60 a residual of 1.06 was accepted as agreement."""
     report = prove(preset("explicit", dim=4, frequencies=[10**exponent, 1]))
     residuals = {p.name: float(p.crosscheck["max_residual"]) for p in report.theorems
                  if p.crosscheck and "max_residual" in p.crosscheck}
