@@ -304,7 +304,7 @@ class Encoding:
         else:
             pos = np.asarray(positions, dtype=np.float64).reshape(-1)
             for value in pos[~np.isfinite(pos)][:1]:
-                check_finite("positions", value)
+                check_finite("positions", float(value))
         freq = self.column_frequencies_float
         angles = np.multiply.outer(pos, freq)
         funcs = np.asarray(self.column_funcs)
