@@ -258,26 +258,15 @@ def _prepare(out: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``posproof derive`` on its own: ``argv`` are derive's options (as ``posproof.cli.main``
-    runs it once wired): exit status 0, 1, or 2 with one line on stderr for bad input.
+    """``posproof derive`` on its own (``python -m posproof.cli_derive``): ``argv`` are
+    derive's options; the one CLI entry point does the rest (exit 0, 1, or 2).
 
     >>> main(["--format", "html"])
     2
     """
-    from .cli import _Parser
+    from .cli import main as cli_main
 
-    parser = _Parser(prog="posproof")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    add_command(sub)
-    args = parser.parse_args([COMMAND, *(sys.argv[1:] if argv is None else argv)])
-    try:
-        return run(args)
-    except PosproofError as exc:
-        print(f"posproof: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("posproof: interrupted", file=sys.stderr)
-        return 130
+    return cli_main([COMMAND, *(sys.argv[1:] if argv is None else argv)])
 
 
 if __name__ == "__main__":  # pragma: no cover
