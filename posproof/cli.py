@@ -54,9 +54,15 @@ def _encoding_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--numerator", help="binary dials numerator (pi or 2*pi)")
 
 
-def _int(name: str, text: str) -> int:
-    from .errors import InvalidParameter
+def _output_options(parser: argparse.ArgumentParser, *, report: bool = True) -> None:
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    if report:
+        parser.add_argument("--report", metavar="DIR",
+                            help="also write DIR/report.json and DIR/summary.md")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random test points")
 
+
+def _int(name: str, text: str) -> int:
     try:
         return int(text)
     except ValueError:
@@ -318,19 +324,13 @@ def make_parser() -> argparse.ArgumentParser:
                             "original, d=512, base 10000, L=1e6)")
     _encoding_options(verify)
     _check_options(verify)
-    verify.add_argument("--json", action="store_true", help="print the report as JSON")
-    verify.add_argument("--report", metavar="DIR",
-                        help="also write DIR/report.json and DIR/summary.md")
-    verify.add_argument("--seed", type=int, default=0, help="seed of the random test points")
+    _output_options(verify)
 
     check = sub.add_parser("check", help="numeric checks of one encoding (separation, "
                            "near returns, decay, dtypes…), certified in mpmath")
     _encoding_options(check)
     _check_options(check)
-    check.add_argument("--json", action="store_true", help="print the report as JSON")
-    check.add_argument("--report", metavar="DIR",
-                       help="also write DIR/report.json and DIR/summary.md")
-    check.add_argument("--seed", type=int, default=0, help="seed of the random test points")
+    _output_options(check)
 
     prove = sub.add_parser("prove", help="prove or refute the theorems for one encoding")
     _encoding_options(prove)
@@ -343,8 +343,7 @@ def make_parser() -> argparse.ArgumentParser:
                             "'cos(w*delta), sin(w*delta); -sin(w*delta), cos(w*delta)'")
     prove.add_argument("--convention", choices=["row", "column"], default="row",
                        help="convention of the claimed block (default row: PE(x)·T)")
-    prove.add_argument("--json", action="store_true", help="print the report as JSON")
-    prove.add_argument("--seed", type=int, default=0, help="seed of the random test points")
+    _output_options(prove, report=False)
     from . import cli_derive, cli_rope, cli_testing
 
     cli_rope.add_commands(sub, _encoding_options)

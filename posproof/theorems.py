@@ -722,7 +722,9 @@ class _Engine:
                                   "contradiction"))
                 return Proof(name, "the curve of positions is aperiodic (no P > 0 with "
                              "PE(x+P) = PE(x))", "proved", steps,
-                             crosscheck=self._aperiodic_check(k), values={"period": "none"})
+                             crosscheck={"method": "exact: irrationality of a frequency "
+                                         "ratio", "pair": [0, k]},
+                             values={"period": "none"})
             denominators.append(ratio.q)
         m0 = sp.ilcm(*denominators, 1) if denominators else 1
         period = 2 * sp.pi * m0 / base.doit()
@@ -746,8 +748,6 @@ class _Engine:
                      "proved", steps, crosscheck=cc, latex=sp.latex(period),
                      values={"period": str(period)}, exact=period)
 
-    def _aperiodic_check(self, k: int) -> dict[str, Any]:
-        return {"method": "exact: irrationality of a frequency ratio", "pair": [0, k]}
 
 
 class _CrossCheckFailure(PosproofError):
