@@ -936,14 +936,21 @@ def _claim_entries(enc: Encoding, claim: Any, claim_block: Any) -> dict[tuple[in
 # --------------------------------------------------------------------------- public
 def prove(encoding: Encoding, *, theorems: Sequence[str] | None = None, general: bool = False,
           claim: Any = None, claim_block: Any = None, convention: str = "row",
+          claim_period: Any = None, claim_bound: Any = None, claim_permutation: Any = None,
           seed: int = 0) -> Report:
     """Prove (or refute) the theorems about ``encoding``; returns a :class:`Report`.
 
     ``claim`` is a d×d SymPy matrix in ``delta`` (or a callable of delta)
     claimed to satisfy the translation law in ``convention``; ``claim_block``
     a 2×2 block in w and delta (text or matrix) applied to every pair in
-    (sin, cos) order.  ``general=True`` adds the proofs for every even d.
+    (sin, cos) order.  ``claim_period`` (P with PE(x+P) = PE(x)), ``claim_bound``
+    (c with |PE_i(x)| ≤ c) and ``claim_permutation`` (``(layout, perm)`` or
+    ``"layout:i,j,…"``: column j of PE in that layout is column perm[j] of this
+    one) are decided by :mod:`posproof.claims`.  ``general=True`` adds the
+    proofs for every even d.
     """
+    from . import claims
+
     if not isinstance(encoding, Encoding):
         raise InvalidParameter(f"encoding={encoding!r} is not an Encoding; use posproof.preset()")
     names = list(CONCRETE_THEOREMS if theorems is None else theorems)
@@ -960,6 +967,14 @@ def prove(encoding: Encoding, *, theorems: Sequence[str] | None = None, general:
             report.theorems.append(engine.translation_proof(convention, entries, label))
             report.theorems[-1].name = f"claim[{convention}]"
             names = [n for n in names if n != f"translation[{convention}]"]
+        if claim_period is not None:
+            report.theorems.append(claims.period_claim(engine, claim_period))
+        if claim_bound is not None:
+            report.theorems.append(claims.bound_claim(engine, claim_bound))
+        if claim_permutation is not None:
+            layout, perm = (claims.parse_permutation(claim_permutation)
+                            if isinstance(claim_permutation, str) else claim_permutation)
+            report.theorems.append(claims.permutation_claim(engine, layout, perm))
         for name in names:
             report.theorems.append(_concrete(engine, name))
         if general:

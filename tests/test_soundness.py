@@ -1,0 +1,97 @@
+"""Soundness: no false statement is ever proved; every true one is proved, none unknown.
+
+The corpus lives in ``tests/corpus.py``; ``python scripts/confusion_matrix.py``
+prints the same results as a confusion matrix.  A refutation counts only when
+its counterexample is recomputed here, independently of the engine, and holds
+at 50 digits.
+"""
+
+from __future__ import annotations
+
+import corpus
+import pytest
+import sympy as sp
+
+from posproof import preset, prove
+from posproof.layouts import permutation
+
+FALSE = corpus.false_statements()
+TRUE = corpus.true_statements(rotary=False)
+
+
+def _ids(statements: list[corpus.Statement]) -> list[str]:
+    return [s.id for s in statements]
+
+
+def test_the_corpus_covers_every_kind_of_mistake() -> None:
+    groups = {s.group for s in FALSE}
+    assert len(FALSE) >= 40
+    assert groups >= {"wrong block", "wrong convention", "wrong layout", "off-by-one schedule",
+                      "broken encoding", "wrong permutation", "wrong period", "wrong bound",
+                      "rotary q ≠ k frequencies"}
+    presets = {s.id.split("[")[0] for s in TRUE if s.group == "preset theorems"}
+    assert presets == set(corpus.SOUND_PRESETS)
+
+
+@pytest.mark.parametrize("statement", FALSE, ids=_ids(FALSE))
+def test_false_statement_is_refuted_with_a_confirmed_counterexample(
+        statement: corpus.Statement) -> None:
+    outcome = corpus.evaluate(statement)
+    assert outcome.status == "refuted", (statement.description, outcome.proof.note)
+    assert outcome.confirmed, outcome.detail
+    assert outcome.proof.counterexample["dps"] >= 50
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("statement", TRUE, ids=_ids(TRUE))
+def test_true_statement_is_proved(statement: corpus.Statement) -> None:
+    outcome = corpus.evaluate(statement)
+    assert outcome.status == "proved", outcome.proof.note
+    assert outcome.proof.crosscheck, "every proof is cross-checked"
+
+
+@pytest.mark.parametrize("layout", ["half", "adjacent"])
+@pytest.mark.parametrize("variant", sorted(corpus.ROTARY_VARIANTS))
+def test_every_rotary_variant_statement_is_proved(variant: str, layout: str) -> None:
+    statements = corpus.rotary_statements(variant, layout)
+    assert len(statements) >= 8
+    bad = {s.id: o.status for s in statements if (o := corpus.evaluate(s)).status != "proved"}
+    assert bad == {}
+
+
+# --------------------------------------------------------------------------- the checkers
+# The confirmation must be able to fail: a made-up counterexample to a true statement is
+# rejected, so "confirmed" means something.
+def test_a_fake_counterexample_to_a_true_translation_is_not_confirmed() -> None:
+    enc = preset("vaswani", dim=8)
+    matrix = corpus._block_matrix(enc, corpus.TRUE_BLOCK)
+    proof = prove(enc, theorems=[], claim=matrix).theorems[0]
+    assert proof.status == "proved"
+    proof.counterexample = {"x": 3, "delta": 2, "column": 1, "residual": "1", "dps": 50}
+    with pytest.raises(AssertionError, match="no counterexample"):
+        corpus.confirm_translation(enc, matrix)(proof)
+
+
+@pytest.mark.parametrize(("confirm", "ce"), [
+    (lambda e: corpus.confirm_period(e, "32"), {"x": 1, "column": 0}),
+    (lambda e: corpus.confirm_bound(e, "1"), {"x": 0, "column": 1}),
+    (lambda e: corpus.confirm_permutation(e, "split", permutation("interleaved", "split", 4)),
+     {"x": "1/3", "column": 2, "source_column": 4}),
+    (lambda e: corpus.confirm_dot(e), {"x": 1, "y": 3, "shift": 5}),
+    (lambda e: corpus.confirm_norm(e), {"x": 7}),
+])
+def test_confirmers_reject_points_where_the_statement_holds(confirm, ce) -> None:
+    enc = preset("binary", dim=8)
+    proof = prove(enc, theorems=["norm"]).theorems[0]
+    proof.counterexample = ce
+    with pytest.raises(AssertionError):
+        confirm(enc)(proof)
+
+
+def test_a_period_off_by_far_less_than_the_precision_is_not_called_proved() -> None:
+    """P = 32 + 10^-40 is not a period; the exact ratio says so even where mpmath at 50
+    digits cannot see a difference (then the verdict is unknown, never proved)."""
+    proof = prove(preset("binary", dim=8), theorems=[],
+                  claim_period=sp.Integer(32) + sp.Rational(1, 10**40)).theorems[0]
+    assert proof.status in ("refuted", "unknown")
+    assert proof.status != "proved"
