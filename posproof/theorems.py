@@ -501,15 +501,22 @@ class _Engine:
                 return [total - target]
             if not (paired or funcs == ("zero",)) or self.prove_identity(key, build) is None:
                 unproved.append(cols)
-        if not unproved:
+        regrouped = self._frequency_pairs() if unproved else None
+        if not unproved or (regrouped is not None and self._pair_identity("dot")):
             steps.append(Step("sin(wx)·sin(wy) + cos(wx)·cos(wy) = cos(w(x − y)) for every w",
                               "expand_trig",
                               r"\sin(wx)\sin(wy)+\cos(wx)\cos(wy)=\cos(w(x-y))"))
-            steps.append(Step(f"summing over the {self.enc.n_pairs} pairs (padding columns add 0)",
-                              "block-diagonal structure"))
-            cc = self.crosscheck(name, lambda x, y: self._dot(x, y, sampled=True)
-                                 - self._kernel(x - y, sampled=True),
-                                 scale=lambda x, y: self.enc.dim * (abs(x) + abs(y)))
+            if regrouped is None:
+                steps.append(Step(f"summing over the {self.enc.n_pairs} pairs (padding columns "
+                                  "add 0)", "block-diagonal structure"))
+                cc = self.crosscheck(name, lambda x, y: self._dot(x, y, sampled=True)
+                                     - self._kernel(x - y, sampled=True),
+                                     scale=lambda x, y: self.enc.dim * (abs(x) + abs(y)))
+            else:
+                steps.append(self._regroup_step(regrouped))
+                cc = self.crosscheck(name, lambda x, y: self._dot(x, y)
+                                     - self._kernel_of(regrouped, x - y),
+                                     scale=lambda x, y: self.enc.dim * (abs(x) + abs(y)))
             return Proof(name, statement, "proved", steps, crosscheck=cc)
         steps.append(Step(f"{len(unproved)} group(s) are not (sin, cos) pairs of one frequency, "
                           f"e.g. dims {unproved[0]}", "pair structure"))
@@ -524,6 +531,44 @@ class _Engine:
                         "x": x, "y": y, "shift": shift, "lhs": _fmt(a), "rhs": _fmt(b),
                         "residual": _fmt(abs(a - b)), "dps": DEFAULT_DPS})
         return Proof(name, statement, "unknown", steps, note="no counterexample found")
+
+    def _frequency_pairs(self) -> list[tuple[int, int]] | None:
+        """Columns regrouped by exact frequency: one (sin, cos) pair per frequency, when the
+        non-zero columns split that way (whatever the layout says), else None."""
+        by_freq: dict[int, list[int]] = {}
+        for j, k in enumerate(self.enc.column_freq_index):
+            if self.enc.column_funcs[j] != "zero":
+                by_freq.setdefault(k, []).append(j)
+        pairs = []
+        for cols in by_freq.values():
+            funcs = sorted(self.enc.column_funcs[j] for j in cols)
+            if funcs != ["cos", "sin"]:
+                return None
+            pairs.append(tuple(sorted(cols, key=lambda j: self.enc.column_funcs[j] != "sin")))
+        return pairs  # type: ignore[return-value]
+
+    def _pair_identity(self, kind: str) -> bool:
+        """The generic identity of one (sin w·, cos w·) pair, proved (and cached) once."""
+        def build() -> list[sp.Expr]:
+            w = W[0]
+            if kind == "dot":
+                return [sp.sin(w * X) * sp.sin(w * Y) + sp.cos(w * X) * sp.cos(w * Y)
+                        - sp.cos(w * (X - Y))]
+            return [sp.sin(w * X) ** 2 + sp.cos(w * X) ** 2 - 1]
+        return self.prove_identity(("pair", kind), build) is True
+
+    def _regroup_step(self, pairs: list[tuple[int, int]]) -> Step:
+        shown = ", ".join(f"({s}, {c})" for s, c in pairs[:6])
+        return Step(f"the layout's pairs do not share frequencies, but the columns regroup by "
+                    f"exact frequency into {len(pairs)} (sin, cos) pairs: {shown}"
+                    f"{'…' if len(pairs) > 6 else ''}; the sum runs over any order of columns",
+                    "regrouping by frequency")
+
+    def _kernel_of(self, pairs: list[tuple[int, int]], delta: int) -> mpmath.mpf:
+        """Σ cos(ω Δ) over the frequencies of ``pairs``, in mpmath."""
+        freqs = [self.enc.column_frequency(s) for s, _ in pairs]
+        with mpmath.workdps(_dps()):
+            return mpmath.fsum(mpmath.cos(w * delta) for w in mp_values(freqs, _dps() + 10))
 
     def _dot(self, x: int, y: int, sampled: bool = False) -> mpmath.mpf:
         """PE(x)·PE(y) in mpmath; over the sampled groups only when ``sampled``."""
@@ -553,12 +598,21 @@ class _Engine:
                 return [total - (1 if len(cols) == 2 else 0)]
             if self.prove_identity(("norm", funcs, len(freqs)), build) is None:
                 broken.append(cols)
-        if not broken:
+        regrouped = self._frequency_pairs() if broken else None
+        if not broken or (regrouped is not None and len(regrouped) == n
+                          and self._pair_identity("norm")):
             steps.append(Step("sin²(wx) + cos²(wx) = 1 for every w", "pythagoras",
                               r"\sin^2(wx)+\cos^2(wx)=1"))
-            steps.append(Step(f"{n} pairs contribute 1 each, padding columns 0", "sum"))
-            cc = self.crosscheck(name, lambda x, y: self._dot(x, x, sampled=True) - sum(
-                len(g) == 2 for g in self.m.sample_groups()), scale=lambda x, y: self.enc.dim)
+            if regrouped is None:
+                steps.append(Step(f"{n} pairs contribute 1 each, padding columns 0", "sum"))
+                cc = self.crosscheck(name, lambda x, y: self._dot(x, x, sampled=True) - sum(
+                    len(g) == 2 for g in self.m.sample_groups()),
+                    scale=lambda x, y: self.enc.dim)
+            else:
+                steps.append(self._regroup_step(regrouped))
+                steps.append(Step(f"{n} pairs contribute 1 each, zero columns 0", "sum"))
+                cc = self.crosscheck(name, lambda x, y: self._dot(x, x) - n,
+                                     scale=lambda x, y: self.enc.dim)
             return Proof(name, statement, "proved", steps, crosscheck=cc)
         steps.append(Step(f"{len(broken)} group(s) do not reduce to 1, e.g. dims {broken[0]}",
                           "pythagoras"))

@@ -349,6 +349,12 @@ def false_statements() -> list[Statement]:
             [("sin", 1), ("cos", sp.Rational(1, 2)), ("sin", sp.Rational(1, 3)),
              ("cos", sp.Rational(1, 3))], name="mismatched"),
     }
+    # Columns that regroup by frequency into a cos twice and a sin twice: no pair at all.
+    doubled = Encoding.from_columns([("sin", 2), ("cos", 1), ("cos", 1), ("sin", 2)])
+    add("doubled-columns:dot_product", "broken encoding", lambda: _one(doubled, "dot_product"),
+        confirm_dot(doubled), "dot product with cos(x) twice and sin(2x) twice")
+    add("doubled-columns:norm", "broken encoding", lambda: _one(doubled, "norm"),
+        confirm_norm(doubled), "norm with cos(x) twice and sin(2x) twice")
     for key, enc in broken.items():
         for name, confirm in (("translation[row]", confirm_translation),
                               ("translation[column]", confirm_translation),
@@ -475,6 +481,12 @@ def true_statements(dims: tuple[int, ...] = (8, 33), rotary: bool = True) -> lis
                              ("explicit-6", _encoding("explicit", 6), "30*pi")]:
         add(f"claim:period[{key}]", "true claims",
             lambda e=enc, p=period: _claim_kw(e, claim_period=p))
+    # Pairs in unexpected columns: the sums regroup by frequency.
+    crossed = Encoding.from_columns([("sin", 2), ("cos", 1), ("sin", 1), ("cos", 2),
+                                     ("zero", 0)])
+    for theorem in ("dot_product", "norm", "bounded"):
+        add(f"crossed-pairs:{theorem}", "true claims", lambda t=theorem: _one(crossed, t),
+            "[sin 2x, cos x, sin x, cos 2x, 0]: the pairs are not where the layout puts them")
     for bound in ("1", "3/2", "sqrt(2)", "10**9"):
         add(f"claim:bound[{bound}]", "true claims",
             lambda b=bound: _claim_kw(preset("vaswani", dim=8), claim_bound=b))
