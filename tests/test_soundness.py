@@ -9,10 +9,13 @@ at 50 digits.
 from __future__ import annotations
 
 import corpus
+import mpmath
 import pytest
 import sympy as sp
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
 
-from posproof import preset, prove
+from posproof import Encoding, Geometric, preset, prove
 from posproof.layouts import permutation
 
 FALSE = corpus.false_statements()
@@ -95,3 +98,44 @@ def test_a_period_off_by_far_less_than_the_precision_is_not_called_proved() -> N
                   claim_period=sp.Integer(32) + sp.Rational(1, 10**40)).theorems[0]
     assert proof.status in ("refuted", "unknown")
     assert proof.status != "proved"
+
+
+# --------------------------------------------------------------------------- random claims
+_ENTRY = st.sampled_from([0, 1, -1]) | st.tuples(
+    st.sampled_from([1, -1]), st.sampled_from(["sin", "cos"]),
+    st.sampled_from([sp.Integer(1), sp.Integer(2), sp.Rational(1, 2)]))
+
+
+def _entry(spec) -> sp.Expr:
+    if not isinstance(spec, tuple):
+        return sp.Integer(spec)
+    sign, func, a = spec
+    return sign * getattr(sp, func)(a * corpus.W0 * corpus.DELTA)
+
+
+@settings(max_examples=60)
+@given(mutations=st.lists(st.tuples(st.integers(0, 3), _ENTRY), max_size=2),
+       layout=st.sampled_from(["interleaved", "interleaved-cos", "split", "split-cos"]),
+       convention=st.sampled_from(["row", "column"]))
+def test_random_claimed_blocks_are_never_wrongly_decided(mutations, layout, convention) -> None:
+    """The true block with up to two entries replaced by signed sin/cos terms or constants:
+    "proved" only when the block is still right (checked here numerically at real points),
+    "refuted" only with a confirmed counterexample."""
+    entries = list(corpus.TRUE_BLOCK if convention == "row" else corpus.TRUE_BLOCK.T)
+    for position, spec in mutations:
+        entries[position] = _entry(spec)
+    block = sp.Matrix(2, 2, entries)
+    enc = Encoding(Geometric(10000), layout, 6)
+    proof = prove(enc, theorems=[], claim_block=block, convention=convention).theorems[0]
+    matrix = corpus._block_matrix(enc, block)
+    t = matrix if convention == "row" else matrix.T  # T·PEᵀ = (PE·Tᵀ)ᵀ
+    with mpmath.workdps(50):
+        worst = max(abs(corpus.mp(enc.vector(x + dl)[j] - (enc.vector(x) * t.subs(corpus.DELTA,
+                                                                                   dl))[j]))
+                    for x, dl in [(sp.Rational(1, 3), sp.Rational(5, 7)), (2, 3), (11, -4)]
+                    for j in range(enc.dim))
+    true = worst < mpmath.mpf(10) ** -30
+    event(f"{'true' if true else 'false'} block: {proof.status}")
+    assert proof.status == ("proved" if true else "refuted"), (block, worst, proof.note)
+    if not true:
+        corpus.confirm_translation(enc, matrix, convention)(proof)
