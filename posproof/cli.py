@@ -65,7 +65,7 @@ def _output_options(parser: argparse.ArgumentParser, *, report: bool = True) -> 
 def _int(name: str, text: str) -> int:
     try:
         return int(text)
-    except ValueError:
+    except (TypeError, ValueError):  # argparse passes [] for '--dim=--'
         raise InvalidParameter(f"--{name}={text!r} is not an integer") from None
 
 
@@ -73,11 +73,11 @@ def _length(name: str, text: str) -> int:
     """An integer option that may be written 1000000 or 1e6."""
     try:
         return int(text)
-    except ValueError:
+    except (TypeError, ValueError):
         pass
     try:
         value = float(text)
-    except ValueError:
+    except (TypeError, ValueError):
         value = float("nan")
     if value == value and value not in (float("inf"), float("-inf")) and value.is_integer():
         return int(value)
@@ -286,6 +286,9 @@ def _run_prove(args: argparse.Namespace, general: bool) -> int:
                    theorems=getattr(args, "theorem", None) or None,
                    claim_block=getattr(args, "claim_block", None),
                    convention=getattr(args, "convention", "row"),
+                   claim_period=getattr(args, "claim_period", None),
+                   claim_bound=getattr(args, "claim_bound", None),
+                   claim_permutation=getattr(args, "claim_permutation", None),
                    seed=args.seed)
     if args.command == "verify":
         report.checks = _run_checks(enc, args, proofs=report.theorems)
@@ -343,12 +346,20 @@ def make_parser() -> argparse.ArgumentParser:
                             "'cos(w*delta), sin(w*delta); -sin(w*delta), cos(w*delta)'")
     prove.add_argument("--convention", choices=["row", "column"], default="row",
                        help="convention of the claimed block (default row: PE(x)·T)")
+    prove.add_argument("--claim-period", metavar="P",
+                       help="a claimed period P (PE(x+P) = PE(x) for every x), e.g. '2*pi*10000'")
+    prove.add_argument("--claim-bound", metavar="C",
+                       help="a claimed bound C on every entry (|PE_i(x)| ≤ C), e.g. '1/2'")
+    prove.add_argument("--claim-permutation", metavar="LAYOUT:PERM",
+                       help="a claimed column map to another layout: column j of PE in LAYOUT "
+                            "is column PERM[j] of this one, e.g. 'split:0,2,1,3'")
     _output_options(prove, report=False)
-    from . import cli_derive, cli_rope, cli_testing
+    from . import cli_derive, cli_rope, cli_sweep, cli_testing
 
     cli_rope.add_commands(sub, _encoding_options)
     cli_testing.add_commands(sub, _encoding_options)
     cli_derive.add_command(sub)
+    cli_sweep.add_command(sub)
     return parser
 
 
@@ -362,10 +373,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        from . import cli_derive, cli_rope, cli_testing
+        from . import cli_derive, cli_rope, cli_sweep, cli_testing
 
         if args.command == cli_derive.COMMAND:
             return cli_derive.run(args)
+        if args.command == cli_sweep.COMMAND:
+            return cli_sweep.run(args)
         if args.command in cli_rope.COMMANDS:
             return cli_rope.run(args)
         if args.command in cli_testing.COMMANDS:

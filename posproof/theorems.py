@@ -30,7 +30,7 @@ import mpmath
 import sympy as sp
 
 from .encoding import DELTA, Encoding, X
-from .errors import InvalidParameter, PosproofError, UnknownName
+from .errors import InvalidParameter, PosproofError, UnknownName, check_int, check_sequence
 from .layouts import LAYOUTS, partition_lemma, permutation
 from .precise import DEFAULT_DPS, mp_value, mp_values
 from .report import Proof, Report, Step
@@ -955,9 +955,35 @@ def parse_block(text: str) -> sp.Matrix:
                        for c in r] for r in cells])
 
 
+def _matrix(name: str, value: Any) -> sp.Matrix:
+    """A claimed matrix from SymPy objects and numbers only: text inside a list is refused
+    (``sp.Matrix`` would run it through ``sympify``, that is through ``eval``)."""
+    if isinstance(value, sp.MatrixBase):
+        rows = value.tolist()
+    elif isinstance(value, (list, tuple)) and all(isinstance(r, (list, tuple)) for r in value):
+        rows = [list(r) for r in value]
+    else:
+        raise InvalidParameter(f"{name}={value!r:.80} is not a matrix; pass a SymPy Matrix or a "
+                               "list of rows" + (" or 'a, b; c, d' text" if "block" in name
+                                                 else ""))
+    if not rows or len({len(r) for r in rows}) != 1:
+        raise InvalidParameter(f"{name} has rows of different lengths or none")
+    out = []
+    for i, row in enumerate(rows):
+        for j, entry in enumerate(row):
+            if isinstance(entry, (str, bytes)) or not isinstance(
+                    entry, (sp.Basic, int, float, Fraction)) or isinstance(entry, bool):
+                raise InvalidParameter(
+                    f"{name}[{i}][{j}]={entry!r:.60} is not a SymPy expression or a number; "
+                    "write text claims as 'a, b; c, d' (claim_block), which is parsed safely")
+            out.append(sp.sympify(entry, strict=True))
+    return sp.Matrix(len(rows), len(rows[0]), out)
+
+
 def _claim_entries(enc: Encoding, claim: Any, claim_block: Any) -> dict[tuple[int, int], sp.Expr]:
     if claim_block is not None:
-        block = parse_block(claim_block) if isinstance(claim_block, str) else sp.Matrix(claim_block)
+        block = (parse_block(claim_block) if isinstance(claim_block, str)
+                 else _matrix("claim_block", claim_block))
         if block.shape != (2, 2):
             raise InvalidParameter(f"claim_block has shape {block.shape}; a 2×2 block is needed")
         out: dict[tuple[int, int], sp.Expr] = {}
@@ -972,11 +998,7 @@ def _claim_entries(enc: Encoding, claim: Any, claim_block: Any) -> dict[tuple[in
         for j in range(2 * enc.n_pairs, enc.dim):
             out[(j, j)] = sp.Integer(1)
         return out
-    matrix = claim(DELTA) if callable(claim) else claim
-    try:
-        matrix = sp.SparseMatrix(matrix)
-    except (TypeError, ValueError, sp.SympifyError) as exc:
-        raise InvalidParameter(f"claim is not a matrix: {exc}") from None
+    matrix = sp.SparseMatrix(_matrix("claim", claim(DELTA) if callable(claim) else claim))
     if matrix.shape != (enc.dim, enc.dim):
         raise InvalidParameter(
             f"claim has shape {matrix.shape}; T(Δ) for dim={enc.dim} is {enc.dim}×{enc.dim}")
@@ -1007,9 +1029,14 @@ def prove(encoding: Encoding, *, theorems: Sequence[str] | None = None, general:
 
     if not isinstance(encoding, Encoding):
         raise InvalidParameter(f"encoding={encoding!r} is not an Encoding; use posproof.preset()")
-    names = list(CONCRETE_THEOREMS if theorems is None else theorems)
+    names = (list(CONCRETE_THEOREMS) if theorems is None
+             else check_sequence("theorems", theorems, strings=True))
+    if convention not in ("row", "column"):
+        raise InvalidParameter(f"convention={convention!r} is not known; use 'row' (PE(x)·T) "
+                               "or 'column' (T·PE(x)ᵀ)")
+    seed = check_int("seed", seed, minimum=0)
     for n in names:
-        if n not in CONCRETE_THEOREMS:
+        if not isinstance(n, str) or n not in CONCRETE_THEOREMS:
             raise UnknownName(f"theorem={n!r} is not known; "
                               f"use one of {', '.join(CONCRETE_THEOREMS)}")
     engine = _Engine(encoding, seed)

@@ -95,3 +95,18 @@ def test_cli_claims_exit_status_and_json(capsys):
     assert data["theorems"][0]["counterexample"]["source_column"] == 1
     assert main(["prove", "--dim", "8", "--claim-period", "0"]) == 2
     assert "claim_period=" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"claim_block": [["__import__('sys').__setattr__('pwned', 1) or 1", "0"], ["0", "1"]]},
+    {"claim": [["__import__('sys').__setattr__('pwned', 1) or 1"] + ["0"] * 7] * 8},
+    {"claim": lambda delta: [["__import__('sys').__setattr__('pwned', 1)"]]},
+])
+def test_text_inside_a_claimed_matrix_is_refused_not_run(kwargs):
+    """sp.Matrix(["…"]) would sympify (eval) the text: claims take SymPy objects or numbers,
+    and text only as 'a, b; c, d', which the safe parser reads."""
+    import sys
+
+    with pytest.raises(InvalidParameter, match=r"is not a SymPy expression or a number"):
+        prove(preset("vaswani", dim=8), theorems=[], **kwargs)
+    assert not hasattr(sys, "pwned")
