@@ -61,6 +61,7 @@ from .errors import (
     UnknownName,
     check_finite,
     check_int,
+    check_sequence,
 )
 from .numeric import (
     TRIG_ULPS,
@@ -721,11 +722,9 @@ _RUNNERS: dict[str, Callable[[_Context], Check]] = {
 def _names(checks: Sequence[str] | None) -> list[str]:
     if checks is None:
         return list(CHECKS)
-    if isinstance(checks, str):
-        checks = [checks]
     names = []
-    for name in checks:
-        if name not in CHECKS:
+    for name in check_sequence("checks", checks, strings=True):
+        if not isinstance(name, str) or name not in CHECKS:
             raise UnknownName(f"check={name!r} is not known; use one of {', '.join(CHECKS)}")
         if name not in names:
             names.append(name)
@@ -772,8 +771,8 @@ def run_checks(encoding: Encoding, *, max_len: int = DEFAULT_MAX_LEN, dps: int =
             raise InvalidParameter(f"near_range=({lo}, {hi}) must satisfy 1 ≤ start < stop ≤ "
                                    f"max_len={length}")
         near_range = (lo, hi)
-    if isinstance(dtypes, str):
-        dtypes = [dtypes]
+    if dtypes is not None:
+        dtypes = check_sequence("dtypes", dtypes, strings=True)
     audit = tuple(dtype_model(t).name for t in (AUDIT_DTYPES if dtypes is None else dtypes))
     ctx = _Context(encoding, length, dps, seed, progress, proofs, near_range, near_tol,
                    tuple(dict.fromkeys(audit)))

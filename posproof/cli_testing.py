@@ -192,7 +192,8 @@ def _read(p: Path, suffix: str) -> dict[str, Any]:
     if suffix == ".npy":
         return {p.stem: np.load(p, allow_pickle=False)}
     if suffix == ".npz":
-        with np.load(p, allow_pickle=False) as data:
+        # open the file ourselves: np.load leaks its handle when the zip is corrupt
+        with open(p, "rb") as fh, np.load(fh, allow_pickle=False) as data:
             return {k: data[k] for k in data.files}
     if suffix in (".pt", ".pth", ".bin"):
         try:

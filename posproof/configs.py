@@ -28,11 +28,9 @@ Specs are split on ``,`` and ``=`` and never evaluated; numbers are exact
 from __future__ import annotations
 
 import json
-import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Any
 
 import sympy as sp
@@ -123,19 +121,32 @@ class RopeConfig:
 def _load(source: Any) -> tuple[dict[str, Any], str]:
     if isinstance(source, Mapping):
         return dict(source), "<dict>"
-    path = os.fspath(source)
+    try:
+        path = os.fspath(source)
+    except TypeError:
+        raise InvalidParameter(f"config={source!r} is neither a path nor a dict; pass the path "
+                               "of a config.json") from None
     try:
         with open(path, encoding="utf-8") as fh:
             text = fh.read()
     except OSError as exc:
         raise InvalidParameter(f"config {path!r} cannot be read: {exc.strerror}; pass the path "
                                "of a config.json") from None
+    except UnicodeDecodeError as exc:
+        raise InvalidParameter(f"config {path!r} is not UTF-8 text (byte {exc.start}: "
+                               f"{exc.reason}); pass a config.json") from None
+    except ValueError as exc:  # e.g. a NUL byte in the path
+        raise InvalidParameter(f"config {path!r} is not a usable path ({exc})") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InvalidParameter(f"{path}: malformed JSON at line {exc.lineno}, column "
                                f"{exc.colno}: {exc.msg}; fix the file (a trailing comma or a "
                                "missing quote is the usual cause)") from None
+    except (ValueError, RecursionError) as exc:  # 5000-digit integers, 10^5 nested brackets
+        raise InvalidParameter(f"{path}: JSON that cannot be read ({type(exc).__name__}: "
+                               f"{str(exc)[:100]}); a config holds moderate numbers and "
+                               "shallow objects") from None
     if not isinstance(data, dict):
         raise InvalidParameter(f"{path}: the top level is a {type(data).__name__}, not an object "
                                "of config keys")
@@ -146,7 +157,10 @@ def _number(where: str, key: str, value: Any) -> sp.Expr:
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise InvalidParameter(f"{where}: {key}={value!r} is not a number; pass a number such "
                                "as 8.0")
-    return exact_number(key, value)
+    try:
+        return exact_number(key, value)
+    except PosproofError as exc:
+        raise type(exc)(f"{where}: {exc}") from None
 
 
 def _int(where: str, key: str, value: Any) -> int:
@@ -206,6 +220,10 @@ def read_config(source: Any, *, default_theta: Any = None, layout: str | None = 
         cfg = {**cfg["text_config"], "model_type": cfg["text_config"].get(
             "model_type", cfg.get("model_type"))}
     model_type = cfg.get("model_type")
+    if model_type is not None and not isinstance(model_type, str):
+        raise InvalidParameter(f"{where}: model_type={model_type!r} must be a string")
+    if layer is not None and not isinstance(layer, str):
+        raise InvalidParameter(f"layer={layer!r} must be the name of a layer type (a string)")
     for old, new in _ATTRIBUTE_MAP.items():   # GPT-2/GPT-J spellings (HF attribute_map)
         if old in cfg:
             value = _one_of(where, {old: cfg[old], new: cfg.get(new)}, new)
@@ -275,6 +293,9 @@ def read_config(source: Any, *, default_theta: Any = None, layout: str | None = 
     heads, hidden = cfg.get("num_attention_heads"), cfg.get("hidden_size")
     if cfg.get("head_dim") is not None:
         head_dim = _int(where, "head_dim", cfg["head_dim"])
+        if heads is not None and hidden is not None:
+            heads = _int(where, "num_attention_heads", heads)
+            hidden = _int(where, "hidden_size", hidden)
         if heads and hidden and hidden / heads != head_dim:
             notes.append(f"head_dim={head_dim} differs from hidden_size/num_attention_heads = "
                          f"{hidden}/{heads}; head_dim wins (as in HF)")
@@ -300,7 +321,7 @@ def read_config(source: Any, *, default_theta: Any = None, layout: str | None = 
             raise InvalidParameter(f"{where}: partial_rotary_factor={prf!r} must be in (0, 1]; "
                                    "it is the fraction of head channels that rotate")
         rotary_dim = int(head_dim * factor)
-        exact = math.floor(Fraction(str(prf)) * head_dim)
+        exact = int(sp.floor(_number(where, "partial_rotary_factor", prf) * head_dim))
         if exact != rotary_dim:
             notes.append(f"int(head_dim·partial_rotary_factor) = {rotary_dim} in floating point "
                          f"(HF) but {exact} exactly; HF's value is used")
@@ -362,7 +383,7 @@ def read_config(source: Any, *, default_theta: Any = None, layout: str | None = 
             raise InvalidParameter(f"{where}: dynamic NTK needs max_position_embeddings (HF's "
                                    "L in base·(factor·s/L − (factor − 1))^(d/(d−2)))")
         params["original_max_position_embeddings"] = max_pos
-        if orig is not None and int(orig) != max_pos:
+        if orig is not None and _int(where, "original_max_position_embeddings", orig) != max_pos:
             notes.append(f"dynamic NTK: HF uses max_position_embeddings={max_pos} as L, not "
                          f"original_max_position_embeddings={orig}")
         if seq_len is None:

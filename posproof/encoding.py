@@ -18,6 +18,7 @@ Matrix([
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Sequence
 from functools import cached_property, lru_cache
 from typing import Any
@@ -37,7 +38,7 @@ from .layouts import Layout, get_layout
 from .precise import mp_values
 from .schedules import Schedule
 
-__all__ = ["CONVENTIONS", "Encoding", "resolve_dtype"]
+__all__ = ["CONVENTIONS", "Encoding", "as_positions", "as_symbolic", "resolve_dtype"]
 
 X = sp.Symbol("x", real=True)
 DELTA = sp.Symbol("delta", real=True)
@@ -71,6 +72,55 @@ def resolve_dtype(dtype: Any) -> np.dtype:
         raise UnknownName(
             f"dtype={dtype!r} is not known; use float16, bfloat16, float32 or float64")
     return resolved
+
+
+def as_symbolic(name: str, value: Any) -> sp.Expr:
+    """A SymPy expression or a number for ``name``; strings are refused, never run through
+    ``sympify`` (which evaluates them as Python).
+
+    >>> as_symbolic("x", 3)
+    3
+    >>> as_symbolic("x", "__import__('os')")
+    Traceback (most recent call last):
+    ...
+    posproof.errors.InvalidParameter: x="__import__('os')" is a string; pass a SymPy expression (such as posproof.encoding.X) or a number
+    """  # noqa: E501
+    if isinstance(value, (str, bytes)):
+        raise InvalidParameter(f"{name}={value!r} is a string; pass a SymPy expression (such as "
+                               "posproof.encoding.X) or a number")
+    try:
+        expr = sp.sympify(value, strict=True)
+    except (sp.SympifyError, TypeError, ValueError):
+        raise InvalidParameter(f"{name}={value!r} is not a SymPy expression or a number") from None
+    if not isinstance(expr, sp.Expr) or expr.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+        raise InvalidParameter(f"{name}={value!r} is not a finite SymPy expression or number")
+    return expr
+
+
+def as_positions(name: str, positions: Any) -> np.ndarray:
+    """``positions`` as a flat float64 array, shape ``(L,)``; refuses text, ragged lists,
+    complex and non-finite values.
+
+    >>> as_positions("positions", [0, 2]).tolist()
+    [0.0, 2.0]
+    """
+    if isinstance(positions, (str, bytes)):
+        raise InvalidParameter(f"{name}={positions!r} is a string; pass numbers")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", np.exceptions.ComplexWarning)
+            raw = np.asarray(positions)
+            if raw.dtype.kind in "USVMmc":
+                raise TypeError(f"{raw.dtype} values are not real numbers")
+            pos = raw.astype(np.float64).reshape(-1)
+    except (TypeError, ValueError, OverflowError, np.exceptions.ComplexWarning) as exc:
+        shown = repr(positions)
+        shown = shown if len(shown) <= 80 else shown[:77] + "..."
+        raise InvalidParameter(f"{name}={shown} is not a flat list of real numbers "
+                               f"({type(exc).__name__}: {exc})") from None
+    for value in pos[~np.isfinite(pos)][:1]:
+        check_finite(name, float(value))
+    return pos
 
 
 @lru_cache(maxsize=1 << 16)
@@ -234,7 +284,7 @@ class Encoding:
         >>> Encoding(Geometric(100), "split", 4).vector(0)
         Matrix([[0, 0, 1, 1]])
         """
-        x = sp.sympify(x)
+        x = as_symbolic("x", x)
         evaluate = self.n_pairs <= _EVALUATE_UP_TO or x.is_number
         entries = [_trig(f, self.column_frequency(j), x, evaluate)  # type: ignore[arg-type]
                    for j, f in enumerate(self.column_funcs)]
@@ -248,7 +298,7 @@ class Encoding:
         problems = self.broken_pairs()
         if problems:
             raise InvalidEncoding(f"{self.name}: " + "; ".join(problems[:3]))
-        delta = sp.sympify(delta)
+        delta = as_symbolic("delta", delta)
         evaluate = self.n_pairs <= _EVALUATE_UP_TO or delta.is_number
         out: dict[tuple[int, int], sp.Expr] = {}
         for s, c in self.pairs:
@@ -302,9 +352,7 @@ class Encoding:
         if isinstance(positions, (int, np.integer)) and not isinstance(positions, bool):
             pos = self.positions(int(positions)).astype(np.float64)
         else:
-            pos = np.asarray(positions, dtype=np.float64).reshape(-1)
-            for value in pos[~np.isfinite(pos)][:1]:
-                check_finite("positions", float(value))
+            pos = as_positions("positions", positions)
         freq = self.column_frequencies_float
         angles = np.multiply.outer(pos, freq)
         funcs = np.asarray(self.column_funcs)

@@ -29,6 +29,7 @@ __all__ = [
     "check_int",
     "check_length",
     "check_positive",
+    "check_sequence",
 ]
 
 #: Largest encoded dimension accepted; proofs are linear in d, but tables and
@@ -99,7 +100,7 @@ def check_finite(name: str, value: object) -> float:
     ...
     posproof.errors.InvalidParameter: base=nan is not a finite number; pass a finite real value
     """
-    if _is_bool(value):
+    if _is_bool(value) or isinstance(value, (bytes, bytearray, memoryview)):
         raise InvalidParameter(f"{name}={value!r} is not a number; pass a finite real value")
     try:
         fv = float(value)  # type: ignore[arg-type]
@@ -158,3 +159,26 @@ def check_length(name: str, value: object, *, maximum: int = 10**9) -> int:
     posproof.errors.InvalidParameter: max_len=0 is too small; it must be >= 1
     """
     return check_int(name, value, minimum=1, maximum=maximum)
+
+
+def check_sequence(name: str, value: object, *, strings: bool = False) -> list:
+    """Return ``value`` as a list; refuse non-iterables, mappings and (unless
+    ``strings``, which wraps one string in a list) strings.
+
+    >>> check_sequence("checks", "bounds", strings=True)
+    ['bounds']
+    >>> check_sequence("theorems", 5)
+    Traceback (most recent call last):
+    ...
+    posproof.errors.InvalidParameter: theorems=5 is not a list; pass a list such as ['a', 'b']
+    """
+    from collections.abc import Iterable, Mapping
+
+    if isinstance(value, str) and strings:
+        return [value]
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+        raise InvalidParameter(f"{name}={value!r} is not a list; pass a list such as ['a', 'b']")
+    try:
+        return list(value)
+    except (TypeError, ValueError) as exc:
+        raise InvalidParameter(f"{name}={value!r} cannot be read as a list ({exc})") from None

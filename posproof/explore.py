@@ -36,8 +36,15 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from .encoding import Encoding
-from .errors import InvalidParameter, check_int
+from .encoding import Encoding, as_positions
+from .errors import (
+    MAX_DIM,
+    InvalidParameter,
+    check_finite,
+    check_int,
+    check_positive,
+    check_sequence,
+)
 from .precise import DEFAULT_DPS, mp_value, mp_values
 from .schedules import Geometric, Schedule
 
@@ -85,9 +92,18 @@ def pair_frequencies(obj: Any) -> tuple[sp.Expr, ...]:
             raise InvalidParameter(f"{obj.name}: {problems[0]}; the kernel needs (sin, cos) "
                                    "pairs that share one frequency")
         return tuple(obj.column_frequency(s) for s, _ in obj.pairs)
-    if isinstance(obj, Sequence) and not isinstance(obj, (str, bytes)):
-        return tuple(sp.sympify(v) for v in obj)
-    raise InvalidParameter(f"{obj!r} is neither a Rotary, an Encoding nor a list of frequencies")
+    from .schedules import exact_number
+
+    if isinstance(obj, (Sequence, np.ndarray)) and not isinstance(obj, (str, bytes)):
+        values = tuple(exact_number(f"frequencies[{i}]", v) for i, v in enumerate(obj))
+        if not values:
+            raise InvalidParameter("frequencies=[] is empty; pass at least one frequency")
+        if len(values) > MAX_DIM // 2:
+            raise InvalidParameter(f"{len(values)} frequencies are too many; at most "
+                                   f"{MAX_DIM // 2} are accepted")
+        return values
+    raise InvalidParameter(f"frequencies={obj!r} is neither a Rotary, an Encoding nor a list of "
+                           "frequencies")
 
 
 @dataclass(frozen=True)
@@ -106,13 +122,11 @@ def _kernel(source: Any) -> Any:
     which skips re-validating every frequency)."""
     from .numeric import OffsetKernel
     from .rope import Rotary
-    from .schedules import exact_number
 
     if isinstance(source, Rotary):
         source = source.encoding()
     if not isinstance(source, Encoding):
-        values = tuple(v if isinstance(v, sp.Basic) else exact_number("frequency", v)
-                       for v in source)
+        values = pair_frequencies(source)
         source = Encoding(_Fixed(values), "interleaved", 2 * len(values))
     return OffsetKernel(source)
 
@@ -132,6 +146,7 @@ def kernel_first_negative(frequencies: Sequence[Any], length: int, *,
     True
     """
     length = _length(length)
+    dps = check_int("dps", dps, minimum=15, maximum=1000)
     kernel = kernel or _kernel(frequencies)
     crossing = kernel.first_crossing(0, below=True, start=0, stop=length + 1, dps=dps)
     out: dict[str, Any] = {"length": length, "bound": kernel.scan_bound(length + 1),
@@ -164,9 +179,14 @@ def decay_curve(frequencies: Sequence[Any], deltas: Any) -> dict[str, Any]:
     freqs = pair_frequencies(frequencies)
     n = len(freqs)
     theta = np.array([float(v) for v in mp_values(freqs, 30)])
-    d = np.asarray(deltas, dtype=np.int64).reshape(-1)
-    if d.size == 0 or np.any(d < 0):
-        raise InvalidParameter("deltas must be a non-empty list of offsets Δ ≥ 0")
+    if isinstance(deltas, (int, np.integer)) and not isinstance(deltas, bool):
+        deltas = [deltas]
+    given = as_positions("deltas", deltas)
+    if (given.size == 0 or np.any(given < 0) or np.any(given > 1e15)
+            or np.any(given != np.round(given))):
+        raise InvalidParameter("deltas must be a non-empty list of whole offsets "
+                               "0 ≤ Δ ≤ 10^15")
+    d = given.astype(np.int64)
     values = np.empty(d.size)
     step = max(1, (1 << 21) // max(n, 1))
     for lo in range(0, d.size, step):
@@ -376,7 +396,21 @@ def base_bound(length: int, dim: int, *, schedule: Schedule | None = None,
     from .scaling import numeric_frequencies, with_base
 
     start = time.perf_counter()
-    length, dim = _length(length), check_int("dim", dim, minimum=2)
+    length, dim = _length(length), check_int("dim", dim, minimum=2, maximum=MAX_DIM)
+    if schedule is not None and not isinstance(schedule, Schedule):
+        raise InvalidParameter(f"schedule={schedule!r} is not a Schedule; pass e.g. "
+                               "posproof.scaling.make_scaling('yarn', factor=4)")
+    lowest, highest = check_positive("lowest", lowest, greater_than=1.0), check_finite(
+        "highest", highest)
+    if not highest > lowest:
+        raise InvalidParameter(f"highest={highest!r} must be > lowest={lowest!r}")
+    beyond = check_positive("beyond", beyond, greater_than=0.0)
+    per_decade = check_int("per_decade", per_decade, minimum=1, maximum=10_000)
+    dense_per_decade = check_int("dense_per_decade", dense_per_decade, minimum=0,
+                                 maximum=100_000)
+    max_dense = check_int("max_dense", max_dense, minimum=3, maximum=100_000)
+    refine = check_int("refine", refine, minimum=1, maximum=10_000)
+    rel_tol = check_positive("rel_tol", rel_tol)
     schedule = schedule or Geometric(10000)
     family = getattr(schedule, "rope_type", schedule.family)
     out = BaseBound(length, dim, family)
@@ -518,10 +552,10 @@ def critical_dimension(base: Any, dim: int, train_length: int) -> dict[str, Any]
     >>> critical_dimension(10000, 128, 4096)["d_extra"]
     92
     """
-    from .scaling import _ceil
+    from .scaling import _ceil, _check_base
 
-    b = sp.sympify(base)
-    dim, train_length = check_int("dim", dim, minimum=2), _length(train_length)
+    b = _check_base(base)
+    dim, train_length = check_int("dim", dim, minimum=2, maximum=MAX_DIM), _length(train_length)
     x = sp.Rational(dim, 2) * sp.log(sp.Integer(train_length) / (2 * sp.pi)) / sp.log(b)
     value = 2 * _ceil(x, "critical dimension")
     clipped = min(max(int(value), 0), dim)
@@ -559,7 +593,7 @@ def band_coverage(frequencies: Sequence[Any], length: int,
            "wavelengths": wavelengths,
            "certified": "each comparison 2π/θ_k ≤ L decided in mpmath with a certified margin"}
     if bands is not None:
-        out["bands"] = list(bands)
+        out["bands"] = [str(b) for b in check_sequence("bands", bands)]
     return out
 
 
@@ -586,6 +620,7 @@ def dtype_audit(frequencies: Sequence[Any], length: int,
 
     freqs = pair_frequencies(frequencies)
     length = _length(length)
+    dtypes = check_sequence("dtypes", dtypes, strings=True)
     thetas_mp = mp_values(freqs, DEFAULT_DPS + 20)
     theta = np.array([float(v) for v in thetas_mp])
     order = np.argsort(-theta)
@@ -832,7 +867,11 @@ def explore(encodings: Sequence[Any], length: int = 4096, *, proofs: bool = True
 
     start = time.perf_counter()
     length = _length(length)
-    subjects = [_subject(e) for e in encodings]
+    subjects = [_subject(e) for e in check_sequence("encodings", encodings)]
+    dtypes = check_sequence("dtypes", dtypes, strings=True)
+    seed = check_int("seed", seed, minimum=0)
+    if train_length is not None:
+        train_length = check_int("train_length", train_length, minimum=1, maximum=MAX_LENGTH)
     if not subjects:
         raise InvalidParameter("explore needs at least one encoding")
     seen: dict[str, int] = {}
@@ -909,14 +948,15 @@ def plot_exploration(exploration: Exploration, path: str) -> str:
     True
     """
     try:
-        import matplotlib
+        import matplotlib  # noqa: F401
     except ImportError:
         raise InvalidParameter("--plot needs matplotlib; install it with "
                                "pip install 'posproof[plot]'") from None
-    matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
+    # An explicit Figure, no pyplot: the caller's backend and figures are left alone.
+    from matplotlib.figure import Figure
 
-    fig, axes = plt.subplots(1, 3, figsize=(16, 4.6))
+    fig = Figure(figsize=(16, 4.6))
+    axes = fig.subplots(1, 3)
     length = exploration.length
     for s, n in zip(exploration.subjects, exploration.numbers, strict=True):
         d = n["decay"]
@@ -943,6 +983,5 @@ def plot_exploration(exploration: Exploration, path: str) -> str:
     for ax in axes:
         ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    fig.savefig(path, dpi=110, metadata={"Software": None})
     return path

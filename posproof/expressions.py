@@ -157,6 +157,10 @@ class _Converter:
         if type(value) is float:
             if not math.isfinite(value):
                 raise self.error(f"has a number {self.piece(node)} too large to be finite")
+            literal = (ast.get_source_segment(self.source, node) or "").lower()
+            if value == 0 and any(c in "123456789" for c in literal.split("e")[0]):
+                raise self.error(f"has a number {self.piece(node)} too small to be told "
+                                 "from 0 in floating point; write it as a power, e.g. 10**-999")
             return sympy.Rational(str(value))
         raise self.refuse("the constant", self.piece(node))
 

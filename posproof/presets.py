@@ -11,13 +11,13 @@ Encoding(vaswani, dim=8, layout=interleaved, base=10000, offset=0)
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import sympy as sp
 
 from .encoding import Encoding
-from .errors import InvalidParameter, UnknownName, check_dim
+from .errors import InvalidParameter, UnknownName, check_dim, check_int
 from .schedules import (
     BinaryDials,
     Diffusion,
@@ -50,6 +50,7 @@ def _fairseq(dim: int, padding_idx: int = 1, layout: str = "split", odd_dim: str
              offset: int | None = None, **kw: Any) -> Encoding:
     """fairseq: real positions start at padding_idx + 1 (``offset`` overrides that)."""
     schedule = TensorToTensor(1, 10000, strict=True)
+    padding_idx = check_int("padding_idx", padding_idx, minimum=0)
     first = padding_idx + 1 if offset is None else offset
     return Encoding(schedule, layout, dim, offset=first, padding_idx=padding_idx,
                     odd_dim=odd_dim, **kw)
@@ -66,7 +67,9 @@ def _binary(dim: int, numerator: Any = sp.pi, layout: str = "interleaved", **kw:
 
 def _explicit(dim: int, frequencies: Any = (), layout: str = "interleaved",
               **kw: Any) -> Encoding:
-    return Encoding(Explicit(tuple(frequencies)), layout, dim, **kw)
+    if not isinstance(frequencies, (str, bytes, Mapping)) and isinstance(frequencies, Iterable):
+        frequencies = tuple(frequencies)   # anything else: Explicit says why it is refused
+    return Encoding(Explicit(frequencies), layout, dim, **kw)
 
 
 def _expression(dim: int, expression: str = "", base: Any = 10000,
@@ -109,7 +112,7 @@ _ALIASES = {"original": "vaswani", "transformer": "vaswani", "pytorch": "vaswani
             "t2t": "tensor2tensor", "binary-dials": "binary", "timestep": "diffusion"}
 
 
-def preset(name: str, dim: int = 512, **params: Any) -> Encoding:
+def preset(name: str, /, dim: int = 512, **params: Any) -> Encoding:
     """A named encoding; ``params`` are the family's parameters (``base=``, ``layout=``, …).
 
     >>> preset("tensor2tensor", dim=7).to_dict()["odd_dim"]
@@ -130,8 +133,12 @@ def preset(name: str, dim: int = 512, **params: Any) -> Encoding:
         if param not in allowed:
             raise InvalidParameter(f"preset {key!r} does not take {param}={value!r}; "
                                    f"it takes {', '.join(allowed)}")
+    label = params.get("name")
+    if label is not None and (not isinstance(label, str) or len(label) > 200):
+        raise InvalidParameter(f"name={label!r} is not a short string; pass a label such as "
+                               "'my-encoding'")
     enc = factory(dim, **params)
-    enc.name = params.get("name") or key
+    enc.name = label or key
     return enc
 
 

@@ -51,8 +51,8 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from .encoding import DELTA, Encoding
-from .errors import InvalidEncoding, InvalidParameter, UnknownName, check_int
+from .encoding import DELTA, Encoding, as_positions, as_symbolic
+from .errors import InvalidEncoding, InvalidParameter, UnknownName, check_int, check_sequence
 from .layouts import permutation
 from .precise import DEFAULT_DPS, mp_value, mp_values
 from .scaling import attention_factor, float_frequencies
@@ -237,7 +237,7 @@ class Rotary:
         >>> sorted(Rotary(Geometric(10000), 4, rotary_dim=2).rotation_entries(1).items())
         [((0, 0), cos(1)), ((0, 1), -sin(1)), ((1, 0), sin(1)), ((1, 1), cos(1)), ((2, 2), 1), ((3, 3), 1)]
         """  # noqa: E501
-        m = sp.sympify(m)
+        m = as_symbolic("m", m)
         evaluate = self.n_pairs <= 16 or m.is_number
         out: dict[tuple[int, int], sp.Expr] = {}
         for (i, j), w in zip(self.pairs, self.frequencies, strict=True):
@@ -266,7 +266,7 @@ class Rotary:
         from .encoding import resolve_dtype
 
         dt = resolve_dtype(dtype)
-        pos = np.asarray(positions, dtype=np.float64).reshape(-1).astype(dt)
+        pos = as_positions("positions", positions).astype(dt)
         return np.multiply.outer(pos, self.frequencies_float.astype(dt)).astype(dt)
 
     def apply(self, x: Any, positions: Iterable[int] | np.ndarray, *,
@@ -281,8 +281,12 @@ class Rotary:
         >>> rot.apply(np.array([[1.0, 0.0]]), [np.pi / 2 * 0 + 1]).round(4)
         array([[0.5403, 0.8415]])
         """
-        x = np.asarray(x, dtype=np.float64)
-        pos = np.asarray(positions, dtype=np.float64).reshape(-1)
+        try:
+            x = as_positions("x", x).reshape(np.shape(x))
+        except InvalidParameter as exc:
+            raise InvalidParameter(f"x is not an array of finite real numbers ({exc}); pass an "
+                                   f"array of shape (..., L, {self.head_dim})") from None
+        pos = as_positions("positions", positions)
         if x.ndim < 2 or x.shape[-1] != self.head_dim or x.shape[-2] != pos.size:
             raise InvalidParameter(
                 f"x has shape {x.shape}; expected (..., {pos.size}, {self.head_dim}) for "
@@ -344,7 +348,9 @@ def rotary(base: Any = 10000, dim: int = 128, *, scaling: str | None = None,
     if partial_rotary_factor is not None:
         if rotary_dim is not None:
             raise InvalidParameter("pass rotary_dim or partial_rotary_factor, not both")
-        factor = float(mp_value(sp.sympify(partial_rotary_factor), 20))
+        from .schedules import exact_number
+
+        factor = float(mp_value(exact_number("partial_rotary_factor", partial_rotary_factor), 20))
         if not 0 < factor <= 1:
             raise InvalidParameter(f"partial_rotary_factor={partial_rotary_factor!r} must be in "
                                    "(0, 1]; it is the fraction of head channels that rotate")
@@ -816,9 +822,11 @@ def prove_rotary(rot: Rotary, *, theorems: Iterable[str] | None = None, general:
 
     if not isinstance(rot, Rotary):
         raise InvalidParameter(f"{rot!r} is not a Rotary; build one with posproof.rope.rotary()")
-    names = list(ROTARY_THEOREMS if theorems is None else theorems)
+    names = list(ROTARY_THEOREMS) if theorems is None else check_sequence("theorems", theorems,
+                                                                          strings=True)
+    seed = check_int("seed", seed, minimum=0)
     for n in names:
-        if n not in ROTARY_THEOREMS:
+        if not isinstance(n, str) or n not in ROTARY_THEOREMS:
             raise UnknownName(f"theorem={n!r} is not known; use one of "
                               f"{', '.join(ROTARY_THEOREMS)}")
     report = Report(rot.to_dict())

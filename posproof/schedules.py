@@ -17,6 +17,7 @@ used in the proofs "for every even d at once".
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -24,7 +25,7 @@ from fractions import Fraction
 import sympy as sp
 
 from .errors import InvalidEncoding, InvalidExpression, InvalidParameter, check_finite
-from .expressions import parse_expression
+from .expressions import MAX_BITS, _size, parse_expression
 
 __all__ = [
     "BinaryDials",
@@ -76,8 +77,19 @@ def exact_number(name: str, value: object) -> sp.Expr:
         fv = check_finite(name, value)
         expr = sp.Rational(repr(fv)) if fv != int(fv) or abs(fv) >= 1e16 else sp.Integer(int(fv))
     if not expr.is_number or expr.has(sp.zoo, sp.nan, sp.oo, -sp.oo) or expr.is_real is False:
-        raise InvalidParameter(f"{name}={value!r} is not a finite real number")
+        raise InvalidParameter(f"{name}={_short(value)} is not a finite real number")
+    if _size(expr) > MAX_BITS:
+        raise InvalidParameter(f"{name}={_short(value)} is too large to handle exactly (numbers "
+                               f"over {MAX_BITS} bits); pass a moderate value")
     return expr
+
+
+def _short(value: object) -> str:
+    try:
+        text = repr(value)
+    except ValueError:  # an int over 4300 digits
+        return f"<a {type(value).__name__} of about {int(value).bit_length()} bits>"  # type: ignore[call-overload]
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _greater_than(name: str, value: sp.Expr, bound: int) -> sp.Expr:
@@ -278,10 +290,21 @@ class Expression(Schedule):
             self.text, {"k": K, "d": D, "n": N, "b": B}, what="frequency expression"))
 
     def frequencies(self, d: int) -> tuple[sp.Expr, ...]:
+        env = {N: float(d // 2), D: float(2 * (d // 2)), B: _float(self.base)}
+        for k in range(d // 2):  # before SymPy evaluates: d**d**d or exp(exp(exp(k))) hang it
+            if math.isinf(_approx(self._expr, {**env, K: float(k)})):  # type: ignore[attr-defined]
+                raise InvalidParameter(
+                    f"frequency expression {self.text!r} gives ω_{k} beyond the float64 range "
+                    f"(or passes through such a value) at dim={d}; every frequency must be a "
+                    "finite positive number of moderate size")
         expr = self._expr.subs({N: sp.Rational(d // 2), D: 2 * (d // 2), B: self.base})  # type: ignore[attr-defined]
         out = []
         for k in range(d // 2):
             value = expr.subs(K, k)
+            if _size(value) > MAX_BITS:
+                raise InvalidParameter(
+                    f"frequency expression {self.text!r} gives ω_{k} with numbers over "
+                    f"{MAX_BITS} bits at dim={d}; every frequency must be of moderate size")
             bad = value.has(sp.zoo, sp.nan, sp.oo, -sp.oo) or not value.is_number
             if bad or not _is_positive(value):
                 raise InvalidParameter(
@@ -295,6 +318,51 @@ class Expression(Schedule):
 
     def params(self) -> dict[str, str]:
         return {"expression": self.text, "base": str(self.base)}
+
+
+def _float(value: sp.Expr) -> float:
+    try:
+        return float(value)
+    except (OverflowError, TypeError, ValueError):
+        return math.inf
+
+
+def _approx(expr: sp.Expr, env: dict[sp.Symbol, float]) -> float:
+    """``expr`` at the point ``env`` in float64; ``inf`` as soon as any part of it overflows.
+
+    A cheap guard run before SymPy builds a number exactly: towers such as
+    ``d**d**d`` have no finite float64 value, and ``nan`` (a complex or undefined
+    part) is left for the exact test to explain.
+    """
+    if expr in env:
+        return env[expr]
+    if isinstance(expr, (sp.Rational, sp.NumberSymbol)) or not expr.args:
+        return _float(expr)
+    args = [_approx(a, env) for a in expr.args]
+    if any(math.isinf(a) for a in args):
+        return math.inf
+    try:
+        if isinstance(expr, sp.Add):
+            value = math.fsum(args)
+        elif isinstance(expr, sp.Mul):
+            value = math.prod(args)
+        elif isinstance(expr, sp.Pow):
+            value = args[0] ** args[1]
+        elif isinstance(expr, sp.exp):
+            value = math.exp(args[0])
+        elif isinstance(expr, sp.log):
+            value = math.log(args[0]) if args[0] > 0 else math.nan
+        else:
+            return math.nan
+    except OverflowError:
+        return math.inf
+    except (ValueError, ZeroDivisionError):
+        return math.nan
+    if isinstance(value, complex):
+        return math.nan
+    if value == 0 and isinstance(expr, (sp.Pow, sp.exp)) and args[0] != 0:
+        return math.inf  # underflow: an exact value below 1e-308 is as unwieldy as an overflow
+    return float(value)
 
 
 def _is_positive(value: sp.Expr) -> bool:

@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InvalidParameter, PosproofError, check_int
+from .errors import MAX_DIM, InvalidParameter, PosproofError, check_int
 from .identify import (
     TOLERANCE,
     Identification,
@@ -413,6 +413,15 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
     >>> check_encoding(lambda pos: enc.table(pos + 2), enc).explanation
     'offset by 2 positions: the impl at x equals the spec at x + 2'
     """
+    if dim is not None:
+        dim = check_int("dim", dim, minimum=1, maximum=MAX_DIM)
+    if first_position is not None:
+        first_position = check_int("first_position", first_position, minimum=-(10**15),
+                                   maximum=10**15)
+    for name, value in (("dtype", dtype), ("angle_dtype", angle_dtype)):
+        if value is not None and not isinstance(value, (str, np.dtype, type)):
+            raise InvalidParameter(f"{name}={value!r} is not a dtype name; use float16, "
+                                   "bfloat16, float32 or float64")
     table_like = _table_of(impl)
     if table_like is None and not callable(impl):
         raise InvalidImplementation(

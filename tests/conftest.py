@@ -57,14 +57,44 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.enviro
                                                                else "default"))
 
 
+def global_state() -> dict[str, object]:
+    """The process-wide state posproof must never change: mpmath's context, NumPy's error
+    handling, print options and global random state, matplotlib's rcParams, backend and
+    pyplot figures (the last two only once matplotlib is imported)."""
+    import sys
+
+    import numpy as np
+
+    rng = np.random.get_state()
+    state: dict[str, object] = {
+        "mpmath": (mpmath.mp.prec, mpmath.mp.dps, mpmath.mp.pretty, mpmath.mp.trap_complex),
+        "numpy.errstate": np.geterr(),
+        "numpy.printoptions": {k: v for k, v in np.get_printoptions().items()
+                               if k != "override_repr"},
+        "numpy.random": (rng[0], rng[1].tobytes(), *rng[2:]),
+    }
+    if "matplotlib" in sys.modules:
+        import matplotlib
+
+        state["matplotlib.rcParams"] = {k: repr(v) for k, v in matplotlib.rcParams.items()
+                                        if k != "backend"}
+        state["matplotlib.backend"] = dict.__getitem__(matplotlib.rcParams, "backend")
+    if "matplotlib.pyplot" in sys.modules:
+        state["pyplot.figures"] = sys.modules["matplotlib.pyplot"].get_fignums()
+    return state
+
+
 @pytest.fixture(autouse=True)
-def _mpmath_precision_unchanged() -> Iterator[None]:
-    """Every test leaves global mpmath precision as it found it (posproof uses local contexts)."""
-    before = (mpmath.mp.dps, mpmath.mp.prec)
+def _global_state_unchanged() -> Iterator[None]:
+    """Every test leaves global mpmath, NumPy and matplotlib state as it found it
+    (posproof works in local contexts: ``mpmath.workdps``, explicit Figures, ``rc_context``)."""
+    before = global_state()
     yield
-    after = (mpmath.mp.dps, mpmath.mp.prec)
-    mpmath.mp.prec = before[1]  # restore first, so one leak does not fail every later test
-    assert after == before, f"global mpmath precision changed: (dps, prec) {before} -> {after}"
+    after = global_state()
+    mpmath.mp.prec = before["mpmath"][0]  # restore first, so one leak does not fail every test
+    changed = {k: (before.get(k), after[k]) for k in after
+               if k in before and before[k] != after[k]}
+    assert not changed, f"global state changed by this test: {sorted(changed)}"
 
 
 class Timeout(Exception):
