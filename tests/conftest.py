@@ -97,8 +97,9 @@ def _global_state_unchanged() -> Iterator[None]:
     assert not changed, f"global state changed by this test: {sorted(changed)}"
 
 
-class Timeout(Exception):
-    """Raised inside a :func:`time_limit` block that ran too long."""
+class Timeout(BaseException):
+    """Raised inside a :func:`time_limit` block that ran too long; a BaseException, so that
+    no ``except Exception`` in the code under test can swallow it."""
 
 
 @contextlib.contextmanager

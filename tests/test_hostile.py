@@ -17,7 +17,6 @@ import importlib
 import json
 import math
 import os
-import signal
 import sys
 from collections.abc import Callable, Iterator
 from fractions import Fraction
@@ -30,6 +29,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import posproof
+from conftest import Timeout as Hang
+from conftest import time_limit
 from posproof import configs, rope, scaling, schedules
 from posproof.errors import MAX_DIM, InvalidExpression, PosproofError
 from posproof.expressions import parse_expression
@@ -47,23 +48,9 @@ COUNT: collections.Counter[str] = collections.Counter()
 SENTINEL = os.path.join(os.path.dirname(os.path.abspath(__file__)), ".posproof-pwned")
 
 
-class Hang(BaseException):
-    """Raised by the alarm; a BaseException so that no ``except Exception`` swallows it."""
-
-
-@contextlib.contextmanager
-def bounded(seconds: float = LIMIT) -> Iterator[None]:
-    """Interrupt the block with :class:`Hang` after ``seconds`` (main thread, POSIX)."""
-    def alarm(signum: int, frame: object) -> None:
-        raise Hang(f"still running after {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+def bounded(seconds: float = LIMIT) -> contextlib.AbstractContextManager[None]:
+    """Interrupt the block with :class:`Hang` (``conftest.Timeout``) after ``seconds``."""
+    return time_limit(seconds)
 
 
 def _label() -> str:
