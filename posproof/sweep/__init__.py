@@ -1,0 +1,101 @@
+"""Sweeps: grids of encodings × parameters × metrics, run locally or on a Dask cluster.
+
+A grid file (TOML) names families of encodings, the parameters to sweep and
+the metrics to compute::
+
+    metrics = ["first_negative", "decay_at_length", "pairs_covered"]
+    length = [4096, 32768]                        # context lengths L (every family)
+
+    [[family]]
+    kind = "rope"                                 # rope, or a preset: vaswani, binary, …
+    dim = 128                                     # a scalar is fixed
+    base = [10000, 500000]                        # a list is swept
+    scaling = "linear"
+    factor = { start = 2, stop = 8, factor = 2 }  # a range: 2, 4, 8
+
+Each point is the product of its family's lists; it is built from the spec
+string that ``posproof explore`` reads (``rope:base=10000,dim=128,…``) and
+measured by :func:`posproof.explore.explore` (or :func:`posproof.checks.run_checks`
+for the numbers of ``posproof check``) at its context length L, certified the
+same way.  :data:`METRICS` lists the metrics.
+
+Results go to an append-only JSON Lines file, one record per point, written
+by the driver alone (one ``write`` + ``fsync`` per record).  Every record has a
+stable ``key`` (a hash of its canonical parameters, metrics and seed): with
+``resume=True`` recorded points are skipped, a last line cut short by a kill
+is repaired first, and points whose worker died are never recorded, so they
+run again.  A point that raises is recorded with its error.  Records are
+deterministic: the same grid gives byte-identical records (see
+:func:`canonical`) apart from the ``"timing"`` sub-object (seconds, host, pid).
+
+Points run in a local process pool (:class:`LocalExecutor`, ``spawn``
+processes, BLAS limited to one thread each) or on an existing
+``dask.distributed`` cluster (:class:`DaskExecutor`, ``pip install
+'posproof[distributed]'``).
+
+>>> grid = parse_grid('''
+... metrics = ["first_negative", "pairs_covered"]
+... length = [64, 128]
+... [[family]]
+... kind = "rope"
+... dim = 8
+... base = [100, 10000]
+... ''')
+>>> grid.size, grid.points[0].spec, grid.points[0].params["length"]
+(4, 'rope:base=100,dim=8', 64)
+>>> record = evaluate_point(grid.points[2])
+>>> record["status"], record["metrics"]
+('ok', {'first_negative': None, 'pairs_covered': 2})
+
+The package holds one concept a module: ``grid`` (metrics, grid files,
+points), ``points`` (computing one point), ``store`` (the results file),
+``executors`` (inline, local pool, Dask), ``run`` (the driver) and ``heatmap``.
+"""
+
+from __future__ import annotations
+
+# Explicit re-exports: the names of __all__, and (``X as X``) the public helpers that were
+# importable from posproof.sweep before it became a package but are not in __all__.
+from .executors import (
+    DEFAULT_TIMEOUT,
+    DaskExecutor,
+    InlineExecutor,
+    LocalExecutor,
+    SchedulerUnreachable,
+    WorkerLost,
+)
+from .executors import WORKER_ENV as WORKER_ENV
+from .grid import HARD_MAX_POINTS, MAX_POINTS, METRICS, Grid, Point, load_grid, parse_grid
+from .grid import MAX_RANGE_VALUES as MAX_RANGE_VALUES
+from .grid import Metric as Metric
+from .heatmap import Heatmap, heatmap, plot_heatmap
+from .points import canonical, evaluate_point
+from .run import Progress as Progress
+from .run import Summary as Summary
+from .run import Sweep, run_sweep
+from .store import ResultFile
+from .store import read_records as read_records
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "HARD_MAX_POINTS",
+    "MAX_POINTS",
+    "METRICS",
+    "DaskExecutor",
+    "Grid",
+    "Heatmap",
+    "InlineExecutor",
+    "LocalExecutor",
+    "Point",
+    "ResultFile",
+    "SchedulerUnreachable",
+    "Sweep",
+    "WorkerLost",
+    "canonical",
+    "evaluate_point",
+    "heatmap",
+    "load_grid",
+    "parse_grid",
+    "plot_heatmap",
+    "run_sweep",
+]
