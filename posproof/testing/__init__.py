@@ -1,0 +1,71 @@
+"""Property checks for your own positional-encoding implementation, for any pytest suite.
+
+One line in a test fails CI when a table, a rotation or a dtype drifts from the
+specification, and the failure says what is wrong::
+
+    from posproof.testing import assert_encoding, assert_rotary
+
+    def test_table():
+        assert_encoding(model.pos_table, "vaswani", base=10000)
+
+    def test_rope():
+        assert_rotary(my_apply_rope, head_dim=64, base=10000, layout="half")
+
+:func:`assert_encoding` compares a table (or a callable returning one for given
+positions) with a spec at positions that include large ones, with a tolerance
+that grows with the angle, ``16·(eps + eps·|x·ω|)`` for the impl's dtype.  On
+failure it tests hypotheses against the impl and names the most likely one:
+sin and cos swapped, another layout, an exponent over n−1, an offset, angles
+formed in float16, a pair of dims with different frequencies, another base, or
+a random table.  :func:`assert_rotary` checks the relative property and norm
+preservation at large positions, then fingerprints the convention (pairing,
+rotation direction, frequency order, base) against the canonical RoPE —
+a flipped rotation passes every shift-invariance test, so only the fingerprint
+catches it.  ``check_encoding`` and ``check_rotary`` return the report
+without raising.
+
+>>> import posproof
+>>> table = posproof.preset("vaswani", dim=64).table(512, dtype="float32")
+>>> assert_encoding(table, "vaswani").ok
+True
+>>> swapped = posproof.preset("vaswani", dim=64, layout="interleaved-cos").table(512)
+>>> assert_encoding(swapped, "vaswani")  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+AssertionError: impl disagrees with preset("vaswani", dim=64) ...
+most likely: matches the spec with sin and cos swapped ...
+
+The package holds one concept a module: ``reports`` (:class:`ImplReport`,
+:class:`InvalidImplementation`, failure messages), ``tables`` (reading a table
+or a callable impl, the spec's values, the comparison), ``explain`` (why a
+table disagrees), ``encodings`` (:func:`check_encoding`, :func:`assert_encoding`)
+and ``rotary`` (:func:`check_rotary`, :func:`assert_rotary`, the fingerprint).
+"""
+
+from __future__ import annotations
+
+from ..identify import Identification, identify
+from .encodings import assert_encoding, check_encoding
+from .reports import ImplReport, InvalidImplementation
+
+# Explicit re-exports (``X as X``): names importable from posproof.testing before it became
+# a package that are not in __all__ (posproof.cli_testing uses the private ones).
+from .reports import _spec_label as _spec_label
+from .rotary import DEFAULT_MAX_POSITION as DEFAULT_MAX_POSITION
+from .rotary import assert_rotary, check_rotary
+from .tables import DEFAULT_MAX_LEN, default_positions
+from .tables import _call as _call
+from .tables import _table_of as _table_of
+
+__all__ = [
+    "DEFAULT_MAX_LEN",
+    "Identification",
+    "ImplReport",
+    "InvalidImplementation",
+    "assert_encoding",
+    "assert_rotary",
+    "check_encoding",
+    "check_rotary",
+    "default_positions",
+    "identify",
+]

@@ -1,0 +1,165 @@
+"""``check_encoding`` and ``assert_encoding``: a positional-encoding table against its spec."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..errors import MAX_DIM, InvalidParameter, check_int
+from ..identify import TOLERANCE, _ranges, as_array, dtype_eps
+from .explain import _explain_encoding
+from .reports import ImplReport, InvalidImplementation, _encoding_message, _label, _nonfinite
+from .tables import (
+    DEFAULT_MAX_LEN,
+    _call,
+    _certify,
+    _compare,
+    _encoding_spec,
+    _expected,
+    _squeeze,
+    _table_of,
+    default_positions,
+)
+
+
+def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
+                   positions: Sequence[int] | np.ndarray | None = None,
+                   first_position: int | None = None, max_len: int = DEFAULT_MAX_LEN,
+                   dtype: str | None = None, angle_dtype: str | None = None, seed: int = 0,
+                   explain: bool = True, **params: Any) -> ImplReport:
+    """Compare ``impl`` with ``spec``; the report of :func:`assert_encoding`, without raising.
+
+    ``impl``: a table of shape ``(n_positions, dim)`` (NumPy, PyTorch, JAX…;
+    an embedding module's ``weight``), or a callable mapping a 1-d int64 array
+    of positions to such a table.  Row i of a table is position
+    ``first_position + i`` (default: the spec's offset; for a spec with a
+    padding row, 0 when that row of the table is zero, as in fairseq's weights).
+    ``spec``: an :class:`~posproof.Encoding` or a preset name, with ``params``
+    passed to :func:`posproof.preset`.  ``dtype`` overrides the precision
+    expected of the values (default: the impl's dtype) and ``angle_dtype`` that
+    of the angles x·ω.
+
+    >>> import posproof
+    >>> enc = posproof.preset("vaswani", dim=16)
+    >>> check_encoding(lambda pos: enc.table(pos + 2), enc).explanation
+    'offset by 2 positions: the impl at x equals the spec at x + 2'
+    """
+    if dim is not None:
+        dim = check_int("dim", dim, minimum=1, maximum=MAX_DIM)
+    if first_position is not None:
+        first_position = check_int("first_position", first_position, minimum=-(10**15),
+                                   maximum=10**15)
+    for name, value in (("dtype", dtype), ("angle_dtype", angle_dtype)):
+        if value is not None and not isinstance(value, (str, np.dtype, type)):
+            raise InvalidParameter(f"{name}={value!r} is not a dtype name; use float16, "
+                                   "bfloat16, float32 or float64")
+    table_like = _table_of(impl)
+    if table_like is None and not callable(impl):
+        raise InvalidImplementation(
+            f"impl of type {type(impl).__name__} is neither a table (an array of shape "
+            "(n_positions, dim)) nor a callable returning one for given positions")
+    if table_like is not None:
+        table, impl_dtype = as_array(table_like, what="the table")
+        table = _squeeze(table, "the table")
+        enc = _encoding_spec(spec, table.shape[1] if dim is None else dim, params)
+        start = first_position
+        if start is None:
+            start = enc.offset
+            pad_row = enc.padding_idx
+            if (pad_row is not None and pad_row < table.shape[0]
+                    and not np.any(table[pad_row])):
+                start = 0
+        pos = np.arange(start, start + table.shape[0], dtype=np.int64)
+        calls: Callable[[np.ndarray], np.ndarray] | None = None
+    else:
+        if positions is None:
+            probe_dim = dim
+            enc_offset = spec.offset if hasattr(spec, "offset") else None
+            if enc_offset is None:
+                if probe_dim is None:
+                    first, _ = _call(impl, np.arange(2, dtype=np.int64))
+                    probe_dim = first.shape[1]
+                enc_offset = _encoding_spec(spec, probe_dim, dict(params)).offset
+            pos = default_positions(max_len, enc_offset, seed)
+        else:
+            pos = np.asarray(positions, dtype=np.int64).reshape(-1)
+            if pos.size == 0:
+                raise InvalidParameter("positions is empty; pass at least one position")
+        table, impl_dtype = _call(impl, pos)
+        enc = _encoding_spec(spec, table.shape[1] if dim is None else dim, params)
+
+        def calls(p: np.ndarray) -> np.ndarray:
+            return _call(impl, p)[0]
+
+    dtname = dtype or impl_dtype
+    eps = dtype_eps(dtname)
+    eps_angle = dtype_eps(angle_dtype) if angle_dtype else eps
+    report = ImplReport(False, "encoding", enc.to_dict(), dtname, int(pos.size),
+                        int(np.abs(pos).max()) if pos.size else 0)
+    label = _label(enc)
+    if not np.all(np.isfinite(table)):
+        return _nonfinite(report, label, pos[~np.isfinite(table).all(axis=1)])
+    if table.shape[1] != enc.dim:
+        report.score = math.inf
+        report.explanation = (
+            f"the impl has {table.shape[1]} columns, the spec {enc.dim}"
+            + (" (a dropped column: odd d returned as d−1, transformers#8226?)"
+               if table.shape[1] == enc.dim - 1 else "")
+            + ("; the table looks transposed (dim × positions): pass table.T"
+               if table.shape[0] == enc.dim else ""))
+        report.checks = [{"name": "matches_spec", "status": "fail",
+                          "columns": table.shape[1], "expected": enc.dim}]
+        report.message = f"impl disagrees with {label}: {report.explanation}"
+        return report
+    omega = enc.column_frequencies_float
+    cmp = _compare(table, pos, enc, eps, eps_angle)
+    report.score, report.max_error = cmp.score, cmp.max_error
+    report.ok = cmp.score <= 1.0
+    report.checks = [{"name": "matches_spec", "status": "pass" if report.ok else "fail",
+                      "score": round(report.score, 6), "max_error": report.max_error}]
+    if report.ok:
+        return report
+    rows, cols = np.flatnonzero(cmp.bad_rows), np.flatnonzero(cmp.bad_cols)
+    report.bad_positions = [int(pos[r]) for r in rows[:64]]
+    report.bad_dims = [int(c) for c in cols[:64]]
+    report.n_bad_positions, report.n_bad_dims = int(rows.size), int(cols.size)
+    report.position_ranges = _ranges([int(v) for v in pos[rows]])
+    report.dim_ranges = _ranges([int(v) for v in cols])
+    r, c = cmp.worst
+    x = int(pos[r])
+    expected_value = float(_expected(enc, pos[r:r + 1])[0, c])
+    certified = _certify(enc, x, int(c))
+    tol = TOLERANCE * (eps + eps_angle * abs(x) * omega[c])
+    report.worst = {"position": x, "dim": int(c), "impl": float(table[r, c]),
+                    "expected": certified if certified is not None else expected_value,
+                    "difference": float(abs(table[r, c] - expected_value)), "tolerance": tol}
+    if explain:
+        _explain_encoding(report, table, pos, enc, eps, eps_angle, calls, dtname)
+    report.message = _encoding_message(report, label, dtname, angle_dtype)
+    return report
+
+
+def assert_encoding(impl: Any, spec: Any = "vaswani", **kwargs: Any) -> ImplReport:
+    """Fail with an explanation unless ``impl`` matches ``spec`` (see :func:`check_encoding`).
+
+    Raises ``AssertionError`` naming the disagreeing positions and dims, the
+    worst difference against its tolerance, and the most likely explanation.
+    Returns the :class:`ImplReport` when it passes.
+
+    >>> import posproof
+    >>> assert_encoding(posproof.preset("tensor2tensor", dim=32).table(100),
+    ...                 "tensor2tensor").ok
+    True
+    >>> assert_encoding(np.ones((4, 4)), "vaswani")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    AssertionError: impl disagrees with preset("vaswani", dim=4) at 4 of 4 positions ...
+    """
+    __tracebackhide__ = True  # pytest: the failure points at the caller's line
+    report = check_encoding(impl, spec, **kwargs)
+    if not report.ok:
+        raise AssertionError(report.message)
+    return report

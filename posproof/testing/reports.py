@@ -1,0 +1,165 @@
+"""What a check of an implementation returns: :class:`ImplReport`, its failure messages.
+
+Also the error raised for an object posproof cannot test
+(:class:`InvalidImplementation`), the ``preset(...)`` / ``rotary(...)`` label
+that names a spec in messages, and the name of an impl.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..errors import PosproofError
+from ..identify import _ranges
+
+
+class InvalidImplementation(PosproofError, TypeError):
+    """The object under test is not a table, a callable or a module posproof can read."""
+
+
+@dataclass
+class ImplReport:
+    """What a check of an implementation found; ``ok`` is the verdict.
+
+    ``checks`` lists each property with its ``status`` (``"pass"`` or
+    ``"fail"``); ``explanation`` is the most likely reason for a failure;
+    ``message`` is the text :func:`assert_encoding` raises.
+    """
+
+    ok: bool
+    kind: str
+    spec: dict[str, Any]
+    dtype: str
+    n_positions: int
+    max_position: int
+    max_error: float = 0.0
+    score: float = 0.0
+    worst: dict[str, Any] = field(default_factory=dict)
+    bad_positions: list[int] = field(default_factory=list)
+    bad_dims: list[int] = field(default_factory=list)
+    n_bad_positions: int = 0
+    n_bad_dims: int = 0
+    position_ranges: str = ""
+    dim_ranges: str = ""
+    explanation: str | None = None
+    hypotheses: list[dict[str, Any]] = field(default_factory=list)
+    checks: list[dict[str, Any]] = field(default_factory=list)
+    fingerprint: dict[str, Any] | None = None
+    identification: dict[str, Any] | None = None
+    message: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict with a ``"checks"`` list (``name``, ``status``, values).
+
+        >>> import posproof
+        >>> from posproof.testing import check_encoding
+        >>> check_encoding(posproof.preset("vaswani", dim=8).table(64)).to_dict()["checks"][0]
+        {'name': 'matches_spec', 'status': 'pass', 'score': 0.0, 'max_error': 0.0}
+        """
+        out = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        out["status"] = "pass" if self.ok else "fail"
+        return out
+
+
+def _label(spec: Any) -> str:
+    return _spec_label(spec.to_dict())
+
+
+def _spec_label(d: dict[str, Any]) -> str:
+    """A preset(...) / rotary(...) call that describes a spec's ``to_dict()``."""
+    if d.get("kind") == "rotary":
+        return (f"rotary(base={d.get('base')}, head_dim={d['head_dim']}, layout={d['layout']}"
+                + (f", rotary_dim={d['rotary_dim']}" if d["rotary_dim"] != d["head_dim"] else "")
+                + ")")
+    sched = d.get("schedule")
+    if sched is None:
+        return f"{d['name']}(dim={d['dim']})"
+    params = {k: v for k, v in sched.items() if k != "family"}
+    defaults = _PRESET_DEFAULTS.get(d["name"], {})
+    shown = [f"{k}={v}" for k, v in params.items() if defaults.get(k) != str(v)]
+    if d["layout"] != _DEFAULT_LAYOUT.get(d["name"], "interleaved"):
+        shown.append(f"layout={d['layout']!r}")
+    if d["offset"] != _DEFAULT_OFFSET.get(d["name"], 0) and d["name"] != "fairseq":
+        shown.append(f"offset={d['offset']}")
+    if d["name"] == "fairseq" and d.get("padding_idx") != 1:
+        shown.append(f"padding_idx={d.get('padding_idx')}")
+    return f'preset("{d["name"]}", dim={d["dim"]}' + "".join(f", {s}" for s in shown) + ")"
+
+
+_PRESET_DEFAULTS = {
+    "vaswani": {"base": "10000"}, "diffusion": {"max_period": "10000"},
+    "tensor2tensor": {"min_timescale": "1", "max_timescale": "10000"},
+    "fairseq": {"min_timescale": "1", "max_timescale": "10000"}, "binary": {"numerator": "pi"},
+}
+_DEFAULT_LAYOUT = {"tensor2tensor": "split", "fairseq": "split", "diffusion": "split-cos"}
+_DEFAULT_OFFSET = {"fairseq": 2}
+
+
+def _torch() -> Any:
+    """torch if the user imported it; posproof never imports it."""
+    return sys.modules.get("torch")
+
+
+def _describe(obj: Any) -> str:
+    return getattr(obj, "__qualname__", None) or type(obj).__name__
+
+
+def _nonfinite(report: ImplReport, label: str, where: np.ndarray) -> ImplReport:
+    """A failed report for an impl that returns NaN or inf at some positions."""
+    where = np.sort(where)
+    report.bad_positions = [int(v) for v in where[:64]]
+    report.n_bad_positions = int(where.size)
+    report.position_ranges = _ranges([int(v) for v in where])
+    report.score = math.inf
+    hint = (" (float16 overflows past 65504: positions or angles formed in float16?)"
+            if where.size and where.min() > 65504 else "")
+    report.explanation = f"the impl returns NaN or inf at positions {report.position_ranges}{hint}"
+    report.checks = [{"name": "finite", "status": "fail", "positions": report.bad_positions}]
+    report.message = f"impl disagrees with {label}: {report.explanation}"
+    return report
+
+
+def _encoding_message(report: ImplReport, label: str, dtname: str,
+                      angle_dtype: str | None) -> str:
+    w = report.worst
+    lines = [
+        f"impl disagrees with {label} at {report.n_bad_positions} of {report.n_positions} "
+        f"positions ({report.position_ranges}) and {report.n_bad_dims} of "
+        f"{report.spec['dim']} dims ({report.dim_ranges})",
+        f"worst: position {w['position']}, dim {w['dim']}: impl {w['impl']:.9g}, expected "
+        f"{w['expected']:.9g} (mpmath, 30 digits), |difference| {w['difference']:.3g} > "
+        f"tolerance {w['tolerance']:.3g} = 16·(eps + eps·|x·ω|), eps of {dtname}"
+        + (f" (angles: {angle_dtype})" if angle_dtype else ""),
+    ]
+    if report.explanation:
+        lines.append(f"most likely: {report.explanation}")
+    return "\n".join(lines)
+
+
+def _rotary_message(report: ImplReport, label: str) -> str:
+    w = report.worst
+    status = ", ".join(f"{c['name']}: {c['status']}" for c in report.checks)
+    lines = [f"impl disagrees with {label}: {status}"]
+    if w and report.score > 1:
+        lines.append(
+            f"worst: position {w['position']}, R(m)·e_{w['input_channel']} channel "
+            f"{w['output_channel']}: impl {w['impl']:.9g}, expected {w['expected']:.9g}, "
+            f"|difference| {w['difference']:.3g} > tolerance {w['tolerance']:.3g} "
+            f"(16·eps·(1 + |m·θ|), eps of {report.dtype}); disagreeing positions: "
+            f"{report.n_bad_positions} of {report.n_positions}")
+    for c in report.checks:
+        if c["name"] == "relative_property" and c["status"] == "fail":
+            lines.append(f"relative property fails: ⟨R(m)q, R(n)k⟩ changes under a common "
+                         f"shift, e.g. m={c['worst']['m']}, n={c['worst']['n']}, "
+                         f"shift {c['worst']['shift']}")
+        if c["name"] == "norm_preservation" and c["status"] == "fail":
+            lines.append(f"norm not preserved: ‖R(m)q‖/‖q‖ − 1 up to "
+                         f"{c['max_relative_deviation']:.3g}")
+    if report.explanation:
+        lines.append(f"most likely: {report.explanation}")
+    return "\n".join(lines)

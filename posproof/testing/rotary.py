@@ -1,0 +1,463 @@
+"""``check_rotary`` and ``assert_rotary``: a rotary embedding against the canonical RoPE.
+
+Besides the values at large positions, the relative property and norm
+preservation, the convention fingerprint (pairing, rotation direction,
+frequency order, base) is measured from the rotation of basis vectors — a
+flipped rotation passes every shift-invariance test, so only it catches one.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidParameter, check_int
+from ..identify import TOLERANCE, _measure, _nice, as_array, dtype_eps
+from .reports import (
+    ImplReport,
+    InvalidImplementation,
+    _describe,
+    _label,
+    _nonfinite,
+    _rotary_message,
+    _torch,
+)
+
+#: Largest position used by :func:`assert_rotary` unless ``max_position`` says otherwise.
+DEFAULT_MAX_POSITION = 1 << 16
+
+
+def _rotary_spec(spec: Any, head_dim: int | None, base: Any, layout: str,
+                 rotary_dim: int | None) -> Any:
+    from ..configs import parse_spec
+    from ..rope import Rotary, rotary
+
+    if isinstance(spec, str):
+        spec = parse_spec(spec)
+    if spec is None:
+        if head_dim is None:
+            raise InvalidParameter("pass head_dim= (or spec=posproof.rotary(...)): the number "
+                                   "of channels of one attention head")
+        return rotary(base, head_dim, layout=layout, rotary_dim=rotary_dim)
+    if not isinstance(spec, Rotary):
+        raise InvalidParameter(f"spec={spec!r} is not a posproof Rotary, a rope:… spec string "
+                               "or None")
+    if head_dim is not None and head_dim != spec.head_dim:
+        raise InvalidParameter(f"head_dim={head_dim} disagrees with the spec's "
+                               f"head_dim={spec.head_dim}")
+    return spec
+
+
+class _Applier:
+    """Calls the user's apply_fn with NumPy arrays or torch tensors, whichever it takes."""
+
+    def __init__(self, fn: Any, dtype: str, inputs: str) -> None:
+        if not callable(fn):
+            raise InvalidImplementation(
+                f"apply_fn of type {type(fn).__name__} is not callable; pass a function "
+                "apply_fn(x, positions) -> rotated x, x of shape (..., seq, head_dim)")
+        if inputs not in ("auto", "numpy", "torch"):
+            raise InvalidParameter(f"inputs={inputs!r}; use 'auto', 'numpy' or 'torch'")
+        if inputs == "torch" and _torch() is None:
+            raise InvalidParameter("inputs='torch' but torch is not imported; import torch "
+                                   "before calling assert_rotary")
+        self.fn, self.dtype, self.mode = fn, dtype, inputs
+        self.out_dtype = dtype
+
+    def _np(self, x: np.ndarray, pos: np.ndarray) -> Any:
+        from ..encoding import resolve_dtype
+
+        return self.fn(x.astype(resolve_dtype(self.dtype)), pos)
+
+    def _torch(self, x: np.ndarray, pos: np.ndarray) -> Any:
+        torch = _torch()
+        return self.fn(torch.tensor(x).to(getattr(torch, self.dtype)), torch.as_tensor(pos))
+
+    def __call__(self, x: np.ndarray, pos: np.ndarray) -> np.ndarray:
+        if self.mode == "auto":
+            torch = _torch()
+            try:
+                out = self._np(x, pos)
+                self.mode = "numpy"
+            except Exception as first:
+                if torch is None:
+                    raise self._error(first) from None
+                try:
+                    out = self._torch(x, pos)
+                except Exception:
+                    raise self._error(first) from None
+                self.mode = "torch"
+        else:
+            try:
+                out = self._np(x, pos) if self.mode == "numpy" else self._torch(x, pos)
+            except Exception as exc:
+                raise self._error(exc) from None
+        arr, self.out_dtype = as_array(out, what=f"the output of {_describe(self.fn)}",
+                                       finite=False)
+        if arr.shape != x.shape:
+            try:
+                arr = arr.reshape(x.shape)
+            except ValueError:
+                raise InvalidImplementation(
+                    f"{_describe(self.fn)} returned shape {arr.shape} for x of shape "
+                    f"{x.shape}; a rotary embedding keeps the shape") from None
+        return arr
+
+    def _error(self, exc: BaseException) -> InvalidImplementation:
+        return InvalidImplementation(
+            f"calling {_describe(self.fn)}(x, positions) raised {type(exc).__name__}: {exc}; "
+            "apply_fn must take x of shape (batch, heads, seq, head_dim) and a 1-d int64 "
+            "array (or LongTensor) of positions and return the rotated x")
+
+
+@dataclass
+class _Fingerprint:
+    pairs: list[tuple[int, int]]
+    layout: str
+    rotary_dim: int
+    direction: int               # +1 canonical, −1 flipped, 0 mixed/unknown
+    theta: np.ndarray            # per pair, in pair order (pair index k)
+    order: str                   # "decreasing" | "increasing" | "other"
+    base: str | None
+    amplitude: float
+    phase0: np.ndarray
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"layout": self.layout, "rotary_dim": self.rotary_dim,
+                "direction": {1: "canonical", -1: "flipped", 0: "mixed"}[self.direction],
+                "frequency_order": self.order, "base": self.base,
+                "amplitude": self.amplitude, "theta": [float(v) for v in self.theta[:8]],
+                "notes": self.notes}
+
+
+def _fingerprint(y: np.ndarray, head_dim: int, eps: float) -> _Fingerprint | str:
+    """Convention of a rotation from its action on basis vectors at positions 0 … S−1.
+
+    ``y[b, s, c]`` is channel c of R(s)·e_b.  Returns a string when no pairing exists.
+    """
+    noise = TOLERANCE * eps
+    s_count = y.shape[1]
+    off = np.abs(y).sum(axis=1)
+    diag = off[np.arange(head_dim), np.arange(head_dim)].copy()
+    off[np.arange(head_dim), np.arange(head_dim)] = 0.0
+    partner = np.where(off.max(axis=1) > noise * s_count, off.argmax(axis=1), -1)
+    pairs: list[tuple[int, int]] = []
+    passthrough = []
+    for b in range(head_dim):
+        p = int(partner[b])
+        if p < 0:
+            if abs(diag[b] / s_count - 1) > 1e-2:
+                return f"channel {b} is neither rotated nor passed through unchanged"
+            passthrough.append(b)
+        elif partner[p] != b:
+            return (f"channel {b} mixes with channel {p}, which mixes with {int(partner[p])}: "
+                    "not a rotation of channel pairs")
+        elif b < p:
+            pairs.append((b, p))
+    if not pairs:
+        return "no channel is rotated: the impl returns x unchanged"
+    r = 2 * len(pairs)
+    if pairs == [(2 * k, 2 * k + 1) for k in range(len(pairs))]:
+        layout = "adjacent"
+    elif pairs == [(k, k + len(pairs)) for k in range(len(pairs))]:
+        layout = "half"
+    else:
+        layout = "other"
+    first = np.stack([y[i, :, j] for i, j in pairs], axis=1)
+    second = np.stack([y[i, :, i] for i, j in pairs], axis=1)
+    amp = np.sqrt(first**2 + second**2)
+    amplitude = float(np.median(amp))
+    notes = []
+    if np.abs(amp - amplitude).max() > 64 * noise * max(amplitude, 1):
+        notes.append("cos² + sin² is not constant: cos and sin disagree (not a rotation)")
+    scale = amplitude if amplitude > 0 else 1.0
+    theta, _, phase0, reliable, signs = _measure(first / scale, second / scale, noise)
+    votes = signs[reliable]
+    direction = 0 if votes.size and np.any(votes != votes[0]) else (
+        int(votes[0]) if votes.size else 1)
+    finite = theta[theta > 10 * noise]
+    if finite.size >= 2 and np.all(np.diff(theta) <= 1e-12 * theta[:-1] + 1e-15):
+        order = "decreasing"
+    elif finite.size >= 2 and np.all(np.diff(theta) >= -1e-12 * theta[1:] - 1e-15):
+        order = "increasing"
+    else:
+        order = "other" if finite.size >= 2 else "decreasing"
+    base = _fit_base(np.sort(theta)[::-1], r, eps, s_count)
+    return _Fingerprint(pairs, layout, r, direction, theta, order, base, amplitude, phase0,
+                        notes)
+
+
+def _fit_base(theta: np.ndarray, r: int, eps: float, s_count: int) -> str | None:
+    """The simplest base b with θ_k = b^(−2k/r) for the measured θ (decreasing)."""
+    n = theta.size
+    if n < 2 or abs(theta[0] - 1) > 1e-3:
+        return None
+    k = np.arange(n, dtype=np.float64)
+    sigma = TOLERANCE * eps * math.sqrt(12.0 / s_count**3) + 1e-300
+    good = theta > 50 * sigma
+    if good.sum() < 2:
+        return None
+    slope = float(np.polyfit(k[good], np.log(theta[good]), 1, w=theta[good])[0])
+    raw = math.exp(-slope * r / 2)
+    for _, cand in _nice(raw):
+        if cand <= 1:
+            continue
+        model = np.exp(-k * 2 * math.log(float(cand)) / r)
+        tol = 10 * sigma + 2 * TOLERANCE * eps * model
+        if np.all(np.abs(model - theta) <= tol):
+            return str(cand)
+    return f"{raw:.6g}"
+
+
+def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None,
+                 base: Any = 10000, layout: str = "half", rotary_dim: int | None = None,
+                 max_position: int = DEFAULT_MAX_POSITION, dtype: str = "float32",
+                 inputs: str = "auto", seed: int = 0) -> ImplReport:
+    """Check a rotary embedding ``apply_fn(x, positions) -> rotated x``; see :func:`assert_rotary`.
+
+    >>> import posproof
+    >>> rot = posproof.rotary(10000, 16, layout="half")
+    >>> report = check_rotary(rot.apply, head_dim=16)
+    >>> report.ok, [c["name"] for c in report.checks]
+    (True, ['matches_spec', 'relative_property', 'norm_preservation', 'convention'])
+    """
+    rot = _rotary_spec(spec, head_dim, base, layout, rotary_dim)
+    max_position = check_int("max_position", max_position, minimum=64, maximum=2**40)
+    h = rot.head_dim
+    apply = _Applier(apply_fn, str(dtype), inputs)
+    rng = np.random.default_rng(seed)
+    consecutive = np.arange(64, dtype=np.int64)
+    large = np.concatenate([rng.integers(64, max_position, size=31), [max_position - 1]])
+    positions = np.concatenate([consecutive, large]).astype(np.int64)
+    basis = np.broadcast_to(np.eye(h)[:, None, None, :], (h, 1, positions.size, h)).copy()
+    y = apply(basis, positions)[:, 0]                                  # (b, s, c)
+    eps_in, eps_out = dtype_eps(str(dtype)), dtype_eps(apply.out_dtype)
+    eps = max(eps_in, eps_out)
+    report = ImplReport(False, "rotary", rot.to_dict(),
+                        str(dtype) if eps_in >= eps_out else apply.out_dtype, int(positions.size),
+                        int(positions.max()))
+    label = _label(rot)
+    if not np.all(np.isfinite(y)):
+        return _nonfinite(report, label, positions[~np.isfinite(y).all(axis=(0, 2))])
+    expected = rot.apply(basis, positions)[:, 0]
+    theta_c = np.zeros(h)
+    for (i, j), w in zip(rot.pairs, rot.frequencies_float, strict=True):
+        theta_c[i] = theta_c[j] = w
+    tol = TOLERANCE * eps * (1 + np.multiply.outer(positions.astype(np.float64), theta_c))
+    ratio = np.abs(y - expected) / tol[None]
+    report.score = float(ratio.max())
+    report.max_error = float(np.abs(y - expected).max())
+    matches = report.score <= 1.0
+    checks = [{"name": "matches_spec", "status": "pass" if matches else "fail",
+               "score": round(report.score, 6), "max_error": report.max_error}]
+    fp = _fingerprint(y[:, :64], h, eps)
+    rel, norm = _relative_and_norm(apply, rot, fp, h, max_position, eps, rng)
+    checks += [rel, norm]
+    precision = None if matches else _rotary_precision(y, positions, rot, eps)
+    conv = _convention_check(fp, rot, ignore_base=precision is not None)
+    checks.append(conv)
+    report.fingerprint = fp.to_dict() if isinstance(fp, _Fingerprint) else {"error": fp}
+    report.checks = checks
+    report.ok = all(c["status"] == "pass" for c in checks)
+    if report.ok:
+        return report
+    bad = ratio > 1.0
+    b, s, c = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
+    report.bad_positions = sorted({int(positions[i]) for i in np.flatnonzero(bad.any(axis=(0, 2)))})
+    report.n_bad_positions = len(report.bad_positions)
+    report.bad_dims = [int(i) for i in np.flatnonzero(bad.any(axis=(0, 1)))]
+    report.n_bad_dims = len(report.bad_dims)
+    report.worst = {"position": int(positions[s]), "input_channel": int(b),
+                    "output_channel": int(c), "impl": float(y[b, s, c]),
+                    "expected": float(expected[b, s, c]),
+                    "difference": float(abs(y[b, s, c] - expected[b, s, c])),
+                    "tolerance": float(tol[s, c])}
+    report.explanation = _explain_rotary(conv, fp, precision)
+    report.message = _rotary_message(report, label)
+    return report
+
+
+def assert_rotary(apply_fn: Any, spec: Any = None, **kwargs: Any) -> ImplReport:
+    """Fail with an explanation unless ``apply_fn`` is the canonical RoPE of the spec.
+
+    ``apply_fn(x, positions)`` rotates ``x`` of shape ``(batch, heads, seq,
+    head_dim)`` at ``positions`` (1-d int64, length seq); NumPy in, or torch
+    tensors when NumPy is refused (``inputs="torch"`` to insist).  The spec is
+    a :class:`posproof.Rotary`, a ``rope:…`` string, or ``head_dim=``,
+    ``base=``, ``layout=`` (``"half"``: HF ``rotate_half``; ``"adjacent"``:
+    GPT-J, RoFormer), ``rotary_dim=``.  Checked, at positions up to
+    ``max_position``: the rotation of every basis vector against the spec
+    (tolerance 16·eps·(1 + |m·θ|)); the relative property
+    ⟨R(m)q, R(n)k⟩ = ⟨R(m+s)q, R(n+s)k⟩ = ⟨q, R(n−m)k⟩ for random q, k;
+    norm preservation; and the convention fingerprint — pairing, rotation
+    direction, frequency order, base.
+
+    >>> import posproof
+    >>> rot = posproof.rotary(10000, 8)
+    >>> assert_rotary(lambda x, pos: rot.apply(x, -pos), head_dim=8)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    AssertionError: impl disagrees with rotary(base=10000, head_dim=8, layout=half)...
+    most likely: rotation direction is flipped...
+    """
+    __tracebackhide__ = True  # pytest: the failure points at the caller's line
+    report = check_rotary(apply_fn, spec, **kwargs)
+    if not report.ok:
+        raise AssertionError(report.message)
+    return report
+
+
+def _relative_and_norm(apply: _Applier, rot: Any, fp: _Fingerprint | str, h: int,
+                       max_position: int, eps: float, rng: np.random.Generator
+                       ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """⟨R(m)q, R(n)k⟩ against shifted positions and against ⟨q, R(n−m)k⟩; ‖R(m)q‖ = ‖q‖."""
+    count = 16
+    m = rng.integers(0, max_position // 2, size=count)
+    n = m + rng.integers(0, max_position // 4, size=count)
+    s = rng.integers(1, max_position // 4, size=count)
+    q, k = rng.normal(size=h), rng.normal(size=h)
+    pos_q = np.concatenate([m, m + s, np.zeros(count, dtype=np.int64)]).astype(np.int64)
+    pos_k = np.concatenate([n, n + s, n - m]).astype(np.int64)
+    xq = np.broadcast_to(q, (1, 1, pos_q.size, h)).copy()
+    xk = np.broadcast_to(k, (1, 1, pos_k.size, h)).copy()
+    rq, rk = apply(xq, pos_q)[0, 0], apply(xk, pos_k)[0, 0]
+    pairs = fp.pairs if isinstance(fp, _Fingerprint) else rot.pairs
+    theta = fp.theta if isinstance(fp, _Fingerprint) else rot.frequencies_float
+    passthrough = sorted(set(range(h)) - {c for pr in pairs for c in pr})
+    # per pair: its own dot product and tolerance (slow pairs are checked tightly)
+    dots = np.stack([rq[:, i] * rk[:, i] + rq[:, j] * rk[:, j] for i, j in pairs], axis=1)
+    size = np.array([math.hypot(q[i], q[j]) * math.hypot(k[i], k[j]) for i, j in pairs])
+    span = np.maximum.reduce([m, n, m + s, n + s]).astype(np.float64)
+    tol = TOLERANCE * 4 * eps * size * (1 + 2 * np.multiply.outer(span, theta))
+    if passthrough:
+        dots_p = (rq[:, passthrough] * rk[:, passthrough]).sum(axis=1)
+        p_tol = TOLERANCE * eps * (1 + float(np.abs(q[passthrough]) @ np.abs(k[passthrough])))
+        p_err = np.abs(dots_p[:count] - dots_p[count:2 * count]) / p_tol
+    else:
+        p_err = np.zeros(0)
+    shifted = np.abs(dots[:count] - dots[count:2 * count]) / tol
+    relative = np.abs(dots[:count] - dots[2 * count:]) / tol
+    worst = int(np.argmax(np.maximum(shifted.max(axis=1), relative.max(axis=1))))
+    rel_score = float(max(shifted.max(), relative.max(), p_err.max(initial=0)))
+    rel = {"name": "relative_property", "status": "pass" if rel_score <= 1 else "fail",
+           "score": round(rel_score, 6),
+           "worst": {"m": int(m[worst]), "n": int(n[worst]), "shift": int(s[worst])}}
+    norms_q = np.linalg.norm(rq, axis=1) / np.linalg.norm(q)
+    norms_k = np.linalg.norm(rk, axis=1) / np.linalg.norm(k)
+    deviation = float(max(np.abs(norms_q - 1).max(), np.abs(norms_k - 1).max()))
+    norm_tol = TOLERANCE * 4 * eps
+    norm = {"name": "norm_preservation", "status": "pass" if deviation <= norm_tol else "fail",
+            "max_relative_deviation": deviation, "tolerance": norm_tol}
+    return rel, norm
+
+
+def _convention_check(fp: _Fingerprint | str, rot: Any, *,
+                      ignore_base: bool = False) -> dict[str, Any]:
+    if isinstance(fp, str):
+        return {"name": "convention", "status": "fail", "differences": [fp]}
+    diffs = [d for d in _convention_differences(fp, rot)
+             if not (ignore_base and (d.startswith("base ") or "no RoPE base" in d))]
+    return {"name": "convention", "status": "fail" if diffs else "pass", "differences": diffs,
+            **fp.to_dict()}
+
+
+def _convention_differences(fp: _Fingerprint, rot: Any) -> list[str]:
+    n = rot.n_pairs
+    diffs = []
+    names = {"adjacent": "pairs (2k, 2k+1): the adjacent layout (GPT-J, RoFormer)",
+             "half": f"pairs (k, k+{fp.rotary_dim // 2}): the half layout (GPT-NeoX, HF "
+                     "rotate_half)"}
+    if fp.rotary_dim != rot.rotary_dim:
+        diffs.append(f"rotates {fp.rotary_dim} of {rot.head_dim} channels, not "
+                     f"{rot.rotary_dim} (rotary_dim / partial_rotary_factor)")
+    elif fp.layout != rot.layout:
+        shown = names.get(fp.layout, "pairs " + ", ".join(map(str, fp.pairs[:4])) + ", …")
+        spec_pairs = ("(2k, 2k+1)" if rot.layout == "adjacent" else f"(k, k+{n})")
+        diffs.append(f"matches the {fp.layout} layout, not {rot.layout}: {shown}, "
+                     f"not {spec_pairs}")
+    if fp.direction == -1:
+        diffs.append("rotation direction is flipped: the impl applies R(−m) (the sign of sin "
+                     "is reversed, rotate_half/rotate_every_two negated the wrong half); "
+                     "⟨R(−m)q, R(−n)k⟩ still depends on n−m only, so shift-invariance tests "
+                     "pass — only this fingerprint against the canonical RoPE catches it")
+    elif fp.direction == 0:
+        diffs.append("pairs turn in different directions (mixed sin signs)")
+    if fp.order == "increasing" and n >= 2:
+        diffs.append("frequency order is reversed: θ_k increases with the pair index k")
+    elif fp.order == "other" and n >= 2:
+        diffs.append("frequencies are not monotone in the pair index k")
+    spec_base = rot.schedule.params().get("base")
+    if fp.base is not None and spec_base is not None and fp.base != str(spec_base) and \
+            rot.schedule.family == "geometric":
+        diffs.append(f"base {fp.base}, not {spec_base}")
+    elif fp.base is None and fp.theta.size >= 2 and rot.schedule.family == "geometric" and \
+            fp.rotary_dim == rot.rotary_dim:
+        expected = np.sort(rot.frequencies_float)[::-1]
+        measured = np.sort(fp.theta)[::-1]
+        if np.abs(measured - expected).max() > 1e-3 * expected.max():
+            diffs.append("frequencies follow no RoPE base: θ = "
+                         + ", ".join(f"{t:.4g}" for t in measured[:4]) + ", …")
+    if abs(fp.amplitude - 1) > 1e-3 and abs(fp.amplitude - rot.attention_factor_float) > 1e-3:
+        diffs.append(f"cos and sin are scaled by {fp.amplitude:.6g} (an attention factor?)")
+    diffs += fp.notes
+    return diffs
+
+
+def _rotary_precision(y: np.ndarray, positions: np.ndarray, rot: Any,
+                      eps: float) -> str | None:
+    """'float16 angles' and friends: y equals the spec's rotation by m·θ formed in a
+    low-precision dtype (positions, θ and their product rounded to it)."""
+    from ..numeric import angles_in_dtype
+
+    h = rot.head_dim
+    first = np.array([i for i, _ in rot.pairs])
+    second = np.array([j for _, j in rot.pairs])
+    theta = rot.frequencies_float
+    for name in ("float32", "float16", "bfloat16"):
+        e = dtype_eps(name)
+        if e <= eps:
+            continue
+        with np.errstate(over="ignore", invalid="ignore"):
+            ang = angles_in_dtype(positions, theta, name)
+            cos, sin = np.cos(ang), np.sin(ang)
+        if not (np.all(np.isfinite(cos)) and np.all(np.isfinite(sin))):
+            continue
+        model = np.zeros_like(y)
+        model[first, :, first] = cos.T
+        model[first, :, second] = sin.T
+        model[second, :, first] = -sin.T
+        model[second, :, second] = cos.T
+        for c in rot.passthrough:
+            model[c, :, c] = 1.0
+        tol = TOLERANCE * (e + eps * np.multiply.outer(positions.astype(np.float64),
+                                                       np.full(h, theta.max())))
+        if np.all(np.abs(y - model) <= tol[None]):
+            wider = "float64" if name == "float32" else "float32 or float64"
+            return (f"{name} angles: the impl equals the spec with m·θ formed in {name} "
+                    f"(positions and θ rounded to {name}); form the angles in {wider} and "
+                    "round only cos and sin")
+    return None
+
+
+def _explain_rotary(conv: dict[str, Any], fp: _Fingerprint | str,
+                    precision: str | None) -> str:
+    diffs = conv.get("differences") or []
+    if diffs:
+        return "; ".join(diffs)
+    if precision:
+        return precision
+    if isinstance(fp, _Fingerprint):
+        # same convention, wrong values: an offset of the positions?
+        usable = fp.theta > 1e-2
+        if usable.any():
+            shift = round(float(np.median(
+                [math.remainder(p, 2 * math.pi) / t
+                 for p, t in zip(fp.phase0[usable], fp.theta[usable], strict=True)])))
+            if shift:
+                return (f"positions offset by {shift}: the impl rotates position m by "
+                        f"R(m {'+' if shift > 0 else '−'} {abs(shift)})")
+    return "the rotation disagrees with the spec at large positions; see the worst entry"

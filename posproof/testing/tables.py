@@ -1,0 +1,239 @@
+"""A table under test against its spec: reading the impl, the expected values, the comparison.
+
+The impl is a table of shape ``(n_positions, dim)`` or a callable returning
+one for a 1-d int64 array of positions; the spec's values are formed in
+float64 and compared entrywise with the tolerance ``16·(eps + eps·|x·ω|)``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidParameter, check_int
+from ..identify import TOLERANCE, as_array, phasors
+from .reports import InvalidImplementation, _describe, _torch
+
+#: Positions up to this many are checked for a callable impl (``max_len``).
+DEFAULT_MAX_LEN = 8192
+
+
+def _is_array(obj: Any) -> bool:
+    return (isinstance(obj, (np.ndarray, list, tuple)) or hasattr(obj, "__array__")
+            or (hasattr(obj, "detach") and hasattr(obj, "cpu"))
+            or (hasattr(obj, "numpy") and not callable(obj)))
+
+
+def _table_of(impl: Any) -> Any | None:
+    """The array behind ``impl``: itself, or the 2-d ``weight`` of an embedding module."""
+    if _is_array(impl):
+        return impl
+    weight = getattr(impl, "weight", None)
+    if weight is not None and _is_array(weight) and len(getattr(weight, "shape", ())) == 2:
+        return weight
+    return None
+
+
+def _squeeze(arr: np.ndarray, what: str, expected_rows: int | None = None) -> np.ndarray:
+    if arr.ndim > 2 and all(s == 1 for s in arr.shape[:-2]):
+        arr = arr.reshape(arr.shape[-2:])
+    if arr.ndim != 2:
+        raise InvalidParameter(
+            f"{what} has shape {arr.shape}; expected a table of shape (n_positions, dim)")
+    if expected_rows is not None and arr.shape[0] != expected_rows:
+        raise InvalidImplementation(
+            f"{what} returned {arr.shape[0]} rows for {expected_rows} positions; it must "
+            "return one row per position, shape (len(positions), dim)")
+    return arr
+
+
+def _call(impl: Any, positions: np.ndarray) -> tuple[np.ndarray, str]:
+    """impl(positions) as a float64 table; torch modules get a LongTensor of positions."""
+    torch = _torch()
+    wants_torch = torch is not None and isinstance(impl, torch.nn.Module)
+    arg: Any = torch.as_tensor(positions) if wants_torch else positions
+    try:
+        out = impl(arg)
+    except Exception as first:
+        if torch is not None and not wants_torch:
+            try:
+                out = impl(torch.as_tensor(positions))
+            except Exception:
+                raise _call_error(impl, first) from None
+        else:
+            raise _call_error(impl, first) from None
+    arr, dtype = as_array(out, what=f"the table returned by {_describe(impl)}", finite=False)
+    return _squeeze(arr, f"the table returned by {_describe(impl)}", positions.size), dtype
+
+
+def _call_error(impl: Any, exc: BaseException) -> InvalidImplementation:
+    return InvalidImplementation(
+        f"calling {_describe(impl)}(positions) raised {type(exc).__name__}: {exc}; the impl "
+        "must accept a 1-d int64 array (or LongTensor) of positions and return a table of "
+        "shape (len(positions), dim) — wrap it, e.g. lambda pos: module(pos)")
+
+
+def default_positions(max_len: int = DEFAULT_MAX_LEN, offset: int = 0,
+                      seed: int = 0) -> np.ndarray:
+    """Positions a callable impl is checked at: the first 256, the last 256 before
+    ``offset + max_len`` and 64 random ones between (sorted, int64).
+
+    >>> p = default_positions(8192)
+    >>> p[:3].tolist(), p[-1].item(), len(p)
+    ([0, 1, 2], 8191, 576)
+    >>> default_positions(10, offset=2).tolist()
+    [2, 3, 4, 5, 6, 7, 8, 9, 10, 11]
+    """
+    max_len = check_int("max_len", max_len, minimum=1, maximum=10**9)
+    if max_len <= 576:
+        return np.arange(offset, offset + max_len, dtype=np.int64)
+    rng = np.random.default_rng(seed)
+    middle = rng.choice(np.arange(256, max_len - 256), size=64, replace=False)
+    rel = np.concatenate([np.arange(256), np.sort(middle), np.arange(max_len - 256, max_len)])
+    return (offset + rel).astype(np.int64)
+
+
+def _encoding_spec(spec: Any, dim: int | None, params: dict[str, Any]) -> Any:
+    from ..encoding import Encoding
+    from ..presets import preset
+
+    if isinstance(spec, Encoding):
+        if params:
+            raise InvalidParameter(f"spec is an Encoding; parameters {sorted(params)} apply "
+                                   "only to a preset name")
+        return spec
+    if isinstance(spec, str):
+        if dim is None:
+            raise InvalidParameter("pass dim= with a preset name when the impl is a callable")
+        if dim % 2 and "odd_dim" not in params and spec not in ("sine-only",
+                                                                  "column-exponent"):
+            params = {**params, "odd_dim": "pad"}
+        return preset(spec, dim=dim, **params)
+    raise InvalidParameter(f"spec={spec!r} is not an Encoding or a preset name such as "
+                           "'vaswani'")
+
+
+def _expected(enc: Any, positions: np.ndarray) -> np.ndarray:
+    """enc's table at ``positions`` (float64, angles in float64), shape (len, dim)."""
+    idx = np.asarray(enc.column_freq_index)
+    funcs = np.asarray(enc.column_funcs)
+    ph = phasors(enc.frequencies_float, positions)
+    out = np.zeros((positions.size, enc.dim))
+    sin, cos = funcs == "sin", funcs == "cos"
+    out[:, sin] = ph.imag[:, idx[sin]]
+    out[:, cos] = ph.real[:, idx[cos]]
+    if enc.padding_idx is not None:
+        out[positions == enc.padding_idx] = 0.0
+    return out
+
+
+def _ratio(table: np.ndarray, expected: np.ndarray, positions: np.ndarray, omega: np.ndarray,
+           eps: float, eps_angle: float) -> np.ndarray:
+    """|table − expected| / (16·(eps + eps_angle·|x·ω|)), elementwise."""
+    tol = np.multiply.outer(np.abs(positions.astype(np.float64)), omega)
+    tol *= TOLERANCE * eps_angle
+    tol += TOLERANCE * eps
+    diff = np.abs(table - expected)
+    diff /= tol
+    return diff
+
+
+@dataclass
+class _Comparison:
+    score: float
+    max_error: float
+    bad_rows: np.ndarray
+    bad_cols: np.ndarray
+    worst: tuple[int, int]
+
+
+def _as_index(cols: np.ndarray) -> slice | np.ndarray:
+    """A slice when the columns form an arithmetic progression (a view, not a copy)."""
+    if cols.size == 0:
+        return cols
+    if cols.size == 1:
+        return slice(int(cols[0]), int(cols[0]) + 1)
+    step = int(cols[1] - cols[0])
+    if step > 0 and np.all(np.diff(cols) == step):
+        return slice(int(cols[0]), int(cols[-1]) + 1, step)
+    return cols
+
+
+def _compare(table: np.ndarray, pos: np.ndarray, enc: Any, eps: float, eps_angle: float,
+             chunk: int = 512) -> _Comparison:
+    """Entrywise comparison of ``table`` with ``enc`` at ``pos``, in cache-sized row chunks."""
+    rows, dim = table.shape
+    idx = np.asarray(enc.column_freq_index)
+    funcs = np.asarray(enc.column_funcs)
+    freqs = enc.frequencies_float
+    groups = []
+    for func in ("sin", "cos", "zero"):
+        cols = np.flatnonzero(funcs == func)
+        if cols.size:
+            gather = idx[cols]
+            if func != "zero" and np.array_equal(gather, np.arange(freqs.size)):
+                gather = None
+            groups.append((func, cols, _as_index(cols), gather))
+    bad_rows = np.zeros(rows, dtype=bool)
+    bad_cols = np.zeros(dim, dtype=bool)
+    score = max_error = 0.0
+    worst = (0, 0)
+    pad_row = enc.padding_idx
+    for lo in range(0, rows, chunk):
+        p = pos[lo:lo + chunk]
+        block = table[lo:lo + chunk]
+        ph = phasors(freqs, p)
+        xabs = np.abs(p.astype(np.float64))
+        for func, cols, where, gather in groups:
+            got = block[:, where]
+            if func == "zero":
+                expected = np.zeros_like(got)
+                w = np.zeros(cols.size)
+            else:
+                part = ph.imag if func == "sin" else ph.real
+                expected = part if gather is None else part[:, gather]
+                w = freqs if gather is None else freqs[gather]
+            if pad_row is not None and np.any(p == pad_row):
+                expected = np.where((p == pad_row)[:, None], 0.0, expected)
+            diff = np.abs(got - expected)
+            max_error = max(max_error, float(diff.max()))
+            tol = np.multiply.outer(xabs, w * (TOLERANCE * eps_angle))
+            tol += TOLERANCE * eps
+            diff /= tol
+            m = float(diff.max())
+            bad = diff > 1.0
+            if bad.any():
+                bad_rows[lo:lo + chunk] |= bad.any(axis=1)
+                bad_cols[cols[bad.any(axis=0)]] = True
+            if m > score:
+                score = m
+                r, c = np.unravel_index(int(np.argmax(diff)), diff.shape)
+                worst = (lo + int(r), int(cols[c]))
+    return _Comparison(score, max_error, bad_rows, bad_cols, worst)
+
+
+def _score(table: np.ndarray, expected: np.ndarray, positions: np.ndarray, omega: np.ndarray,
+           eps: float, eps_angle: float) -> float:
+    if table.shape != expected.shape:
+        return math.inf
+    with np.errstate(invalid="ignore"):
+        r = _ratio(table, expected, positions, omega, eps, eps_angle)
+    return float(np.nan_to_num(r, nan=math.inf).max()) if r.size else 0.0
+
+
+def _certify(enc: Any, position: int, dim: int) -> float | None:
+    """The spec's value at (position, dim) in mpmath at 30 digits."""
+    import mpmath
+
+    from ..precise import mp_value
+
+    func = enc.column_funcs[dim]
+    if func == "zero" or (enc.padding_idx is not None and position == enc.padding_idx):
+        return 0.0
+    with mpmath.workdps(30):
+        w = mp_value(enc.column_frequency(dim), 30)
+        value = (mpmath.sin if func == "sin" else mpmath.cos)(w * position)
+        return float(value)
