@@ -253,7 +253,7 @@ def _encoding(name: str, dim: int, layout: str | None = None) -> Encoding:
     return preset(name, dim=dim, **params)
 
 
-def _block_matrix(enc: Encoding, block: sp.Matrix) -> sp.Matrix:
+def block_matrix(enc: Encoding, block: sp.Matrix) -> sp.Matrix:
     """The d×d matrix a 2×2 block in w and delta stands for, pair by pair in (sin, cos) order."""
     out = sp.zeros(enc.dim, enc.dim)
     for s, c in enc.pairs:
@@ -308,11 +308,11 @@ def false_statements() -> list[Statement]:
         "scaled": (2 * TRUE_BLOCK, "twice the rotation"),
     }
     for key, (block, why) in mutants.items():
-        matrix = _block_matrix(enc8, block)
+        matrix = block_matrix(enc8, block)
         add(f"block:{key}", "wrong block", lambda m=matrix: _claim(enc8, m),
             confirm_translation(enc8, matrix), f"vaswani d=8 with the block: {why}")
     # The right block in the wrong convention (and the column block in the row convention).
-    row_true = _block_matrix(enc8, TRUE_BLOCK)
+    row_true = block_matrix(enc8, TRUE_BLOCK)
     add("convention:row-block-as-column", "wrong convention",
         lambda: _claim(enc8, row_true, "column"), confirm_translation(enc8, row_true, "column"),
         "the row-convention T used as T·PEᵀ")

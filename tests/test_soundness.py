@@ -67,7 +67,7 @@ def test_every_rotary_variant_statement_is_proved(variant: str, layout: str) -> 
 # rejected, so "confirmed" means something.
 def test_a_fake_counterexample_to_a_true_translation_is_not_confirmed() -> None:
     enc = preset("vaswani", dim=8)
-    matrix = corpus._block_matrix(enc, corpus.TRUE_BLOCK)
+    matrix = corpus.block_matrix(enc, corpus.TRUE_BLOCK)
     proof = prove(enc, theorems=[], claim=matrix).theorems[0]
     assert proof.status == "proved"
     proof.counterexample = {"x": 3, "delta": 2, "column": 1, "residual": "1", "dps": 50}
@@ -127,7 +127,7 @@ def test_random_claimed_blocks_are_never_wrongly_decided(mutations, layout, conv
     block = sp.Matrix(2, 2, entries)
     enc = Encoding(Geometric(10000), layout, 6)
     proof = prove(enc, theorems=[], claim_block=block, convention=convention).theorems[0]
-    matrix = corpus._block_matrix(enc, block)
+    matrix = corpus.block_matrix(enc, block)
     t = matrix if convention == "row" else matrix.T  # T·PEᵀ = (PE·Tᵀ)ᵀ
     with mpmath.workdps(50):
         worst = max(abs(corpus.mp(enc.vector(x + dl)[j] - (enc.vector(x) * t.subs(corpus.DELTA,

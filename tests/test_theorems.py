@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from fractions import Fraction
 
+import corpus
 import mpmath
 import pytest
 import sympy as sp
@@ -53,17 +54,7 @@ def build(name: str, dim: int, **params: object) -> Encoding:
     return preset(name, dim=dim, **params)
 
 
-def block_claim(enc: Encoding, block: sp.Matrix) -> sp.Matrix:
-    """The d×d matrix a 2×2 ``claim_block`` (in w and delta) stands for, built here by hand."""
-    out = sp.zeros(enc.dim, enc.dim)
-    for s, c in enc.pairs:
-        w = enc.column_frequency(s)
-        for i, row in enumerate((s, c)):
-            for j, col in enumerate((s, c)):
-                out[row, col] = block[i, j].xreplace({W0: w})
-    for j in range(2 * enc.n_pairs, enc.dim):
-        out[j, j] = 1
-    return out
+block_claim = corpus.block_matrix  # the d×d matrix a 2×2 claim_block stands for
 
 
 def exact(value: object) -> sp.Rational:
