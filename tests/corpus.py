@@ -106,6 +106,50 @@ def _check(residual: mpmath.mpf, proof: Proof) -> None:
                                 f"counterexample ({proof.counterexample})")
 
 
+# --------------------------------------------------------------------------- residuals
+# Each recomputes, from the exact objects, how far a counterexample is from the statement.
+def translation_residual(enc: Encoding, claim: sp.Matrix, ce: dict, convention: str = "row"
+                         ) -> mpmath.mpf:
+    """|PE(x+Δ)[j] − (PE(x)·T(Δ))[j]| (row) or |… − (T(Δ)·PE(x)ᵀ)[j]| (column)."""
+    x, dl, col = exact(ce["x"]), exact(ce["delta"]), ce["column"]
+    t = sp.Matrix(claim).subs(DELTA, dl)
+    rhs = (enc.vector(x) * t)[col] if convention == "row" else (t * enc.vector(x).T)[col]
+    return abs(mp(enc.vector(x + dl)[col]) - mp(rhs))
+
+
+def pair_witness_residual(enc: Encoding, ce: dict) -> mpmath.mpf:
+    """How far the only 2×2 block mapping the pair at two positions misses at a third."""
+    s, c = ce["columns"]
+    dl = exact(ce["delta"])
+    with mpmath.workdps(DPS):
+        def row(x: Any) -> list[mpmath.mpf]:
+            v = enc.vector(x)
+            return [mp(v[s]), mp(v[c])]
+        for xs in ([0, 1], [1, 2]):
+            mat = mpmath.matrix([row(x) for x in xs])
+            if abs(mpmath.det(mat)) > mpmath.mpf(10) ** -10:
+                break
+        forced = mpmath.inverse(mat) * mpmath.matrix([row(x + dl) for x in xs])
+        x = exact(ce["x"])
+        pred = mpmath.matrix([row(x)]) * forced
+        true = row(x + dl)
+        return max(abs(pred[0, i] - true[i]) for i in range(2))
+
+
+def dot_residual(enc: Encoding, ce: dict) -> mpmath.mpf:
+    """|PE(x)·PE(y) − PE(x+s)·PE(y+s)|: nonzero when the dot product is not a function of x − y."""
+    x, y, s = exact(ce["x"]), exact(ce["y"]), exact(ce["shift"])
+    a = mp((enc.vector(x) * enc.vector(y).T)[0])
+    b = mp((enc.vector(x + s) * enc.vector(y + s).T)[0])
+    return abs(a - b)
+
+
+def norm_residual(enc: Encoding, ce: dict) -> mpmath.mpf:
+    """|‖PE(x)‖² − d/2|."""
+    x = exact(ce["x"])
+    return abs(mp((enc.vector(x) * enc.vector(x).T)[0]) - enc.n_pairs)
+
+
 # --------------------------------------------------------------------------- confirmers
 def confirm_translation(enc: Encoding, claim: sp.Matrix, convention: str = "row"
                         ) -> Callable[[Proof], None]:
@@ -116,10 +160,7 @@ def confirm_translation(enc: Encoding, claim: sp.Matrix, convention: str = "row"
             return confirm_zero_witness(enc)(proof)
         if ce.get("kind") == "pair witness":
             return confirm_pair_witness(enc)(proof)
-        x, dl, col = exact(ce["x"]), exact(ce["delta"]), ce["column"]
-        t = sp.Matrix(claim).subs(DELTA, dl)
-        rhs = (enc.vector(x) * t)[col] if convention == "row" else (t * enc.vector(x).T)[col]
-        _check(abs(mp(enc.vector(x + dl)[col]) - mp(rhs)), proof)
+        _check(translation_residual(enc, claim, ce, convention), proof)
         return None
     return confirm
 
@@ -134,42 +175,16 @@ def confirm_zero_witness(enc: Encoding) -> Callable[[Proof], None]:
 
 def confirm_pair_witness(enc: Encoding) -> Callable[[Proof], None]:
     """The only 2×2 block mapping the pair at two positions fails at a third."""
-    def confirm(proof: Proof) -> None:
-        ce = proof.counterexample
-        s, c = ce["columns"]
-        dl = exact(ce["delta"])
-        with mpmath.workdps(DPS):
-            def row(x: Any) -> list[mpmath.mpf]:
-                v = enc.vector(x)
-                return [mp(v[s]), mp(v[c])]
-            for xs in ([0, 1], [1, 2]):
-                mat = mpmath.matrix([row(x) for x in xs])
-                if abs(mpmath.det(mat)) > mpmath.mpf(10) ** -10:
-                    break
-            forced = mpmath.inverse(mat) * mpmath.matrix([row(x + dl) for x in xs])
-            x = exact(ce["x"])
-            pred = mpmath.matrix([row(x)]) * forced
-            true = row(x + dl)
-            _check(max(abs(pred[0, i] - true[i]) for i in range(2)), proof)
-    return confirm
+    return lambda proof: _check(pair_witness_residual(enc, proof.counterexample), proof)
 
 
 def confirm_dot(enc: Encoding) -> Callable[[Proof], None]:
     """PE(x)·PE(y) ≠ PE(x+s)·PE(y+s): not a function of x − y."""
-    def confirm(proof: Proof) -> None:
-        ce = proof.counterexample
-        x, y, s = exact(ce["x"]), exact(ce["y"]), exact(ce["shift"])
-        a = mp((enc.vector(x) * enc.vector(y).T)[0])
-        b = mp((enc.vector(x + s) * enc.vector(y + s).T)[0])
-        _check(abs(a - b), proof)
-    return confirm
+    return lambda proof: _check(dot_residual(enc, proof.counterexample), proof)
 
 
 def confirm_norm(enc: Encoding) -> Callable[[Proof], None]:
-    def confirm(proof: Proof) -> None:
-        x = exact(proof.counterexample["x"])
-        _check(abs(mp((enc.vector(x) * enc.vector(x).T)[0]) - enc.n_pairs), proof)
-    return confirm
+    return lambda proof: _check(norm_residual(enc, proof.counterexample), proof)
 
 
 def confirm_period(enc: Encoding, period: Any) -> Callable[[Proof], None]:

@@ -20,7 +20,6 @@ from hypothesis import strategies as st
 
 from posproof import Encoding, preset, prove
 from posproof.encoding import DELTA
-from posproof.precise import mp_value
 from posproof.strategies import encodings, perturbed_encodings
 from posproof.theorems import CONCRETE_THEOREMS, GENERAL_THEOREMS, W, parse_block
 
@@ -57,60 +56,25 @@ def build(name: str, dim: int, **params: object) -> Encoding:
 block_claim = corpus.block_matrix  # the d×d matrix a 2×2 claim_block stands for
 
 
-def exact(value: object) -> sp.Rational:
-    """A counterexample coordinate (an int, or an exact rational written as "1/3")."""
-    return sp.Rational(str(value))
-
-
-def mp(expr: sp.Expr) -> mpmath.mpf:
-    return mp_value(expr, 50)
+exact, mp = corpus.exact, corpus.mp
 
 
 def confirm_translation(enc: Encoding, claim: sp.Matrix, ce: dict, convention: str = "row",
                         minimum: float = 0.01) -> None:
     """Recompute the counterexample of a refuted translation claim and check it is real."""
-    x, dl, col = exact(ce["x"]), exact(ce["delta"]), ce["column"]
-    t = sp.Matrix(claim).subs(DELTA, dl)
-    if convention == "column":
-        t = t.T
-    lhs = enc.vector(x + dl)[col]
-    rhs = (enc.vector(x) * t)[col]
-    residual = abs(mp(lhs) - mp(rhs))
+    residual = corpus.translation_residual(enc, claim, ce, convention)
     assert residual > minimum, f"residual {residual} at {ce} is not a counterexample"
     assert abs(residual - mpmath.mpf(ce["residual"])) < mpmath.mpf(10) ** -10 * (1 + residual)
 
 
 def confirm_dot(enc: Encoding, ce: dict, minimum: float = 0.01) -> None:
-    x, y, s = exact(ce["x"]), exact(ce["y"]), exact(ce["shift"])
-    a = mp((enc.vector(x) * enc.vector(y).T)[0])
-    b = mp((enc.vector(x + s) * enc.vector(y + s).T)[0])
-    assert abs(a - b) > minimum
-    assert abs(abs(a - b) - mpmath.mpf(ce["residual"])) < mpmath.mpf(10) ** -10
+    residual = corpus.dot_residual(enc, ce)
+    assert residual > minimum
+    assert abs(residual - mpmath.mpf(ce["residual"])) < mpmath.mpf(10) ** -10
 
 
 def confirm_norm(enc: Encoding, ce: dict, minimum: float = 0.01) -> None:
-    x = exact(ce["x"])
-    value = mp((enc.vector(x) * enc.vector(x).T)[0])
-    assert abs(value - enc.n_pairs) > minimum
-
-
-def confirm_pair_witness(enc: Encoding, ce: dict, minimum: float = 0.01) -> None:
-    """The 2×2 block forced by two positions fails at a third: recomputed in mpmath."""
-    s, c = ce["columns"]
-    dl = exact(ce["delta"])
-    with mpmath.workdps(50):
-        def row(x: sp.Rational) -> list[mpmath.mpf]:
-            v = enc.vector(x)
-            return [mp(v[s]), mp(v[c])]
-        for xs in ([0, 1], [1, 2]):
-            mat = mpmath.matrix([row(x) for x in xs])
-            if abs(mpmath.det(mat)) > mpmath.mpf(10) ** -10:
-                break
-        forced = mpmath.inverse(mat) * mpmath.matrix([row(x + dl) for x in xs])
-        pred = mpmath.matrix([row(exact(ce["x"]))]) * forced
-        true = row(exact(ce["x"]) + dl)
-        residual = max(abs(pred[0, i] - true[i]) for i in range(2))
-    assert residual > minimum
+    assert corpus.norm_residual(enc, ce) > minimum
 
 
 def assert_refuted(proof, enc: Encoding, claim: sp.Matrix | None = None,
@@ -131,7 +95,7 @@ def assert_refuted(proof, enc: Encoding, claim: sp.Matrix | None = None,
         assert all(v == 0 for v in enc.vector(exact(ce["x"])))
         assert abs(mp(enc.vector(exact(ce["delta"]))[ce["column"]])) > minimum
     elif ce.get("kind") == "pair witness":
-        confirm_pair_witness(enc, ce, minimum)
+        assert corpus.pair_witness_residual(enc, ce) > minimum
     elif claim is not None:
         confirm_translation(enc, claim, ce, convention, minimum)
 
