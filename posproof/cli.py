@@ -13,9 +13,10 @@ runs the checks alone.  ``--report DIR`` writes ``report.json`` and
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -67,6 +68,29 @@ def _int(name: str, text: str) -> int:
         return int(text)
     except (TypeError, ValueError):  # argparse passes [] for '--dim=--'
         raise InvalidParameter(f"--{name}={text!r} is not an integer") from None
+
+
+def int_at_least(minimum: int, hint: str = "") -> Callable[[str], int]:
+    """An argparse ``type``: an integer ≥ ``minimum``, written 1000000 or 1e6.
+
+    >>> int_at_least(1)("1e6"), int_at_least(0, " (0: in this process)")("0")
+    (1000000, 0)
+    """
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except (TypeError, ValueError):
+            try:
+                number = float(text)
+            except (TypeError, ValueError):
+                number = float("nan")
+            if not (math.isfinite(number) and number.is_integer()):
+                raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+            value = int(number)
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{value} must be >= {minimum}{hint}")
+        return value
+    return parse
 
 
 def _length(name: str, text: str) -> int:

@@ -36,6 +36,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from .cli import int_at_least
 from .errors import InvalidParameter, PosproofError
 
 __all__ = ["COMMANDS", "add_commands", "run"]
@@ -48,16 +49,6 @@ _SPEC_HELP = ("encodings to compare: rope:key=value,… (base, dim, rotary_dim, 
               "original_max_position_embeddings, seq_len, beta_fast, beta_slow, attention, "
               "short_factor=a;b;…, long_factor=…, name), rope:config=PATH,…, a preset "
               "(vaswani:dim=512,base=10000) or a path to config.json")
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} must be >= 1")
-    return value
 
 
 def add_commands(subparsers: Any, encoding_options: Callable[[argparse.ArgumentParser], None]
@@ -97,12 +88,12 @@ def add_commands(subparsers: Any, encoding_options: Callable[[argparse.ArgumentP
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--length", "-L", type=_positive_int, default=None,
+    parser.add_argument("--length", "-L", type=int_at_least(1), default=None,
                         help="context length L (explore default 4096; explain default "
                              "max_position_embeddings)")
-    parser.add_argument("--seq-len", type=_positive_int, default=None,
+    parser.add_argument("--seq-len", type=int_at_least(1), default=None,
                         help="sequence length s for dynamic NTK / LongRoPE (default L)")
-    parser.add_argument("--train-length", type=_positive_int, default=None,
+    parser.add_argument("--train-length", type=int_at_least(1), default=None,
                         help="training length T of the critical dimension (explore default L; "
                              "explain default the config's (original_)max_position_embeddings)")
     parser.add_argument("--base-bound", action="store_true",

@@ -28,21 +28,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .cli import int_at_least
 from .errors import InvalidParameter, PosproofError
 
 __all__ = ["COMMAND", "add_command", "run"]
 
 COMMAND = "sweep"
-
-
-def _workers(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{value} must be >= 0 (0: in this process)")
-    return value
 
 
 def _seconds(text: str) -> float:
@@ -78,7 +69,8 @@ def add_command(subparsers: Any) -> argparse.ArgumentParser:
                    help="results file (JSON Lines; default: GRID with the suffix .jsonl)")
     p.add_argument("--resume", action="store_true",
                    help="continue an existing results file: skip the points it records")
-    p.add_argument("--workers", "-j", type=_workers, default=None, metavar="N",
+    p.add_argument("--workers", "-j", type=int_at_least(0, " (0: in this process)"),
+                   default=None, metavar="N",
                    help="local worker processes (default: the number of CPUs; 0: compute in "
                         "this process)")
     p.add_argument("--scheduler", metavar="ADDRESS",

@@ -40,6 +40,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from .cli import int_at_least
 from .errors import InvalidParameter, PosproofError
 
 __all__ = ["COMMANDS", "add_commands", "load_arrays", "load_target", "run"]
@@ -83,7 +84,7 @@ def add_commands(subparsers: Any, encoding_options: Callable[[argparse.ArgumentP
                        help="e.g. mypkg.model:POS_TABLE, ./pe.py:make_table, mypkg:rope_apply")
     encoding_options(check)
     check.set_defaults(dim=None)
-    check.add_argument("--max-len", type=_positive_int, default=8192, metavar="L",
+    check.add_argument("--max-len", type=int_at_least(1), default=8192, metavar="L",
                        help="a callable is checked at positions up to offset + L − 1 "
                             "(default 8192)")
     check.add_argument("--first-position", type=int, default=None, metavar="X",
@@ -91,22 +92,12 @@ def add_commands(subparsers: Any, encoding_options: Callable[[argparse.ArgumentP
     check.add_argument("--rotary", action="store_true",
                        help="ATTR is apply_fn(x, positions) of a rotary embedding; --dim is "
                             "the head dim, --layout half (default) or adjacent, --base")
-    check.add_argument("--rotary-dim", type=_positive_int, default=None,
+    check.add_argument("--rotary-dim", type=int_at_least(1), default=None,
                        help="rotated channels of a partial rotary embedding")
-    check.add_argument("--max-position", type=_positive_int, default=1 << 16, metavar="P",
+    check.add_argument("--max-position", type=int_at_least(1), default=1 << 16, metavar="P",
                        help="largest position of the rotary checks (default 65536)")
     check.add_argument("--seed", type=int, default=0, help="seed of the random positions")
     check.add_argument("--json", action="store_true", help="print the report as JSON")
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(float(text)) if "e" in text.lower() else int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} must be >= 1")
-    return value
 
 
 # --------------------------------------------------------------------------- loading
