@@ -55,7 +55,7 @@ def add_command(subparsers: Any) -> argparse.ArgumentParser:
     ...                    "--x", "base", "--y", "length"]).plot
     'h.png'
     """
-    from .sweep import DEFAULT_TIMEOUT, MAX_POINTS
+    from .sweep.limits import DEFAULT_TIMEOUT, MAX_POINTS
 
     p = subparsers.add_parser(
         COMMAND, help="run a grid of encodings × parameters × metrics (TOML) locally or on a "

@@ -33,6 +33,7 @@ processes, BLAS limited to one thread each) or on an existing
 ``dask.distributed`` cluster (:class:`DaskExecutor`, ``pip install
 'posproof[distributed]'``).
 
+>>> from posproof.sweep import evaluate_point, parse_grid
 >>> grid = parse_grid('''
 ... metrics = ["first_negative", "pairs_covered"]
 ... length = [64, 128]
@@ -54,27 +55,37 @@ points), ``points`` (computing one point), ``store`` (the results file),
 
 from __future__ import annotations
 
-# Explicit re-exports: the names of __all__, and (``X as X``) the public helpers that were
-# importable from posproof.sweep before it became a package but are not in __all__.
-from .executors import (
-    DEFAULT_TIMEOUT,
-    DaskExecutor,
-    InlineExecutor,
-    LocalExecutor,
-    SchedulerUnreachable,
-    WorkerLost,
-)
-from .executors import WORKER_ENV as WORKER_ENV
-from .grid import HARD_MAX_POINTS, MAX_POINTS, METRICS, Grid, Point, load_grid, parse_grid
-from .grid import MAX_RANGE_VALUES as MAX_RANGE_VALUES
-from .grid import Metric as Metric
-from .heatmap import Heatmap, heatmap, plot_heatmap
-from .points import canonical, evaluate_point
-from .run import Progress as Progress
-from .run import Summary as Summary
-from .run import Sweep, run_sweep
-from .store import ResultFile
-from .store import read_records as read_records
+import importlib
+from typing import Any
+
+from .limits import DEFAULT_TIMEOUT, HARD_MAX_POINTS, MAX_POINTS
+from .limits import MAX_RANGE_VALUES as MAX_RANGE_VALUES
+
+# The submodules load on first use (PEP 562), so that ``posproof --help`` and every other
+# command, which build the sweep subcommand's parser from .limits, do not pay for them.
+_LAZY = {
+    "executors": ("DaskExecutor", "InlineExecutor", "LocalExecutor", "SchedulerUnreachable",
+                  "WorkerLost", "WORKER_ENV"),
+    "grid": ("METRICS", "Grid", "Metric", "Point", "load_grid", "parse_grid"),
+    "heatmap": ("Heatmap", "heatmap", "plot_heatmap"),
+    "points": ("canonical", "evaluate_point"),
+    "run": ("Progress", "Summary", "Sweep", "run_sweep"),
+    "store": ("ResultFile", "read_records"),
+}
+_WHERE = {name: module for module, names in _LAZY.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _WHERE:
+        value = getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_WHERE])
+
 
 __all__ = [
     "DEFAULT_TIMEOUT",

@@ -17,9 +17,8 @@ from typing import Any
 
 from ..errors import InvalidParameter
 from .grid import Point
+from .limits import DEFAULT_TIMEOUT
 
-#: Seconds to wait for a Dask scheduler to answer.
-DEFAULT_TIMEOUT = 5.0
 #: Environment given to local worker processes (unless already set): one BLAS thread each,
 #: so that N workers use N cores instead of fighting over them.
 WORKER_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",

@@ -19,13 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidParameter, PosproofError, UnknownName
-
-#: Points a grid may have without ``confirm=True`` (``--yes``).
-MAX_POINTS = 10_000
-#: Points no grid may have (the grid is enumerated in memory).
-HARD_MAX_POINTS = 1_000_000
-#: Values one range may produce.
-MAX_RANGE_VALUES = 100_000
+from .limits import HARD_MAX_POINTS, MAX_POINTS, MAX_RANGE_VALUES
 
 _DTYPES = ("float32", "float16", "bfloat16")
 _SWEEP_KEYS = ("length", "train_length")

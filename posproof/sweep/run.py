@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidParameter
-from .executors import DEFAULT_TIMEOUT, DaskExecutor, InlineExecutor, LocalExecutor, WorkerLost
-from .grid import MAX_POINTS, Grid, Point, load_grid
+from .executors import DaskExecutor, InlineExecutor, LocalExecutor, WorkerLost
+from .grid import Grid, Point, load_grid
+from .limits import DEFAULT_TIMEOUT, MAX_POINTS
 from .points import evaluate_point
 from .store import ResultFile
 
