@@ -200,7 +200,9 @@ def _how(item: Proof) -> str:
     for step in item.steps:
         if step.rule not in rules:
             rules.append(step.rule)
-    checked = " + mpmath cross-check" if item.crosscheck else ""
+    method = str((item.crosscheck or {}).get("method", "mpmath"))
+    checked = ("" if not item.crosscheck else " + exact check" if method.startswith("exact")
+               else " + mpmath cross-check")
     return ", ".join(rules[:3]) + checked
 
 
