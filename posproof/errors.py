@@ -141,7 +141,7 @@ def check_dim(dim: object, *, odd_dim: str = "error") -> int:
         raise InvalidEncoding(
             f"dim={d} is too large; at most {MAX_DIM} is accepted (an exact encoding "
             "holds one symbolic expression per column)")
-    if odd_dim not in ("error", "pad"):
+    if not isinstance(odd_dim, str) or odd_dim not in ("error", "pad"):
         raise UnknownName(f"odd_dim={odd_dim!r} is not known; use 'error' or 'pad'")
     if d % 2 and odd_dim == "error":
         raise InvalidEncoding(

@@ -818,11 +818,14 @@ def gram_is_toeplitz(table: Any, tol: float | None = None) -> bool:
 
 def _as_table(table: Any) -> np.ndarray:
     try:
-        t = np.asarray(table).astype(np.float64)
+        raw = np.asarray(table)
+        if raw.dtype.kind == "c":
+            raise TypeError("complex")
+        t = raw.astype(np.float64)
     except (TypeError, ValueError):
         raise InvalidParameter(
-            f"table of type {type(table).__name__} is not numeric; pass an array of shape "
-            "(n_positions, dim)") from None
+            f"table of type {type(table).__name__} is not numeric or is complex; pass a real "
+            "array of shape (n_positions, dim)") from None
     if t.ndim != 2:
         raise InvalidParameter(
             f"table has shape {t.shape}; pass a 2-d array of shape (n_positions, dim)")

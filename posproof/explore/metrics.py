@@ -50,10 +50,14 @@ def pair_frequencies(obj: Any) -> tuple[sp.Expr, ...]:
             raise InvalidParameter(f"{obj.name}: {problems[0]}; the kernel needs (sin, cos) "
                                    "pairs that share one frequency")
         return tuple(obj.column_frequency(s) for s, _ in obj.pairs)
-    from ..schedules import exact_number
+    from ..schedules import _is_positive, exact_number
 
     if isinstance(obj, (Sequence, np.ndarray)) and not isinstance(obj, (str, bytes)):
         values = tuple(exact_number(f"frequencies[{i}]", v) for i, v in enumerate(obj))
+        for i, v in enumerate(values):
+            if not _is_positive(v):
+                raise InvalidParameter(f"frequencies[{i}]={v} is not > 0; a frequency is a "
+                                       "positive angle per position")
         if not values:
             raise InvalidParameter("frequencies=[] is empty; pass at least one frequency")
         if len(values) > MAX_DIM // 2:

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import MAX_DIM, InvalidParameter, check_int
+from ..errors import MAX_DIM, InvalidParameter, PosproofError, check_int
 from ..identify import TOLERANCE, _ranges, as_array, dtype_eps
 from .explain import _explain_encoding
 from .reports import ImplReport, InvalidImplementation, _encoding_message, _label, _nonfinite
@@ -49,13 +49,21 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
     """
     if dim is not None:
         dim = check_int("dim", dim, minimum=1, maximum=MAX_DIM)
+    max_len = check_int("max_len", max_len, minimum=1, maximum=10**9)
     if first_position is not None:
         first_position = check_int("first_position", first_position, minimum=-(10**15),
                                    maximum=10**15)
+    from ..encoding import resolve_dtype
+
     for name, value in (("dtype", dtype), ("angle_dtype", angle_dtype)):
-        if value is not None and not isinstance(value, (str, np.dtype, type)):
+        try:
+            if value is not None and isinstance(value, (str, np.dtype, type)):
+                resolve_dtype(value)
+            elif value is not None:
+                raise TypeError
+        except (PosproofError, TypeError, ValueError):
             raise InvalidParameter(f"{name}={value!r} is not a dtype name; use float16, "
-                                   "bfloat16, float32 or float64")
+                                   "bfloat16, float32 or float64") from None
     table_like = _table_of(impl)
     if table_like is None and not callable(impl):
         raise InvalidImplementation(
