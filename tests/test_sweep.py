@@ -661,3 +661,23 @@ def test_dry_run_and_run_sweep_defaults(tmp_path, capsys):
     summary = run_sweep(grid, workers=0)
     assert summary.complete
     assert Path(summary.results) == tmp_path / "g.jsonl"
+
+
+def test_the_package_loads_lazily_and_names_are_never_shadowed_by_submodules():
+    """The CLI's parser reads only sweep.limits; and whichever submodule is imported first,
+    every name of __all__ is the object it names (a submodule named like a function
+    would shadow it)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, types, posproof.cli; posproof.cli.make_parser()\n"
+        "assert 'posproof.sweep.grid' not in sys.modules, sorted(sys.modules)\n"
+        "import posproof.sweep.heatmaps, posproof.sweep.run, posproof.sweep.points\n"
+        "import posproof.sweep as s\n"
+        "bad = [n for n in s.__all__ if isinstance(getattr(s, n), types.ModuleType)]\n"
+        "assert not bad, bad\n"
+        "print('ok')\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=False)
+    assert done.stdout.strip() == "ok", done.stderr

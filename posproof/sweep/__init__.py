@@ -50,7 +50,7 @@ processes, BLAS limited to one thread each) or on an existing
 
 The package holds one concept a module: ``grid`` (metrics, grid files,
 points), ``points`` (computing one point), ``store`` (the results file),
-``executors`` (inline, local pool, Dask), ``run`` (the driver) and ``heatmap``.
+``executors`` (inline, local pool, Dask), ``run`` (the driver) and ``heatmaps``.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ _LAZY = {
     "executors": ("DaskExecutor", "InlineExecutor", "LocalExecutor", "SchedulerUnreachable",
                   "WorkerLost", "WORKER_ENV"),
     "grid": ("METRICS", "Grid", "Metric", "Point", "load_grid", "parse_grid"),
-    "heatmap": ("Heatmap", "heatmap", "plot_heatmap"),
+    "heatmaps": ("Heatmap", "heatmap", "plot_heatmap"),  # not "heatmap": the function's name
     "points": ("canonical", "evaluate_point"),
     "run": ("Progress", "Summary", "Sweep", "run_sweep"),
     "store": ("ResultFile", "read_records"),
@@ -76,11 +76,12 @@ _WHERE = {name: module for module, names in _LAZY.items() for name in names}
 
 
 def __getattr__(name: str) -> Any:
-    if name in _WHERE:
-        value = getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = importlib.import_module(f".{_WHERE[name]}", __name__)
+    for exported in _LAZY[_WHERE[name]]:
+        globals()[exported] = getattr(module, exported)
+    return globals()[name]
 
 
 def __dir__() -> list[str]:
