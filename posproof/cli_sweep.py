@@ -181,7 +181,7 @@ def _eta(seconds: float | None) -> str:
 
 
 def _sweep(args: argparse.Namespace, grid: Any) -> int:
-    from .sweep import DaskExecutor, InlineExecutor, LocalExecutor, Sweep
+    from .sweep import DaskExecutor, InlineExecutor, LocalExecutor, Sweep, SweepIncomplete
 
     out = _out(args)
     sweep = Sweep(grid, out, resume=args.resume)
@@ -204,8 +204,11 @@ def _sweep(args: argparse.Namespace, grid: Any) -> int:
     where = (f"Dask scheduler {args.scheduler}" if args.scheduler else
              f"{executor.workers} local worker{'s' if executor.workers != 1 else ''}"
              if executor.workers else "this process")
+    cause = ""
     try:
         summary = sweep.run(executor, progress)
+    except SweepIncomplete as exc:
+        summary, cause = exc.summary, str(exc)
     except KeyboardInterrupt:
         if bar is not None:
             bar.close()
@@ -238,6 +241,8 @@ def _sweep(args: argparse.Namespace, grid: Any) -> int:
         if summary.errors:
             lines.append(f"  {summary.errors} point(s) failed: their records hold the error")
         print("\n".join(lines))
+    if cause:
+        print(f"posproof sweep: error: {cause}", file=sys.stderr)
     return 0 if summary.complete and not summary.errors and not summary.lost else 1
 
 

@@ -69,7 +69,7 @@ _LAZY = {
     "grid": ("METRICS", "Grid", "Metric", "Point", "load_grid", "parse_grid"),
     "heatmaps": ("Heatmap", "heatmap", "plot_heatmap"),  # not "heatmap": the function's name
     "points": ("canonical", "evaluate_point"),
-    "run": ("Progress", "Summary", "Sweep", "run_sweep"),
+    "run": ("Progress", "Summary", "Sweep", "SweepIncomplete", "run_sweep"),
     "store": ("ResultFile", "read_records"),
 }
 _WHERE = {name: module for module, names in _LAZY.items() for name in names}
@@ -102,6 +102,7 @@ __all__ = [
     "ResultFile",
     "SchedulerUnreachable",
     "Sweep",
+    "SweepIncomplete",
     "WorkerLost",
     "canonical",
     "evaluate_point",

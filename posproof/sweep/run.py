@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidParameter
+from ..errors import InvalidParameter, PosproofError
 from .executors import DaskExecutor, InlineExecutor, LocalExecutor, WorkerLost
 from .grid import Grid, Point, load_grid
 from .limits import DEFAULT_TIMEOUT, MAX_POINTS
@@ -17,6 +17,51 @@ from .points import evaluate_point
 from .store import ResultFile
 
 Progress = Callable[[int, int, "float | None"], None]
+
+#: Why every worker of a local pool dies before computing a point, nine times in ten.
+SPAWN_HINT = ("the local pool starts its workers with 'spawn', and each worker re-imports "
+              "the script that called the sweep: put that call under "
+              "`if __name__ == \"__main__\":` (see docs/sweep.md, From Python)")
+
+
+class SweepIncomplete(PosproofError, RuntimeError):
+    """Points of the grid were not computed (their workers died): raised after the run.
+
+    The points that finished are recorded; ``summary`` says what the run did, and
+    ``resume=True`` (``--resume``) computes the rest.
+    """
+
+    def __init__(self, summary: Summary, hint: str = "") -> None:
+        self.summary = summary
+        first = summary.lost_reasons[0] if summary.lost_reasons else "no reason given"
+        text = (f"{summary.lost} of {summary.todo} points were not computed "
+                f"({summary.computed} computed, recorded in {summary.results}); first: "
+                f"{first}")
+        if hint:
+            text += f"; likely cause: {hint}"
+        super().__init__(text + "; rerun with resume=True (--resume) to compute them")
+
+
+def _refuse_while_spawning() -> None:
+    """Refuse to sweep from a worker process that is importing the caller's script."""
+    import multiprocessing
+
+    if getattr(multiprocessing.current_process(), "_inheriting", False):
+        raise InvalidParameter(f"a sweep was started while a worker process imports its "
+                               f"parent's script; {SPAWN_HINT}")
+
+
+def _lost_hint(summary: Summary) -> str:
+    """The likely cause when every point of a local pool was lost to dying workers."""
+    import sys
+
+    main = sys.modules.get("__main__")
+    from_script = getattr(main, "__file__", None) is not None and \
+        getattr(main, "__spec__", None) is None
+    died = all("worker processes died" in r for r in summary.lost_reasons)
+    if summary.executor == "local" and summary.computed == 0 and died and from_script:
+        return SPAWN_HINT
+    return ""
 
 
 @dataclass
@@ -92,8 +137,11 @@ class Sweep:
         ``progress(done, total, seconds_left)`` is called after each record
         (``seconds_left`` is ``None`` until a point has finished).  On
         ``KeyboardInterrupt`` the results that finished are written, the
-        workers are stopped, and the interrupt is raised again.
+        workers are stopped, and the interrupt is raised again.  When points were not
+        computed (their workers died), :class:`SweepIncomplete` is raised after the
+        run, carrying the summary: the records that finished are written.
         """
+        _refuse_while_spawning()
         summary = self.summary
         summary.executor, summary.workers = executor.name, executor.workers
         start = time.perf_counter()
@@ -133,6 +181,8 @@ class Sweep:
                 summary.seconds = time.perf_counter() - start
                 results.close()               # stops the workers when interrupted
                 executor.close()
+        if summary.lost:
+            raise SweepIncomplete(summary, _lost_hint(summary))
         return summary
 
 
@@ -143,7 +193,10 @@ def run_sweep(grid: Grid | str | os.PathLike[str], out: str | os.PathLike[str] |
     """Run a grid (a :class:`Grid` or a path) to ``out`` (default: the grid's path, ``.jsonl``).
 
     ``workers=0`` computes in this process; ``scheduler`` submits to a Dask
-    cluster instead of the local pool.
+    cluster instead of the local pool.  Raises :class:`SweepIncomplete` when
+    points could not be computed (a point that raises is recorded with its
+    error instead: ``summary.errors``).  From a script, call it under
+    ``if __name__ == "__main__":`` (local workers re-import the script).
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -154,6 +207,7 @@ def run_sweep(grid: Grid | str | os.PathLike[str], out: str | os.PathLike[str] |
     >>> s.complete, s.computed, os.path.basename(s.results)
     (True, 2, 'g.jsonl')
     """
+    _refuse_while_spawning()
     if not isinstance(grid, Grid):
         path = Path(grid)
         grid = load_grid(path, confirm=confirm)
