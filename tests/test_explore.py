@@ -281,3 +281,32 @@ def test_run_with_a_namespace(capsys):
                               no_proofs=True, train_length=None)
     assert cli_rope.run(args) == 0
     assert "first B(m) < 0" in capsys.readouterr().out
+
+
+def _value_columns(out: str) -> set[int]:
+    """Where the first value starts on each row of the table (header to verdict)."""
+    rows = out.split("\n\n", 1)[1].split("verdict:")[0]
+    starts = set()
+    for line in rows.splitlines():
+        if line.strip() and not line.startswith(("*", "note", "base bound,")):
+            label, gap, _ = line.partition("  ")
+            assert gap, f"no two-space gap after the label: {line!r}"
+            starts.add(len(line) - len(line[len(label):].lstrip(" ")))
+    return starts
+
+
+@pytest.mark.parametrize("argv", [
+    ("explore", "rope:base=10000,dim=128", "--no-proofs"),
+    ("explore", "rope:base=10000,dim=8", "--length", "256", "--dtypes", "float16"),
+    ("explain", str(FIXTURES / "llama2-7b-dynamic.json"), "--length", "256", "--dtypes", ""),
+])
+def test_tables_align_and_star_only_what_they_footnote(argv, capsys):
+    """Every row's value starts in one column (labels like 'pairs covered by L' included);
+    the 'expected refutation' footnote is printed exactly when a cell is starred."""
+    assert cli(*argv) == 0
+    out = capsys.readouterr().out
+    assert len(_value_columns(out[out.index("posproof explore — context"):])) == 1
+    assert "pairs covered by L  " in out
+    starred = "refuted*" in out
+    assert ("* expected refutation" in out) == starred
+    assert starred == (argv[0] == "explain")       # the dynamic rule's documented pitfall

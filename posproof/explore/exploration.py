@@ -126,18 +126,17 @@ class Exploration:
         from ..rope import EXPECTED_REFUTATIONS
 
         symbol = {"proved": "✓ proved", "refuted": "✗ refuted", "unknown": "? unknown"}
-        first = max(len(n) for n in [*names, "first B(m) < 0"]) + 2
-        lines = [f"posproof explore — context length L = {self.length}", "",
-                 " " * first + "".join(f"{x:<{width + 2}}" for x in labels)]
+        starred = False
+        body = []
         for name in names:
             cells = []
             for r in self.reports:
                 p = next((p for p in r.theorems if p.name == name), None)
-                cell = "—" if p is None else symbol[p.status] + (
-                    "*" if p.name in EXPECTED_REFUTATIONS and p.status == "refuted" else "")
+                star = p is not None and p.name in EXPECTED_REFUTATIONS and p.status == "refuted"
+                starred |= star
+                cell = "—" if p is None else symbol[p.status] + ("*" if star else "")
                 cells.append(f"{cell:<{width + 2}}")
-            lines.append(f"{name:<{first}}" + "".join(cells))
-        lines.append("")
+            body.append((name, cells))
         rows = [("dim (rotated)", lambda n: str(n["dim"])),
                 ("base", lambda n: n.get("base") or "—"),
                 ("first B(m) < 0",
@@ -156,11 +155,17 @@ class Exploration:
                                       ("bf16", "bfloat16"))),
                 ("fp16 first overflow", lambda n: str(n["dtypes"].get("float16", {})
                                                       .get("first_overflow_position") or "—"))]
+        first = max(len(n) for n in [*names, *(title for title, _ in rows)]) + 2
+        lines = [f"posproof explore — context length L = {self.length}", "",
+                 " " * first + "".join(f"{x:<{width + 2}}" for x in labels)]
+        lines += [f"{name:<{first}}" + "".join(cells) for name, cells in body]
+        lines.append("")
         for title, get in rows:
             lines.append(f"{title:<{first}}" + "".join(f"{get(n):<{width + 2}}"
                                                        for n in self.numbers))
         lines.append("")
-        lines.append("* expected refutation: the statement documents a pitfall of the rule")
+        if starred:
+            lines.append("* expected refutation: the statement documents a pitfall of the rule")
         for d, bb in self.base_bounds.items():
             lines.append(f"base bound, rotary dim {d}: {bb.summary()}")
         for s in self.subjects:
