@@ -203,7 +203,20 @@ def _how(item: Proof) -> str:
     method = str((item.crosscheck or {}).get("method", "mpmath"))
     checked = ("" if not item.crosscheck else " + exact check" if method.startswith("exact")
                else " + mpmath cross-check")
-    return ", ".join(rules[:3]) + checked
+    return _proved_value(item) + ", ".join(rules[:3]) + checked
+
+
+def _proved_value(item: Proof) -> str:
+    """What a proof established, when it is a number (a period), before how it was proved."""
+    period = (item.values or {}).get("period") if item.status == "proved" else None
+    if period is None:
+        return ""
+    if period == "none":
+        return "aperiodic: "
+    if period == "any":
+        return "constant (every P is a period): "
+    exact = "exact period" if item.name == "periodicity" else "period"
+    return f"{exact} {period}: "
 
 
 def _result(check: Check) -> str:

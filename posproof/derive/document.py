@@ -393,7 +393,7 @@ def _check_text(c: Check) -> str | None:
     if name == "translation_residual" and "max_residual" in v:
         return (f"max |PE(x+Δ) − PE(x)·T(Δ)| {_up(v['max_residual'])}, at most "
                 f"{_up(v['max_residual_over_tolerance'])[2:]} of its rounding "
-                f"tolerance, at {v['pairs']} random pairs with x ≤ {v['x_max']}")
+                f"tolerance, at {v['pairs']} random pairs x < x + Δ ≤ {v['position_max']}")
     if name == "toeplitz" and "blocks" in v:
         worst = max(b["deviation"] for b in v["blocks"])
         rows = ", ".join(f"{b['rows']} rows from x = {b['first_position']}" for b in v["blocks"])
