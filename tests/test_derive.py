@@ -262,3 +262,51 @@ def test_latex_compiles(which: str, request: pytest.FixtureRequest, tmp_path: Pa
     log = done.stdout[-3000:]
     assert done.returncode == 0, log
     assert (tmp_path / "derivation.pdf").stat().st_size > 10_000
+
+
+def _unwrap(md: str) -> str:
+    """The command of a document, as printed after 'Regenerate it (byte for byte) with:'."""
+    block = md.split("Regenerate it (byte for byte) with:", 1)[1].split("```")[1]
+    lines = block.strip().splitlines()[1:]            # after the fence's language tag
+    return " ".join(line.strip().rstrip("\\").strip() for line in lines)
+
+
+@pytest.mark.parametrize("options", [
+    ["--preset", "vaswani", "--dim", "4", "--max-len", "64", "--no-general", "--no-figures"],
+    ["--preset", "binary", "--dim", "6", "--max-len", "80", "--seed", "3", "--no-general",
+     "--convention", "column", "--no-figures"],
+    ["--preset", "fairseq", "--dim", "4", "--max-len", "64", "--padding-idx", "0",
+     "--no-figures"],
+    ["--preset", "vaswani", "--dim", "4", "--max-len", "64", "--no-general", "--figures", "png"],
+])
+def test_the_regenerate_command_reproduces_the_document(options, tmp_path, capsys) -> None:
+    """The command a document prints rebuilds it byte for byte (with or without the general
+    proofs, figures, a seed, a convention)."""
+    import shlex
+
+    first = tmp_path / "first"
+    assert _cli([*options, "--out", str(first)], capsys)[0] in (0, 1)
+    md = (first / "derivation.md").read_text(encoding="utf-8")
+    command = shlex.split(_unwrap(md).replace("DIR", str(tmp_path / "again")))
+    assert command[:3] == ["$", "posproof", "derive"]
+    assert _cli(command[3:], capsys)[0] in (0, 1)
+    for name in ("derivation.md", "derivation.tex"):
+        assert (tmp_path / "again" / name).read_bytes() == (first / name).read_bytes(), name
+
+
+def test_api_options_the_cli_lacks_give_an_exact_python_command(tmp_path) -> None:
+    """checks=False (no CLI flag) gives a python -c command, and it rebuilds the document."""
+    doc = derive(preset("vaswani", dim=4), max_len=50, general=False, checks=False, figures=[])
+    assert doc.reproducible
+    assert doc.command.startswith('python -c "')
+    write_derivation(doc, tmp_path / "first")
+    code = doc.command.removeprefix('python -c "').removesuffix('"')
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    subprocess.run([sys.executable, "-c", code.replace("DIR", str(tmp_path / "again"))],
+                   env=env, check=True, timeout=300)
+    assert (tmp_path / "again" / "derivation.md").read_bytes() == \
+        (tmp_path / "first" / "derivation.md").read_bytes()
+    hand_built = derive(Encoding.from_columns([("sin", 1), ("cos", 1)], name="mine"),
+                        max_len=20, general=False, figures=[])
+    assert not hand_built.reproducible
+    assert "no command rebuilds it" in hand_built.markdown()
