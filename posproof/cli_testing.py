@@ -221,16 +221,34 @@ def _flatten(obj: Any, prefix: str = "") -> dict[str, Any]:
     return out
 
 
-def _tables(arrays: dict[str, Any]) -> dict[str, Any]:
-    """The entries that can be tables: floating, 2-d after dropping leading 1s."""
+def _tables(arrays: dict[str, Any], notes: dict[str, str] | None = None) -> dict[str, Any]:
+    """The entries that can be tables: floating, 2-d once axes of length 1 are dropped.
+
+    A (max_len, 1, d) buffer (the PyTorch tutorial's ``pe``) is read as its
+    ``.squeeze(1)``.  ``notes`` receives, by name, why each other entry is not a
+    table, and how each squeezed one was read.
+
+    >>> import numpy as np
+    >>> notes = {}
+    >>> sorted(_tables({"pe": np.zeros((8, 1, 4)), "ids": np.arange(3)}, notes)), notes["ids"]
+    (['pe'], 'shape (3,), dtype int64: not a 2-d float table (n_positions, dim)')
+    """
+    notes = {} if notes is None else notes
     out = {}
     for name, value in arrays.items():
-        shape = tuple(getattr(value, "shape", ()))
-        while len(shape) > 2 and shape[0] == 1:
-            shape = shape[1:]
+        full = tuple(int(n) for n in getattr(value, "shape", ()))
+        shape = full
+        if len(shape) > 2:
+            shape = tuple(n for n in shape if n != 1)
         kind = str(getattr(value, "dtype", "")).replace("torch.", "")
         if len(shape) == 2 and ("float" in kind or "half" in kind or "double" in kind):
-            out[name] = value
+            out[name] = value.reshape(shape) if shape != full else value
+            if shape != full:
+                notes[name] = (f"shape {full} read as {shape} (axes of length 1 dropped, as "
+                               ".squeeze() does)")
+        else:
+            notes[name] = (f"shape {full}, dtype {kind or '?'}: not a 2-d float table "
+                           "(n_positions, dim)")
     return out
 
 
@@ -257,33 +275,39 @@ def _identify(args: argparse.Namespace) -> int:
     from .identify import identify
 
     arrays = load_arrays(args.file, args.key)
-    tables = _tables(arrays)
-    if args.key is not None and not tables:
-        shape = tuple(getattr(arrays[args.key], "shape", ()))
-        raise InvalidParameter(f"{args.file}: {args.key!r} has shape {shape} and dtype "
-                               f"{getattr(arrays[args.key], 'dtype', '?')}; a table is a 2-d "
-                               "float array (n_positions, dim)")
-    if not tables:
-        raise InvalidParameter(f"{args.file} holds no 2-d float array (it has "
-                               f"{', '.join(sorted(arrays)) or 'nothing'}); pass a table of "
-                               "shape (n_positions, dim)")
-    results = {name: identify(value, dtype=args.dtype) for name, value in tables.items()}
+    notes: dict[str, str] = {}
+    tables = _tables(arrays, notes)
+    results, skipped = {}, {k: v for k, v in notes.items() if k not in tables}
+    for name, value in tables.items():
+        try:
+            results[name] = identify(value, dtype=args.dtype)
+        except PosproofError as exc:            # e.g. a 3-row array beside the table
+            skipped[name] = f"{notes[name] + '; ' if name in notes else ''}not identified: {exc}"
+    if not results:
+        why = "; ".join(f"{name!r}: {text}" for name, text in skipped.items()) or "no arrays"
+        raise InvalidParameter(f"{args.file} holds no table posproof can identify ({why}); "
+                               "pass a float table of shape (n_positions, dim)")
     matched = any(r.matched for r in results.values())
     if args.json:
         out = {"file": args.file, "matched": matched, "theorems": [],
                "checks": [{"name": f"identify[{name}]",
                            "status": "pass" if r.matched else "fail", **r.to_dict()}
-                          for name, r in results.items()]}
+                          for name, r in results.items()],
+               "skipped": [{"name": name, "reason": text} for name, text in skipped.items()]}
         print(json.dumps(out, indent=2, sort_keys=True, ensure_ascii=False, default=str))
     else:
         shown = {k: r for k, r in results.items() if r.matched} or results
         blocks = [f"posproof identify {args.file}"]
         for name, r in shown.items():
-            blocks.append((f"[{name}]\n" if len(arrays) > 1 else "") + str(r))
-        skipped = sorted(set(results) - set(shown))
+            head = f"[{name}]\n" if len(arrays) > 1 else ""
+            read = f"({notes[name]})\n" if name in notes else ""
+            blocks.append(head + read + str(r))
+        unmatched = [k for k in results if k not in shown]
+        if unmatched:
+            blocks.append(f"({len(unmatched)} other array(s) match no known schedule: "
+                          f"{', '.join(unmatched[:8])}; pass --key to see one)")
         if skipped:
-            blocks.append(f"({len(skipped)} other array(s) match no known schedule: "
-                          f"{', '.join(skipped[:8])}; pass --key to see one)")
+            blocks.append("\n".join(f"skipped [{name}]: {text}" for name, text in skipped.items()))
         print("\n\n".join(blocks))
     return 0 if matched else 1
 
@@ -344,6 +368,19 @@ def _width(impl: Any, args: argparse.Namespace) -> int:
     return int(_call(impl, np.arange(2, dtype=np.int64))[0].shape[1])
 
 
+def _shown(key: str, value: Any) -> str:
+    """One value of a check line: the score as error/tolerance, floats to 3 digits.
+
+    >>> _shown("score", 281474976710656.0), _shown("max_error", 1.9999968), _shown("n", 3)
+    ('error/tolerance=2.81e+14', 'max_error=2', 'n=3')
+    """
+    if key == "score":
+        key = "error/tolerance"
+    if isinstance(value, float):
+        return f"{key}={value:.3g}"
+    return f"{key}={value}"
+
+
 def _render(report: Any, label: str) -> str:
     symbol = {"pass": "✓", "fail": "✗"}
     from .testing import _spec_label
@@ -352,9 +389,12 @@ def _render(report: Any, label: str) -> str:
              f"{report.n_positions} positions up to {report.max_position}, dtype {report.dtype}",
              ""]
     for c in report.checks:
-        values = ", ".join(f"{k}={v}" for k, v in c.items()
+        values = ", ".join(_shown(k, v) for k, v in c.items()
                            if k not in ("name", "status") and not isinstance(v, (dict, list)))
         lines.append(f"  {symbol[c['status']]} {c['name']:<18} {c['status']:<5} {values}")
+    if any("score" in c for c in report.checks):
+        lines.append("  (error/tolerance: the worst |impl − expected| over its tolerance at "
+                     "that place; a check passes when it is ≤ 1)")
     lines.append("")
     if report.ok:
         lines.append("verdict: OK — the implementation matches the specification")

@@ -83,7 +83,7 @@ def _explain_encoding(report: ImplReport, table: np.ndarray, pos: np.ndarray, en
             return done(text)
     for shift in (1, 2, -1, -2, 3, -3, 4, -4):
         sign = "+" if shift > 0 else "−"
-        text = (f"offset by {shift} positions: the impl at x equals the spec at "
+        text = (f"offset by {_positions(shift)}: the impl at x equals the spec at "
                 f"x {sign} {abs(shift)}")
         if test(text, _expected(enc, p + shift), at=p + shift):
             return done(text)
@@ -115,6 +115,10 @@ def _explain_encoding(report: ImplReport, table: np.ndarray, pos: np.ndarray, en
         tested.append({"hypothesis": pairs, "score": None, "fits": True})
         return done(pairs)
     if found is not None and not found.matched and found.layout is None:
+        valid = _valid_pairs(block[0] if block is not None else None, enc)
+        if valid:                  # pairs at speeds no schedule has: not a random table
+            tested.append({"hypothesis": valid, "score": None, "fits": True})
+            return done(valid)
         return done("a random table: matches no known schedule")
     if found is not None and not found.matched:
         return done(f"none of the hypotheses fits; identify says: {found.summary}")
@@ -225,7 +229,7 @@ def _diff_identification(found: Any, enc: Any, first: int) -> str | None:
         diffs.append(f"numerator {params.get('numerator')}, not {spec_sched.numerator}")
     shift = found.offset - first
     if shift:
-        diffs.append(f"offset by {shift} positions: the impl at x equals the spec at x "
+        diffs.append(f"offset by {_positions(shift)}: the impl at x equals the spec at x "
                      f"{'+' if shift > 0 else '−'} {abs(shift)}")
     if not diffs:
         return None
@@ -250,3 +254,56 @@ def _pair_frequency_mismatch(block: np.ndarray | None, enc: Any, eps: float) -> 
     return (f"dims 2i and 2i+1 use different frequencies ({shown}"
             f"{', …' if len(bad) > 3 else ''}; {len(bad)} of {len(enc.pairs)} pairs): "
             "no rotation T(Δ) exists — an exponent over the column index j instead of 2⌊j/2⌋?")
+
+
+def _positions(n: int) -> str:
+    """``1 position``, ``2 positions``, ``−1 position``.
+
+    >>> _positions(1), _positions(-2)
+    ('1 position', '−2 positions')
+    """
+    return f"{'−' if n < 0 else ''}{abs(n)} position{'' if abs(n) == 1 else 's'}"
+
+
+def _valid_pairs(block: np.ndarray | None, enc: Any) -> str | None:
+    """When the columns are (sin, cos) pairs turning at constant speeds the spec does not
+    have: say so, with the measured sin² + cos² − 1, the speeds and their constancy.
+
+    Pairings tried: the spec's, then adjacent (2i, 2i+1) and split (i, i+n).  A pair
+    counts when |sin² + cos² − 1| ≤ 1e-6 at every row and its angle step
+    z(x+1)·conj(z(x)) (z = cos + i·sin) varies by at most 1e-6 over the rows: the
+    measured values are printed, so the statement can be checked.
+    """
+    if block is None or block.ndim != 2 or block.shape[0] < 8 or block.shape[1] < 2:
+        return None
+    t = np.asarray(block, dtype=np.float64)
+    d = t.shape[1]
+    n = d // 2
+    pairings = [list(enc.pairs), [(2 * i, 2 * i + 1) for i in range(n)],
+                [(i, i + n) for i in range(n)]]
+    for pairs in pairings:
+        if len(pairs) != n or not pairs:
+            continue
+        s_idx = np.array([a for a, _ in pairs])
+        c_idx = np.array([b for _, b in pairs])
+        z = t[:, c_idx] + 1j * t[:, s_idx]
+        norm_err = float(np.abs(np.abs(z) ** 2 - 1).max())
+        step = z[1:] * np.conj(z[:-1])
+        mean = step.mean(axis=0)
+        drift = float(np.abs(step - mean).max())
+        if norm_err > 1e-6 or drift > 1e-6:
+            continue
+        speeds = np.angle(mean)
+        shown = ", ".join(f"{w:.6g}" for w in speeds[:6]) + (", …" if n > 6 else "")
+        names = "; ".join(f"dims {a} and {b}" for a, b in pairs[:2]) + ("; …" if n > 2 else "")
+        text = (f"valid (sin, cos) pairs ({names}: |sin² + cos² − 1| ≤ {norm_err:.1g}) "
+                f"turning by constant angles per position (within {drift:.1g}) of {shown} "
+                "rad (mod 2π), which no known schedule gives")
+        spec = np.asarray(enc.frequencies_float, dtype=np.float64)
+        if spec.size == n and np.all(spec > 0):
+            gap = float(np.abs(np.exp(1j * speeds) - np.exp(1j / spec)).max())
+            if gap <= 1e-6:
+                text += (f"; they are the spec's frequencies inverted (1/ω_k, within "
+                         f"{gap:.1g}): the base multiplies where it should divide")
+        return text
+    return None

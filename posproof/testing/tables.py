@@ -41,8 +41,15 @@ def _squeeze(arr: np.ndarray, what: str, expected_rows: int | None = None) -> np
     if arr.ndim > 2 and all(s == 1 for s in arr.shape[:-2]):
         arr = arr.reshape(arr.shape[-2:])
     if arr.ndim != 2:
-        raise InvalidParameter(
-            f"{what} has shape {arr.shape}; expected a table of shape (n_positions, dim)")
+        ones = [i for i, n in enumerate(arr.shape) if n == 1]
+        hint = ""
+        if arr.ndim - len(ones) == 2 and ones:
+            squeeze = "".join(f".squeeze({i})" for i in reversed(ones))
+            tutorial = " (the PyTorch tutorial's (max_len, 1, d) buffer)" if ones == [1] \
+                and arr.ndim == 3 else ""
+            hint = f"; pass table{squeeze}{tutorial}"
+        raise InvalidParameter(f"{what} has shape {arr.shape}; expected a table of shape "
+                               f"(n_positions, dim){hint}")
     if expected_rows is not None and arr.shape[0] != expected_rows:
         raise InvalidImplementation(
             f"{what} returned {arr.shape[0]} rows for {expected_rows} positions; it must "
