@@ -340,8 +340,15 @@ def distance_figure(enc: Encoding, length: int = 128) -> Any:
     return fig
 
 
-def _curve_columns(enc: Encoding) -> tuple[int, int, int, float]:
-    """(sin col, cos col of the fastest pair, sin col of the pair nearest half its speed, ratio)."""
+def _curve_columns(enc: Encoding) -> tuple[int, int, int, int, int, float]:
+    """(sin col, cos col of the fastest pair, sin col of the pair nearest half its speed,
+    frequency index k of the fast pair, k of the slow pair, ω_slow / ω_fast).
+
+    >>> from posproof.presets import preset
+    >>> s0, c0, s1, k0, k1, ratio = _curve_columns(preset("vaswani", dim=512))
+    >>> (s0, c0, s1, k0, k1), round(ratio, 4)
+    ((0, 1, 38, 0, 19), 0.5048)
+    """
     freqs = enc.frequencies_float
     idx = [enc.column_freq_index[s] for s, _ in enc.pairs]
     omega = freqs[idx]
@@ -350,17 +357,20 @@ def _curve_columns(enc: Encoding) -> tuple[int, int, int, float]:
     ratios[fast] = np.inf
     slow = int(np.argmin(np.abs(ratios - 0.5)))
     s0, c0 = enc.pairs[fast]
-    return s0, c0, enc.pairs[slow][0], float(omega[slow] / omega[fast])
+    return (s0, c0, enc.pairs[slow][0], int(idx[fast]), int(idx[slow]),
+            float(omega[slow] / omega[fast]))
 
 
 def curve3d_figure(encodings: Sequence[Encoding] | None = None, turns: float = 6.0) -> Any:
     """Three coordinates of the curve x ↦ PE(x), one 3-D panel per encoding.
 
-    Coordinates: sin and cos of the fastest pair, and sin of the pair whose
-    frequency is nearest half of it, for x over ``turns`` turns of that slower
-    pair; dots mark the integer positions.  The default compares binary dials
-    (ratio exactly 1/2: the curve closes on itself) with the original
-    schedule at d = 512 (ratio 10^(−19/64) ≈ 0.5049, irrational: it never closes).
+    Coordinates: sin and cos of the fastest pair (frequency ω_k0), and sin of
+    the pair whose frequency ω_k1 is nearest half of it, for x over ``turns``
+    turns of that slower pair; dots mark the integer positions.  Each axis
+    names its column and what it holds (``PE(x)_38 = sin ω_19 x``), and the
+    title gives the ratio of exactly those frequencies (``ω_19/ω_0``).  The
+    default compares binary dials (ratio exactly 1/2: the curve closes on itself) with the original
+    schedule at d = 512 (ratio 10^(−19/64) ≈ 0.5048, irrational: it never closes).
 
     >>> len(curve3d_figure().axes)
     2
@@ -376,7 +386,7 @@ def curve3d_figure(encodings: Sequence[Encoding] | None = None, turns: float = 6
     with _style():
         fig = _figure(4.0 * len(encs) + 0.4, 4.4)
         for i, enc in enumerate(encs):
-            s0, c0, s1, ratio = _curve_columns(enc)
+            s0, c0, s1, k0, k1, ratio = _curve_columns(enc)
             w = enc.column_frequencies_float
             x_max = turns * 2 * math.pi / w[s1]
             xs = np.linspace(0.0, x_max, 4000)
@@ -386,14 +396,15 @@ def curve3d_figure(encodings: Sequence[Encoding] | None = None, turns: float = 6
                     color="tab:blue" if i == 0 else "tab:red")
             ax.scatter(np.sin(w[s0] * ints), np.cos(w[c0] * ints), np.sin(w[s1] * ints), s=6,
                        color="black", depthshade=False)
-            ax.set_xlabel(f"PE(x){_sub(s0)}", labelpad=-2)
-            ax.set_ylabel(f"PE(x){_sub(c0)}", labelpad=-2)
-            ax.set_zlabel(f"PE(x){_sub(s1)}", labelpad=-2)
+            ax.set_xlabel(f"PE(x){_sub(s0)} = sin ω{_sub(k0)}x", labelpad=-2)
+            ax.set_ylabel(f"PE(x){_sub(c0)} = cos ω{_sub(k0)}x", labelpad=-2)
+            ax.set_zlabel(f"PE(x){_sub(s1)} = sin ω{_sub(k1)}x", labelpad=-2)
             for axis in (ax.xaxis, ax.yaxis, ax.zaxis):
                 axis.set_ticks([-1.0, 0.0, 1.0])
             ax.tick_params(labelsize=7, pad=0)
             closes = "closes on itself" if abs(ratio - 0.5) < 1e-12 else "never closes"
-            ax.set_title(f"{_title(enc)}\nω ratio {ratio:.4f}: {closes}", fontsize=9)
+            ax.set_title(f"{_title(enc)}\nω{_sub(k1)}/ω{_sub(k0)} = {ratio:.4f}: {closes}",
+                         fontsize=9)
         fig.suptitle("Three coordinates of the curve of positions (dots: integer x)", y=0.985)
         fig.subplots_adjust(left=0.0, right=0.95, bottom=0.02, top=0.84, wspace=0.12)
     return fig

@@ -99,8 +99,34 @@ def test_no_pyplot_and_no_matplotlib_on_import() -> None:
 def test_curve3d_binary_closes_and_geometric_does_not() -> None:
     fig = plots.curve3d_figure()
     titles = [ax.get_title() for ax in fig.axes]
-    assert "ratio 0.5000: closes on itself" in titles[0]
+    assert "= 0.5000: closes on itself" in titles[0]
     assert "never closes" in titles[1]
+
+
+@pytest.mark.parametrize("enc", [preset("vaswani", dim=32), preset("vaswani", dim=512),
+                                 preset("tensor2tensor", dim=64), preset("binary", dim=8)],
+                         ids=lambda e: f"{e.name}-{e.dim}")
+def test_curve3d_labels_name_the_plotted_columns_and_their_frequency_ratio(enc) -> None:
+    """Each axis says which column it shows and which frequency that column turns at, and
+    the title's ratio is the ratio of exactly those frequencies (not of columns 2 and 0)."""
+    import re
+
+    ax = plots.curve3d_figure([enc]).axes[0]
+    label = re.compile(r"PE\(x\)\$_\{(\d+)\}\$ = (sin|cos) ω\$_\{(\d+)\}\$x")
+    shown = [label.fullmatch(text) for text in (ax.get_xlabel(), ax.get_ylabel(),
+                                                ax.get_zlabel())]
+    assert all(shown), (ax.get_xlabel(), ax.get_ylabel(), ax.get_zlabel())
+    (c0, f0, k0), (c1, f1, k1), (c2, f2, k2) = [(int(m[1]), m[2], int(m[3])) for m in shown]
+    assert (f0, f1, f2) == ("sin", "cos", "sin")
+    assert (c0, c1) in enc.pairs
+    assert c2 in {s for s, _ in enc.pairs}
+    assert [enc.column_freq_index[c] for c in (c0, c1, c2)] == [k0, k1, k2]
+    assert k0 == k1 != k2
+    title = re.search(r"ω\$_\{(\d+)\}\$/ω\$_\{(\d+)\}\$ = ([0-9.]+)", ax.get_title())
+    assert title is not None, ax.get_title()
+    assert (int(title[1]), int(title[2])) == (k2, k0)
+    omega = enc.frequencies_float
+    assert float(title[3]) == pytest.approx(omega[k2] / omega[k0], abs=5e-5)
 
 
 def test_gram_title_reports_toeplitz() -> None:
