@@ -182,7 +182,30 @@ def test_plot_is_written(tmp_path):
                                            original_max_position_embeddings=64)],
                  256, proofs=False, dtypes=[])
     path = plot_exploration(ex, str(tmp_path / "curves.png"))
-    assert Path(path).read_bytes()[:4] == b"\x89PNG"
+    from matplotlib.image import imread
+
+    from posproof.explore.exploration import PLOT_DPI, _exploration_figure
+
+    pixels = imread(path)                       # a PNG matplotlib can decode, of the size set
+    assert pixels.shape[:2] == (round(4.6 * PLOT_DPI), 16 * PLOT_DPI)
+    assert float(pixels[..., :3].std()) > 0.05  # not a blank canvas
+    fig = _exploration_figure(ex)
+    assert [ax.get_title() for ax in fig.axes] == [
+        "RoFormer long-term decay (1/n)Σ|S_j|",
+        "B(m)/n = (1/n)Σ cos(mθ_k) (min/max envelope)",
+        "wavelength 2π/θ_k per pair (band edges dotted)"]
+    assert [ax.get_xlabel() for ax in fig.axes] == ["relative distance Δ", "m", "pair k"]
+    labels = [s.label for s in ex.subjects]
+    for ax in fig.axes:                        # each subject's curve is in each panel's legend
+        legend = [t.get_text() for t in ax.get_legend().get_texts()]
+        assert [x for x in legend if x in labels] == labels
+    decay = fig.axes[0].get_lines()             # the decay panel plots the computed numbers
+    for line, numbers in zip(decay, ex.numbers, strict=True):
+        assert np.array_equal(line.get_ydata(), numbers["decay"]["values"])
+    wavelengths = [ln for ln in fig.axes[2].get_lines() if ln.get_label() in labels]
+    for line, numbers in zip(wavelengths, ex.numbers, strict=True):
+        assert np.allclose(line.get_ydata(), numbers["bands"]["wavelengths"])
+    assert f"L = {ex.length}" in [t.get_text() for t in fig.axes[2].get_legend().get_texts()]
 
 
 def test_matplotlib_is_imported_lazily():

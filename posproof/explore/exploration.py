@@ -321,6 +321,17 @@ def plot_exploration(exploration: Exploration, path: str) -> str:
     except ImportError:
         raise InvalidParameter("--plot needs matplotlib; install it with "
                                "pip install 'posproof[plot]'") from None
+    _exploration_figure(exploration).savefig(path, dpi=PLOT_DPI, metadata={"Software": None})
+    return path
+
+
+#: Resolution of :func:`plot_exploration`'s PNG: 16 × 4.6 inches → 1760 × 506 pixels.
+PLOT_DPI = 110
+
+
+def _exploration_figure(exploration: Exploration) -> Any:
+    """The matplotlib Figure :func:`plot_exploration` saves: three panels, one curve per
+    subject in each, labelled with the subject."""
     # An explicit Figure, no pyplot: the caller's backend and figures are left alone.
     from matplotlib.figure import Figure
 
@@ -352,5 +363,4 @@ def plot_exploration(exploration: Exploration, path: str) -> str:
     for ax in axes:
         ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=110, metadata={"Software": None})
-    return path
+    return fig
