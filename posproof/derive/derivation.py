@@ -41,13 +41,13 @@ from .document import (
 from .guide import (
     GUIDE_DIM,
     GuideStep,
+    _command_for,
     _guide_binary_digits,
     _guide_pairs,
     _guide_ratio,
     _guide_raw,
     _guide_sine_binary,
     _guide_sine_geometric,
-    _recipe,
 )
 
 #: Document formats :func:`write_derivation` writes.
@@ -80,6 +80,9 @@ class Derivation:
     command: str
     extras: dict[str, Any] = field(default_factory=dict)
     figures: tuple[str, ...] = ()
+    #: True when :attr:`command` rebuilds the document byte for byte (False: the encoding
+    #: was built by hand, and no command names it).
+    reproducible: bool = True
     _documents: dict[str, _Doc] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -96,6 +99,7 @@ class Derivation:
         out = self.report.to_dict()
         out["guide"] = [g.to_dict() for g in self.guide]
         out["command"] = self.command
+        out["reproducible"] = self.reproducible
         return out
 
     def title(self) -> str:
@@ -125,8 +129,12 @@ class Derivation:
               "at generation time: matrices by SymPy from the encoding itself, proofs by the "
               "proof engine (each cross-checked in mpmath at random large positions), "
               "counterexamples confirmed in mpmath, measurements by NumPy and certified in "
-              "mpmath. Regenerate it with:")
-        doc.code(_wrap_command(f"$ {self.command}"))
+              "mpmath." + (" Regenerate it (byte for byte) with:" if self.reproducible else
+                           " Its encoding was built by hand, not from a preset, so no command "
+                           "rebuilds it: `posproof.derive(...)` on the same encoding, with "
+                           "the same options, gives the same document."))
+        if self.reproducible:
+            doc.code(_wrap_command(f"$ {self.command}"))
         doc.p(f"**Verdict: {_verdict(report)}**")
         if not report.ok:
             bad = [p for p in report.theorems if p.status != "proved"]
@@ -458,21 +466,6 @@ def _transposed_claim(enc: Encoding, convention: str, seed: int) -> dict[str, An
             "block": f"T(\\Delta)_{{\\text{{pair}}}} \\overset{{?}}{{=}} {sp.latex(shown)}"}
 
 
-def _command_for(enc: Encoding, max_len: int, seed: int, convention: str) -> str:
-    """The ``posproof derive`` command that rebuilds this document (or a Python hint)."""
-    recipe = _recipe(enc)
-    if recipe is None:
-        return f"python -c 'posproof.derive(...)'  # for {enc!r}"
-    options = list(recipe[0])
-    if max_len != DEFAULT_MAX_LEN:
-        options.append(f"--max-len {max_len}")
-    if seed:
-        options.append(f"--seed {seed}")
-    if convention != "row":
-        options.append(f"--convention {convention}")
-    return "posproof derive " + " ".join(options) + " --out DIR"
-
-
 def derive(encoding: Encoding, *, max_len: int = DEFAULT_MAX_LEN, seed: int = 0,
            general: bool = True, convention: str = "row", checks: bool = True,
            figures: Sequence[str] | None = None, guide_dim: int = GUIDE_DIM) -> Derivation:
@@ -534,8 +527,10 @@ def derive(encoding: Encoding, *, max_len: int = DEFAULT_MAX_LEN, seed: int = 0,
                 extras["transposed"] = claim
     except PosproofError as exc:
         raise type(exc)(f"{encoding.name}: derive: {exc}") from None
-    return Derivation(encoding, report, guide, max_len, seed, convention,
-                      _command_for(encoding, max_len, seed, convention), extras, names)
+    command = _command_for(encoding, max_len, seed, convention, general=general,
+                           checks=checks, figures=names, guide_dim=guide_dim)
+    return Derivation(encoding, report, guide, max_len, seed, convention, command or "",
+                      extras, names, reproducible=command is not None)
 
 
 def write_derivation(derivation: Derivation, out: str | Path, *,

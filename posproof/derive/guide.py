@@ -11,13 +11,14 @@ an encoding (for the calls a step shows and for the document's command).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import sympy as sp
 
-from ..checks import run_checks
+from ..checks import DEFAULT_MAX_LEN, run_checks
 from ..encoding import Encoding, X
 from ..errors import PosproofError
 from ..report import Report
@@ -296,3 +297,61 @@ def _recipe(enc: Encoding) -> tuple[list[str], str] | None:
         args.append(f"{key}={value!r}" if not isinstance(value, str) or not value.isdigit()
                     else f"{key}={value}")
     return options, f"preset({', '.join(args)})"
+
+
+def _command_for(enc: Encoding, max_len: int, seed: int, convention: str, *,
+                 general: bool = True, checks: bool = True,
+                 figures: Sequence[str] | None = None,
+                 guide_dim: int = GUIDE_DIM) -> str | None:
+    """The command that rebuilds this document byte for byte into ``DIR``, or None.
+
+    ``posproof derive`` when its options say everything (the figures all or
+    none); otherwise a ``python -c`` call of :func:`derive` and
+    :func:`write_derivation`; None for an encoding no preset rebuilds.
+
+    >>> from posproof import preset
+    >>> print(_command_for(preset("vaswani", dim=4), 64, 0, "row", general=False, figures=[]))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    posproof derive --preset vaswani --dim 4 --base 10000 --max-len 64 --no-general
+    --no-figures --out DIR
+    >>> print(_command_for(preset("vaswani", dim=4), 64, 0, "row", checks=False, figures=[]))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    python -c "from posproof import preset; from posproof.derive import derive,
+    write_derivation; write_derivation(derive(preset('vaswani', dim=4, base=10000),
+    max_len=64, checks=False, figures=[]), 'DIR')"
+    >>> from posproof import Encoding
+    >>> _command_for(Encoding.from_columns([("sin", 1), ("cos", 1)]), 64, 0, "row") is None
+    True
+    """
+    from ..plots import FIGURES
+
+    recipe = _recipe(enc)
+    if recipe is None:
+        return None
+    every = tuple(f.name for f in FIGURES)
+    names = every if figures is None else tuple(figures)
+    if checks and guide_dim == GUIDE_DIM and names in (every, ()):
+        options = list(recipe[0])
+        if max_len != DEFAULT_MAX_LEN:
+            options.append(f"--max-len {max_len}")
+        if seed:
+            options.append(f"--seed {seed}")
+        if convention != "row":
+            options.append(f"--convention {convention}")
+        if not general:
+            options.append("--no-general")
+        if not names:
+            options.append("--no-figures")
+        return "posproof derive " + " ".join(options) + " --out DIR"
+    args = [recipe[1]]                 # what the CLI cannot say: derive() itself
+    for key, value, default in (("max_len", max_len, DEFAULT_MAX_LEN), ("seed", seed, 0),
+                                ("general", general, True), ("convention", convention, "row"),
+                                ("checks", checks, True), ("figures", list(names), list(every)),
+                                ("guide_dim", guide_dim, GUIDE_DIM)):
+        if value != default:
+            args.append(f"{key}={value!r}")
+    code = ("from posproof import preset; from posproof.derive import derive, "
+            f"write_derivation; write_derivation(derive({', '.join(args)}), 'DIR')")
+    if any(c in code for c in '"$`\\!'):   # not safe inside a double-quoted shell word
+        return None
+    return f'python -c "{code}"'
