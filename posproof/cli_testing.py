@@ -68,7 +68,9 @@ def add_commands(subparsers: Any, encoding_options: Callable[[argparse.ArgumentP
                     "matches no known schedule.")
     ident.add_argument("file", metavar="FILE", help="a .npy, .npz, .pt/.pth or .safetensors file")
     ident.add_argument("--key", help="the array inside an .npz / .pt / .safetensors file "
-                                     "(default: every 2-d float array)")
+                                     "(default: every array, each reported by name; a "
+                                     "(max_len, 1, d) buffer is read as its .squeeze(1); "
+                                     "arrays that cannot be tables are skipped with a note)")
     ident.add_argument("--dtype", help="precision to assume for the noise level (default: the "
                                        "array's dtype)")
     ident.add_argument("--json", action="store_true", help="print JSON")
