@@ -257,12 +257,12 @@ def _pair_frequency_mismatch(block: np.ndarray | None, enc: Any, eps: float) -> 
 
 
 def _positions(n: int) -> str:
-    """``1 position``, ``2 positions``, ``−1 position``.
+    """``1 position``, ``2 positions``, ``-1 position``.
 
-    >>> _positions(1), _positions(-2)
-    ('1 position', '−2 positions')
+    >>> _positions(1), _positions(-2), _positions(-1)
+    ('1 position', '-2 positions', '-1 position')
     """
-    return f"{'−' if n < 0 else ''}{abs(n)} position{'' if abs(n) == 1 else 's'}"
+    return f"{n} position{'' if abs(n) == 1 else 's'}"
 
 
 def _valid_pairs(block: np.ndarray | None, enc: Any) -> str | None:
