@@ -8,8 +8,8 @@ looks like a reference link.  Before Griffe parses a docstring this extension
 rewrites, for the site only (the source is not touched):
 
 * a run of doctest lines (from ``>>>`` to the next blank line) into a fenced
-  ``pycon`` block, except inside a NumPy-style ``Examples`` section, which
-  Griffe parses itself;
+  ``pycon`` block without its ``# doctest:`` flags, except inside a NumPy-style
+  ``Examples`` section, which Griffe parses (and trims) itself;
 * ``:role:`target``` into a code span (``~a.b.c`` shows ``c``, as in Sphinx);
 * a paragraph's closing ``::`` into ``:`` (the indented block after it stays a
   Markdown code block).
@@ -20,13 +20,8 @@ mkdocs.yml loads it with ``extensions: [scripts/griffe_rest.py]``.
 See `explore`:
 <BLANKLINE>
     x = 1
->>> print(rest_to_markdown(">>> 1 + 1\\n2\\n\\nText."))
-```pycon
->>> 1 + 1
-2
-```
-<BLANKLINE>
-Text.
+>>> rest_to_markdown(">>> 1 + 1  # doctest" ": +SKIP\\n2\\n\\nText.").splitlines()
+['```pycon', '>>> 1 + 1', '2', '```', '', 'Text.']
 """
 
 from __future__ import annotations
@@ -39,6 +34,7 @@ import griffe
 _ROLE = re.compile(r":(?:func|class|mod|data|meth|attr|exc|obj):`(~?)([^`]+)`")
 _EXAMPLES = re.compile(r"^\s*Examples\s*$")
 _UNDERLINE = re.compile(r"^\s*-{3,}\s*$")
+_FLAGS = re.compile(r"\s*#\s*doctest:.*$")
 
 
 def _role(match: re.Match[str]) -> str:
@@ -61,7 +57,7 @@ def rest_to_markdown(text: str) -> str:
             indent = line[: len(line) - len(stripped)]
             out.append(f"{indent}```pycon")
             while i < len(lines) and lines[i].strip():
-                out.append(lines[i])
+                out.append(_FLAGS.sub("", lines[i]))
                 i += 1
             out.append(f"{indent}```")
             continue

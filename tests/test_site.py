@@ -128,7 +128,7 @@ def _extension() -> ModuleType:
     ("Use :func:`~posproof.explore.explore` or :class:`posproof.Encoding`.",
      "Use `explore` or `posproof.Encoding`."),
     ("A grid file::\n\n    metrics = []", "A grid file:\n\n    metrics = []"),
-    ("Text.\n\n>>> x = [1]\n>>> x[0]\n1\n\nMore.",
+    ("Text.\n\n>>> x = [1]\n>>> x[0]  # doctest: +ELLIPSIS\n1\n\nMore.",
      "Text.\n\n```pycon\n>>> x = [1]\n>>> x[0]\n1\n```\n\nMore."),
     ("Args\n\n    >>> 1\n    1", "Args\n\n    ```pycon\n    >>> 1\n    1\n    ```"),
     ("Examples\n--------\n>>> f(:func:`g`)\n1", "Examples\n--------\n>>> f(:func:`g`)\n1"),
