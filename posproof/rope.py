@@ -134,6 +134,8 @@ class Rotary:
     layout : str
         ``"half"`` (default: HF ``rotate_half``) or ``"adjacent"``.
 
+    Examples
+    --------
     >>> Rotary(Geometric(10000), 8, rotary_dim=4).passthrough
     [4, 5, 6, 7]
     >>> Rotary(Geometric(10000), 128, rotary_dim=160)

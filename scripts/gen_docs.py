@@ -14,8 +14,9 @@ fails, with this command in its message, when a committed file differs.
   the repository small; ``posproof derive`` also writes SVG by default).
 - ``docs/derivations/README.md``: the index.
 - ``docs/derivations/versions.json``: the versions of matplotlib, sympy, numpy
-  and mpmath that generated them.  Figure bytes depend on the matplotlib
-  version, so the test compares figures only under the recorded one.
+  and mpmath that generated them, and the SIMD extensions NumPy used.  Figure bytes
+  depend on the matplotlib version and (by a pixel, through NumPy's vectorised log) on the
+  CPU's SIMD extensions, so the test compares figures only under the recorded ones.
 - ``docs/cli.md``: every command and option, rendered from the argparse
   definitions of ``posproof.cli`` (so it cannot drift from ``--help``).
 """
@@ -68,7 +69,23 @@ def _versions() -> dict[str, str]:
     import sympy
 
     return {"matplotlib": matplotlib.__version__, "mpmath": mpmath.__version__,
-            "numpy": numpy.__version__, "sympy": sympy.__version__}
+            "numpy": numpy.__version__, "numpy_simd": _numpy_simd(), "sympy": sympy.__version__}
+
+
+def _numpy_simd() -> str:
+    """The SIMD extensions NumPy dispatches to on this CPU (as ``numpy.show_runtime`` lists them).
+
+    NumPy's vectorised ``log10`` (which matplotlib's log scale uses) can differ in the last bit
+    between, say, AVX2 and AVX-512 code paths, and that moves a pixel: figure bytes are
+    comparable only between machines that dispatch to the same extensions."""
+    try:
+        from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+    except ImportError:                          # NumPy 1.x keeps them under numpy.core
+        try:
+            from numpy.core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+        except ImportError:
+            return "unknown"
+    return ",".join(f for f in __cpu_dispatch__ if __cpu_features__.get(f))
 
 
 def derivations_index() -> str:
