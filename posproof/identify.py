@@ -51,6 +51,9 @@ _FIT_ROWS = 512
 
 _EPS = {"float64": 2.0**-52, "float32": 2.0**-23, "float16": 2.0**-10, "bfloat16": 2.0**-7}
 
+#: NumPy dtypes from ml_dtypes (what JAX hands back) read by widening to float32.
+_ML_FLOATS = ("bfloat16",)
+
 
 # --------------------------------------------------------------------------- arrays
 def _dtype_name(dtype: Any) -> str:
@@ -62,7 +65,8 @@ def as_array(obj: Any, *, what: str = "table", finite: bool = True) -> tuple[np.
     """``(float64 array, dtype name)`` from a NumPy, PyTorch, JAX or TensorFlow array.
 
     Duck-typed: ``.detach().cpu().numpy()`` (PyTorch; bfloat16 is widened
-    first), ``.numpy()``, ``__array__``, or a nested list.  Neither torch nor
+    first), ``.numpy()``, ``__array__``, or a nested list; a NumPy bfloat16
+    array (ml_dtypes, as JAX returns) is widened too and keeps its dtype name.  Neither torch nor
     JAX is imported here.  Refuses non-numeric and complex values, and non-finite
     ones unless ``finite=False``.
 
@@ -90,6 +94,9 @@ def as_array(obj: Any, *, what: str = "table", finite: bool = True) -> tuple[np.
             f"{what} of type {type(source).__name__} cannot be read as an array ({exc}); "
             "pass a NumPy array, a torch/JAX tensor or a nested list") from None
     name = _dtype_name(dtype_hint if dtype_hint is not None else arr.dtype)
+    if arr.dtype.kind == "V" and arr.dtype.name in _ML_FLOATS:  # ml_dtypes (JAX's bfloat16)
+        name = arr.dtype.name
+        arr = arr.astype(np.float32)
     if arr.dtype == object or arr.dtype.kind not in "fiub":
         raise InvalidParameter(
             f"{what} of type {type(source).__name__} (dtype {arr.dtype}) is not a real numeric "

@@ -67,12 +67,110 @@ def test_the_spec_passes_in_every_dtype(dtype: str) -> None:
     assert report.score <= 1
 
 
-def test_float32_angles_pass_at_float32_and_fail_at_float64() -> None:
-    """Tolerances scale with |x·ω|·eps of the dtype: a float32 impl may lose x·ω·eps32."""
+def test_float32_angles_fail_by_default_and_pass_when_declared() -> None:
+    """The default is the exact table rounded to float32; angles="float32" is the opt-in."""
     table = low_precision_angles(np.float32)
-    assert assert_encoding(table, "vaswani").ok
+    report = check_encoding(table, "vaswani")
+    assert not report.ok
+    assert report.accepted_with_angles == "float32"
+    assert 'pass angles="float32"' in report.message
+    assert assert_encoding(table, "vaswani", angles="float32").ok
+    assert check_encoding(table, "vaswani", angles=np.float32).ok
     why = explanation(table, "vaswani", dtype="float64")
     assert why.startswith("float32 angles")
+
+
+def low_precision_table(dtype: object) -> np.ndarray:
+    """A table computed entirely in ``dtype``: angles, sin and cos, stored in ``dtype``."""
+    positions = np.arange(L)
+    w = SPEC.frequencies_float
+    with np.errstate(over="ignore"):
+        ang = (positions.astype(dtype)[:, None] * w.astype(dtype)[None]).astype(np.float64)
+    return interleave(np.sin(ang), np.cos(ang)).astype(dtype)
+
+
+@pytest.mark.parametrize(("dtype", "name", "off_by"), [
+    (np.float16, "float16", 0.3), (ml_dtypes.bfloat16, "bfloat16", 1.9)])
+def test_low_precision_angles_fail_in_a_low_precision_table(dtype: object, name: str,
+                                                             off_by: float) -> None:
+    """Issue 13: a float16 / bfloat16 table whose angles were formed in that dtype is off by
+    0.4 / 2.0 at positions below 1024; it fails against the spec, and the message names
+    angles=."""
+    table = low_precision_table(dtype)
+    assert table.dtype == np.dtype(dtype)
+    report = check_encoding(table, "vaswani")
+    assert not report.ok
+    assert report.dtype == name
+    assert report.max_error > off_by
+    assert "angles=" in report.message
+    assert report.tolerance["out"] == 4 * posproof.identify.dtype_eps(name)
+    assert report.tolerance["angle"] == 16 * 2.0**-52
+    assert report.worst["tolerance"] < 0.2
+    declared = check_encoding(table, "vaswani", angles=name)
+    assert declared.ok
+    assert declared.tolerance["angle"] == 16 * posproof.identify.dtype_eps(name)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16, np.float32])
+def test_correct_low_precision_tables_pass(dtype: object) -> None:
+    """The exact table rounded to the dtype (NumPy bfloat16 too) passes by default."""
+    report = assert_encoding(SPEC.table(L).astype(dtype), "vaswani")
+    assert report.dtype == np.dtype(dtype).name
+
+
+def test_default_tolerance_from_both_sides() -> None:
+    """One entry off by 0.9 × its tolerance passes, by 1.1 × fails; the tolerance reported
+    is 4·eps32 + 16·eps64·|x·ω| (float32) and 16·eps64·(1 + |x·ω|) (float64)."""
+    x, col = 1000, 6                           # pair 3: ω = 10000^(−6/64)
+    w = 10000.0 ** (-6 / 64)
+    for dtype, tol in (("float32", 4 * 2.0**-23 + 16 * 2.0**-52 * x * w),
+                       ("float64", 16 * 2.0**-52 * (1 + x * w))):
+        for factor, ok in ((0.9, True), (1.1, False)):
+            table = SPEC.table(L)
+            table[x, col] += factor * tol
+            report = check_encoding(table, "vaswani", dtype=dtype, explain=False)
+            assert report.ok is ok, (dtype, factor, report.score)
+            if not ok:
+                assert (report.worst["position"], report.worst["dim"]) == (x, col)
+                assert report.worst["tolerance"] == pytest.approx(tol, rel=1e-12)
+                assert report.n_bad_positions == 1
+
+
+def test_declared_angles_tolerance_from_both_sides() -> None:
+    """angles="float16" allows 16·(eps + eps16·|x·ω|), no more."""
+    x, col = 300, 10
+    w = 10000.0 ** (-10 / 64)
+    tol = 16 * (2.0**-52 + 2.0**-10 * x * w)
+    for factor, ok in ((0.9, True), (1.1, False)):
+        table = SPEC.table(L)
+        table[x, col] += factor * tol
+        report = check_encoding(table, "vaswani", angles="float16", explain=False)
+        assert report.ok is ok
+        assert report.tolerance["angle"] == 16 * 2.0**-10
+    assert report.worst["tolerance"] == pytest.approx(tol, rel=1e-12)
+
+
+def test_frequency_off_by_a_relative_millionth_fails() -> None:
+    """ω·(1 + 1e-6) fails in float64 and float32 by default; angles="float32" (16·eps32 ≈
+    1.9e-6 relative) accepts it, and a relative 4e-6 is beyond even that."""
+    def drifted(rel: float, dtype: object) -> np.ndarray:
+        ang = np.outer(np.arange(L), SPEC.frequencies_float * (1 + rel))
+        return interleave(np.sin(ang), np.cos(ang)).astype(dtype)
+
+    assert not check_encoding(drifted(1e-6, np.float64), "vaswani").ok
+    assert not check_encoding(drifted(1e-6, np.float32), "vaswani").ok
+    assert check_encoding(drifted(1e-6, np.float32), "vaswani", angles="float32").ok
+    assert not check_encoding(drifted(4e-6, np.float32), "vaswani", angles="float32").ok
+
+
+def test_float32_drift_in_a_float64_table_fails() -> None:
+    """A float64 table whose values went through float32 fails as float64, passes as float32."""
+    drift = SPEC.table(L).astype(np.float32).astype(np.float64)
+    report = check_encoding(drift, "vaswani")
+    assert not report.ok
+    assert report.dtype == "float64"
+    assert 1e-9 < report.max_error < 1e-7
+    assert check_encoding(drift, "vaswani", dtype="float32").ok
 
 
 def test_callable_is_checked_at_large_positions() -> None:
