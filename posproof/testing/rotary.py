@@ -383,20 +383,26 @@ def relative_property(apply: Any, pairs: list[tuple[int, int]], theta: np.ndarra
         p_err = np.abs(dots_p[:count] - dots_p[count:2 * count]) / p_tol
     else:
         p_err = np.zeros(0)
-    shifted = np.abs(dots[:count] - dots[count:2 * count]) / bound
-    relative = np.abs(dots[:count] - dots[2 * count:]) / bound
+    shifted = _over(np.abs(dots[:count] - dots[count:2 * count]), bound)
+    relative = _over(np.abs(dots[:count] - dots[2 * count:]), bound)
     worst = int(np.argmax(np.maximum(shifted.max(axis=1), relative.max(axis=1))))
     rel_score = float(max(shifted.max(), relative.max(), p_err.max(initial=0)))
     rel = {"name": "relative_property", "status": "pass" if rel_score <= 1 else "fail",
            "score": round(rel_score, 6),
            "worst": {"m": int(m[worst]), "n": int(n[worst]), "shift": int(s[worst])}}
-    norms_q = np.linalg.norm(rq, axis=1) / np.linalg.norm(q)
-    norms_k = np.linalg.norm(rk, axis=1) / np.linalg.norm(k)
-    deviation = float(max(np.abs(norms_q - 1).max(), np.abs(norms_k - 1).max()))
+    dev_q = _over(np.abs(np.linalg.norm(rq, axis=1) - np.linalg.norm(q)), np.linalg.norm(q))
+    dev_k = _over(np.abs(np.linalg.norm(rk, axis=1) - np.linalg.norm(k)), np.linalg.norm(k))
+    deviation = float(max(dev_q.max(), dev_k.max()))
     norm_tol = TOLERANCE * 4 * eps
     norm = {"name": "norm_preservation", "status": "pass" if deviation <= norm_tol else "fail",
             "max_relative_deviation": deviation, "tolerance": norm_tol}
     return rel, norm
+
+
+def _over(diff: np.ndarray, bound: np.ndarray) -> np.ndarray:
+    """diff / bound, 0 where both are 0 (a pair q or k leaves empty), inf where only bound is."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(diff == 0, 0.0, diff / bound)
 
 
 def _convention_check(fp: _Fingerprint | str, rot: Any, *,
