@@ -17,13 +17,14 @@ from typing import Any
 import numpy as np
 
 from ..errors import PosproofError
-from ..identify import TOLERANCE, dtype_eps, identify
+from ..identify import TOLERANCE, identify
 from .hypotheses import (
     Hypothesis,
     Model,
     Outcome,
     fitted,
     measured_frequencies,
+    order,
     padding,
     precision,
     rank,
@@ -59,11 +60,11 @@ def _explain_encoding(report: ImplReport, table: np.ndarray, pos: np.ndarray, en
     eps_path = max(min(eps_angle, _EPS32), min(eps, _EPS32))
     block = _consecutive_block(table, pos, calls)
     omega_meas = measured_frequencies(block[0] if block is not None else None, eps)
-    hyps: list[Hypothesis] = [*structural(enc), *padding(enc, t, p),
+    hyps: list[Hypothesis] = [*structural(enc), *padding(enc, table, pos),
                               *precision(enc, eps_angle), *fitted(enc, t, p, omega_meas),
                               *_truncation(enc)]
     found = None
-    outcomes = rank(t, p, hyps, eps=eps, eps_path=eps_path, spec=Model.of(enc),
+    outcomes = rank(table, pos, hyps, eps=eps, eps_path=eps_path, spec=Model.of(enc),
                     eps_check=eps_angle)
     if not any(o.confirmed for o in outcomes) and block is not None:
         try:
@@ -74,9 +75,9 @@ def _explain_encoding(report: ImplReport, table: np.ndarray, pos: np.ndarray, en
         report.identification = found.to_dict()
         combined = _identified(found, enc, int(block[1]))
         if combined is not None:
-            outcomes = sorted(outcomes + rank(t, p, [combined], eps=eps, eps_path=eps_path,
+            outcomes = sorted(outcomes + rank(table, pos, [combined], eps=eps, eps_path=eps_path,
                                                   spec=Model.of(enc), eps_check=eps_angle),
-                              key=lambda o: o.score)
+                              key=order)
     confirmed = [o for o in outcomes if o.confirmed]
     report.hypotheses = [o.to_dict() for o in outcomes[:12]]
     if confirmed:

@@ -176,7 +176,8 @@ def _score(h: Hypothesis, t: np.ndarray, pos: np.ndarray, eps: float, eps_path: 
 
 def rank(t: np.ndarray, pos: np.ndarray, hyps: Any, *, eps: float, eps_path: float,
          spec: Model | None = None, eps_check: float = _EPS64) -> list[Outcome]:
-    """Every hypothesis scored against the impl rows ``t`` at ``pos``, best (lowest) first.
+    """Every hypothesis scored against the impl rows ``t`` at ``pos``, confirmed ones first,
+    then by residual (the closest regeneration first).
 
     A hypothesis is screened on a few rows, then confirmed on all of them (and
     must change the ``spec``'s table there by more than the check's tolerance, angle
@@ -190,7 +191,12 @@ def rank(t: np.ndarray, pos: np.ndarray, hyps: Any, *, eps: float, eps_path: flo
         if score <= 1.0:
             score, resid, tol = _score(h, t, pos, eps, eps_path, base)
         out.append(Outcome(h.key, h.cause, h.how, resid, tol, score, score <= 1.0))
-    return sorted(out, key=lambda o: o.score)
+    return sorted(out, key=order)
+
+
+def order(o: Outcome) -> tuple[bool, float]:
+    """Confirmed first, then by residual: the closest regeneration of the impl."""
+    return (not o.confirmed, o.residual)
 
 
 # --------------------------------------------------------------------------- hypotheses
@@ -322,7 +328,7 @@ def precision(enc: Any, eps_path: float) -> Iterator[Hypothesis]:
                                  replace(spec, angles=(name, freqs, product)), eps_out=e,
                                  eps_path=_EPS32)
         if name != "float32":
-            limit = 2 ** (int(round(-math.log2(e))) + 1)
+            limit = 2 ** (round(-math.log2(e)) + 1)
             yield Hypothesis(f"positions-{name}", f"positions rounded to {name}: integer "
                              f"positions past {limit} collide (`arange(L, dtype={name})`); "
                              "keep positions in int64 or float32", f"positions in {name}",

@@ -1,0 +1,152 @@
+"""Every classic bug in tests/bug_corpus.py gets its own *confirmed* explanation; no correct
+table gets any; an explanation that does not reproduce the table within tolerance is not given.
+
+The confusion matrix itself is printed by ``python scripts/bug_confusion.py``.
+"""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from bug_corpus import BUGS, CORRECT, D, L, column_index, run, tutorial
+
+import posproof
+from posproof.testing import check_encoding
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_corpus_has_25_distinct_bugs() -> None:
+    assert len(BUGS) >= 25
+    assert len({b.id for b in BUGS}) == len(BUGS)
+    assert len({b.expected for b in BUGS}) >= 20       # not 25 variants of one bug
+    assert all(b.expected for b in BUGS)
+
+
+@pytest.mark.parametrize("bug", BUGS, ids=[b.id for b in BUGS])
+def test_bug_gets_its_own_confirmed_explanation(bug: object) -> None:
+    report, given = run(bug)
+    assert not report.ok, f"{bug.id}: the buggy table passes"
+    assert given == bug.expected, f"{bug.id}: {report.explanation}"
+    best = report.hypotheses[0]
+    assert best["fits"]
+    assert best["score"] <= 1.0
+    assert math.isfinite(best["residual"])
+    assert f"— confirmed: regenerating with {best['regenerated']} reproduces the impl to " \
+        f"{best['residual']:.2g}" in report.explanation
+    assert report.explanation in report.message
+
+
+@pytest.mark.parametrize("ok", CORRECT, ids=[b.id for b in CORRECT])
+def test_correct_table_passes_with_no_explanation(ok: object) -> None:
+    report, given = run(ok)
+    assert given == "pass", report.message
+    assert report.explanation is None or report.explanation == ""
+
+
+def test_a_near_miss_is_not_confirmed() -> None:
+    """The column-index table with a 1e-6 defect: the hypothesis no longer reproduces it, so
+    the report says no explanation is confirmed, names the closest with its residual, and
+    shows the structural facts instead."""
+    table = column_index()
+    table[700, 9] += 1e-6
+    report = check_encoding(table, "vaswani")
+    assert not report.ok
+    assert report.explanation.startswith("no explanation confirmed: none of ")
+    assert "closest: dims 2i and 2i+1 use different frequencies, off by 1e-06 > " in \
+        report.explanation
+    assert "what the table shows: dims 2i and 2i+1 use different frequencies" in \
+        report.explanation
+    assert not any(h["fits"] for h in report.hypotheses)
+    # the same table without the defect: confirmed
+    assert run(BUGS[0])[1] == "column-index"
+
+
+def test_the_issue_13_table_is_not_called_bfloat16() -> None:
+    """`pos / 10000 ** (i / d)` used to get "most likely: bfloat16 angles"."""
+    report = check_encoding(column_index(), "vaswani")
+    assert "bfloat16" not in report.explanation
+    assert report.explanation.startswith("dims 2i and 2i+1 use different frequencies")
+
+
+def test_float32_angles_without_angles_option_are_confirmed_as_such() -> None:
+    """A correct float32 tutorial table fails the default (float64-angles) check: the
+    explanation regenerates it with angles in float32 and the message names angles=."""
+    report = check_encoding(tutorial(), "vaswani")
+    assert not report.ok
+    assert report.hypotheses[0]["key"] == "angles-float32"
+    assert report.explanation.startswith("float32 angles")
+    assert 'angles="float32"' in report.message
+
+
+def test_low_precision_hypotheses_are_not_confused() -> None:
+    """float16 angles are not explained as bfloat16 ones, nor the reverse; a table within the
+    declared angles= tolerance passes."""
+    keys = {b.id: run(b)[1] for b in BUGS if b.expected.startswith("angles-")}
+    assert keys == {b.id: b.expected for b in BUGS if b.expected.startswith("angles-")}
+    bf16 = next(b for b in BUGS if b.expected == "angles-bfloat16").build()
+    assert check_encoding(bf16, "vaswani", angles="bfloat16").ok
+
+
+def test_every_hypothesis_is_a_regeneration_ranked_by_residual() -> None:
+    report = check_encoding(posproof.preset("vaswani", dim=D, layout="split").table(L),
+                            "vaswani")
+    residuals = [h["residual"] for h in report.hypotheses[1:]]
+    assert residuals == sorted(residuals)
+    assert report.hypotheses[0]["key"] == "layout"
+    assert not any(h["fits"] for h in report.hypotheses[1:] if h["key"] == "swap")
+
+
+class TestRealPackage:
+    """positional-encodings' PositionalEncoding1D and broken copies of it."""
+
+    @pytest.fixture(autouse=True)
+    def _library(self) -> None:
+        self.torch = pytest.importorskip("torch")
+        self.pe = pytest.importorskip("positional_encodings.torch_encodings")
+
+    def table(self, channels: int = 64, width: int = 64) -> np.ndarray:
+        module = self.pe.PositionalEncoding1D(channels)
+        return module(self.torch.zeros(1, 2048, width))[0].numpy()
+
+    def test_the_package_passes_when_its_float32_angles_are_declared(self) -> None:
+        assert check_encoding(self.table(), "vaswani", angles="float32").ok
+        report = check_encoding(self.table(), "vaswani")
+        assert report.hypotheses[0]["key"] == "angles-float32"
+
+    def test_concatenated_copy_is_explained_as_split(self, monkeypatch: object) -> None:
+        torch = self.torch
+        monkeypatch.setattr(self.pe, "get_emb",
+                            lambda s: torch.cat((s.sin(), s.cos()), dim=-1))
+        report = check_encoding(self.table(), "vaswani", angles="float32")
+        assert not report.ok
+        assert report.explanation.startswith("matches the split layout, not interleaved — "
+                                             "confirmed: regenerating with layout split")
+
+    def test_cos_first_copy_is_explained_as_swapped(self, monkeypatch: object) -> None:
+        torch = self.torch
+        monkeypatch.setattr(self.pe, "get_emb", lambda s: torch.flatten(
+            torch.stack((s.cos(), s.sin()), dim=-1), -2, -1))
+        report = check_encoding(self.table(), "vaswani", angles="float32")
+        assert report.hypotheses[0]["key"] == "swap"
+        assert report.hypotheses[0]["fits"]
+
+    def test_module_built_for_more_channels_is_explained(self) -> None:
+        """PositionalEncoding1D(128) applied to 64 channels: the first 64 columns of a
+        128-dim table, so the exponent divides by 128."""
+        report = check_encoding(self.table(channels=128), "vaswani", angles="float32")
+        assert report.explanation.startswith("the exponent divides by 128, not d = 64")
+
+
+def test_script_prints_the_confusion_matrix() -> None:
+    out = subprocess.run([sys.executable, str(ROOT / "scripts" / "bug_confusion.py")],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "confusion matrix" in out.stdout
+    assert f"{len(BUGS)} of {len(BUGS)} bugs get their own confirmed explanation" in out.stdout
+    assert f"{len(CORRECT)} of {len(CORRECT)} correct tables pass with none" in out.stdout
