@@ -8,7 +8,6 @@ NumPy, and the test checks the explanation names it.
 
 from __future__ import annotations
 
-import math
 import subprocess
 import sys
 
@@ -28,6 +27,8 @@ from posproof.testing import (
     check_rotary,
     default_positions,
 )
+from posproof.testing.rotary import relative_property
+from posproof.testing.tables import Tolerance
 
 D, L = 64, 1024
 SPEC = posproof.preset("vaswani", dim=D)
@@ -431,17 +432,23 @@ def test_rotary_bad_input() -> None:
 @settings(max_examples=20, deadline=None)
 @given(query_key_pairs(H, dtype="float32"))
 def test_relative_property_tolerance_holds_for_float32_vectors(qk: tuple) -> None:
-    """The per-pair tolerance of the relative-property check holds for any finite float32 q, k
-    (no false alarm): ⟨R(m)q, R(n)k⟩ = ⟨q, R(n−m)k⟩ per pair, at large m, n."""
+    """The relative-property check of assert_rotary raises no false alarm for any finite
+    float32 q, k at large m, n: its own per-pair tolerance, called through the library."""
     q, k = qk
     assert q.dtype == np.float32
     assert np.all(np.isfinite(q))
-    m, n = 40_000, 51_234
-    rq = ROT.apply(q[None], [m])[0]
-    rk = ROT.apply(k[None], [n])[0]
-    r0 = ROT.apply(k[None], [n - m])[0]
-    for (i, j), w in zip(ROT.pairs, ROT.frequencies_float, strict=True):
-        lhs = rq[i] * rk[i] + rq[j] * rk[j]
-        rhs = q[i] * r0[i] + q[j] * r0[j]
-        size = math.hypot(float(q[i]), float(q[j])) * math.hypot(float(k[i]), float(k[j]))
-        assert abs(lhs - rhs) <= 16 * 4 * 2.0**-52 * size * (1 + 2 * n * w)
+    rel, norm = relative_property(ROT.apply, ROT.pairs, ROT.frequencies_float, q, k,
+                                  [40_000, 7], [51_234, 60_000], [3, 5_000],
+                                  Tolerance.of("float64"))
+    assert rel["status"] == "pass", rel
+    if np.linalg.norm(q) and np.linalg.norm(k):
+        assert norm["status"] == "pass", norm
+    # and the same check fails when a rotation angle is off by 1e-6 at one position
+    def off(x: np.ndarray, pos: np.ndarray) -> np.ndarray:
+        return ROT.apply(x, np.where(np.asarray(pos) == 51_234, 51_234 + 1e-6, pos))
+
+    sizes = [np.hypot(q[i], q[j]) * np.hypot(k[i], k[j]) for i, j in ROT.pairs]
+    if max(sizes) > 1e-3:
+        rel, _ = relative_property(off, ROT.pairs, ROT.frequencies_float, q, k,
+                                   [40_000], [51_234], [3], Tolerance.of("float64"))
+        assert rel["status"] == "fail", rel
