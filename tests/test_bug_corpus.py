@@ -150,3 +150,19 @@ def test_script_prints_the_confusion_matrix() -> None:
     assert "confusion matrix" in out.stdout
     assert f"{len(BUGS)} of {len(BUGS)} bugs get their own confirmed explanation" in out.stdout
     assert f"{len(CORRECT)} of {len(CORRECT)} correct tables pass with none" in out.stdout
+
+
+@pytest.mark.parametrize(("length", "noise", "dtype"), [
+    (16, 1e-3, np.float32), (16, 3e-3, np.float32), (64, 1e-3, np.float32),
+    (1024, 1e-7, np.float64), (1024, 1e-8, np.float64)])
+def test_noise_gets_no_explanation(length: int, noise: float, dtype: type) -> None:
+    """A correct table plus random noise fails, and no hypothesis is confirmed for it: a
+    low-precision hypothesis whose own rounding would hide the noise (bfloat16 angles in a
+    16-row table, float32 angles under 1e-7) cannot be told from the spec and is not given."""
+    rng = np.random.default_rng(length)
+    table = posproof.preset("vaswani", dim=D).table(length)
+    report = check_encoding((table + rng.normal(scale=noise, size=table.shape)).astype(dtype),
+                            "vaswani")
+    assert not report.ok
+    assert report.explanation.startswith("no explanation confirmed"), report.explanation
+    assert not any(h["fits"] for h in report.hypotheses)
