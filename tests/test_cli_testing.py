@@ -62,6 +62,11 @@ def files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         "    return _R.apply(x, pos)\n"
         "def flipped(x, pos):\n"
         "    return _R.apply(x, -pos)\n"
+        "_X = np.arange(3000, dtype=np.float32)[:, None] * "
+        "_E.frequencies_float.astype(np.float32)[None]\n"
+        "F32_ANGLES = np.empty((3000, 32), np.float32)\n"
+        "F32_ANGLES[:, 0::2], F32_ANGLES[:, 1::2] = np.sin(_X), np.cos(_X)\n"
+        "SCALED = TABLE * 0.125\n"
         "class Model:\n"
         "    pe = TABLE\n"
         "NUMBER = 3\n")
@@ -143,6 +148,27 @@ def test_check_impl_failure_is_explained(files: Path, capsys: pytest.CaptureFixt
     assert "most likely: matches the split layout, not interleaved" in out
     status, out, _ = run(capsys, "check-impl", "usermod:SPLIT", "--layout", "split")
     assert status == 0
+
+
+def test_check_impl_angles_option(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """float32 angles fail the default (which names --angles / angles=) and pass --angles."""
+    status, out, _ = run(capsys, "check-impl", "usermod:F32_ANGLES")
+    assert status == 1
+    assert 'pass angles="float32"' in out
+    status, out, _ = run(capsys, "check-impl", "usermod:F32_ANGLES", "--angles", "float32",
+                         "--json")
+    assert status == 0
+    assert json.loads(out)["tolerance"]["angles"] == "float32"
+    one_line_error(*run(capsys, "check-impl", "usermod:TABLE", "--angles", "float8"),
+                   "angles='float8' is not a dtype name")
+
+
+def test_check_impl_scale_option(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "check-impl", "usermod:SCALED")[0] == 1
+    assert run(capsys, "check-impl", "usermod:SCALED", "--scale", "0.125")[0] == 0
+    assert run(capsys, "check-impl", "usermod:SCALED", "--scale", "0.126")[0] == 1
+    one_line_error(*run(capsys, "check-impl", "usermod:rope", "--rotary", "--dim", "16",
+                        "--scale", "2"), "--scale applies to a table")
 
 
 def test_check_impl_callable_json(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
