@@ -17,6 +17,7 @@ import numpy as np
 from ..errors import InvalidParameter, check_int
 from ..identify import TOLERANCE, _measure, _nice, as_array, dtype_eps
 from .encodings import _angles_name
+from .explain_rotary import explain_rotary
 from .reports import (
     ImplReport,
     InvalidImplementation,
@@ -290,7 +291,8 @@ def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None
                     "expected": float(expected[b, s, c]),
                     "difference": float(abs(y[b, s, c] - expected[b, s, c])),
                     "tolerance": float(tol[s, c])}
-    report.explanation = _explain_rotary(conv, fp, precision)
+    report.explanation, report.hypotheses = explain_rotary(
+        y, positions, rot, fp, conv, eps, tolerance.eps_angle)
     report.message = _rotary_message(report, label)
     return report
 
@@ -491,23 +493,3 @@ def _rotary_precision(y: np.ndarray, positions: np.ndarray, rot: Any,
                     f"(positions and θ rounded to {name}); form the angles in {wider} and "
                     "round only cos and sin")
     return None
-
-
-def _explain_rotary(conv: dict[str, Any], fp: _Fingerprint | str,
-                    precision: str | None) -> str:
-    diffs = conv.get("differences") or []
-    if diffs:
-        return "; ".join(diffs)
-    if precision:
-        return precision
-    if isinstance(fp, _Fingerprint):
-        # same convention, wrong values: an offset of the positions?
-        usable = fp.theta > 1e-2
-        if usable.any():
-            shift = round(float(np.median(
-                [math.remainder(p, 2 * math.pi) / t
-                 for p, t in zip(fp.phase0[usable], fp.theta[usable], strict=True)])))
-            if shift:
-                return (f"positions offset by {shift}: the impl rotates position m by "
-                        f"R(m {'+' if shift > 0 else '−'} {abs(shift)})")
-    return "the rotation disagrees with the spec at large positions; see the worst entry"
