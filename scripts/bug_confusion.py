@@ -3,7 +3,8 @@
     python scripts/bug_confusion.py [--markdown]
 
 Each classic bug is built the way real code builds it and checked with
-``check_encoding`` against the spec its author meant; the explanation given is
+``check_encoding`` (tables) or ``check_rotary`` (rotations, spec "rope") against
+the spec its author meant; the explanation given is
 the key of the *confirmed* hypothesis (its regeneration reproduces the impl
 within the dtype's tolerance), "" when none is confirmed, "pass" when the
 table passes.  Rows: the explanation each bug must get; columns: the one
@@ -38,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     rows = []
     start = time.perf_counter()
-    for bug in bug_corpus.BUGS + bug_corpus.CORRECT:
+    for bug in bug_corpus.ALL_BUGS + bug_corpus.ALL_CORRECT:
         t0 = time.perf_counter()
         report, given = bug_corpus.run(bug)
         rows.append((bug, given or "none", _residual(report), time.perf_counter() - t0))
@@ -72,11 +73,11 @@ def main(argv: list[str] | None = None) -> int:
         for k in keys:
             cells = [f"{g}={counts[k, g]}" for g in given_keys if counts[k, g]]
             print(f"{k:{width}s} " + "  ".join(cells))
-    n_bugs, n_ok = len(bug_corpus.BUGS), len(bug_corpus.CORRECT)
+    n_bugs, n_ok = len(bug_corpus.ALL_BUGS), len(bug_corpus.ALL_CORRECT)
     right = sum(1 for r, w in zip(rows, want, strict=True) if r[1] == w and w != "pass")
     print()
     print(f"{right} of {n_bugs} bugs get their own confirmed explanation; "
-          f"{n_ok - sum(1 for r in bad if r[0].expected == '')} of {n_ok} correct tables pass "
+          f"{n_ok - sum(1 for r in bad if r[0].expected == '')} of {n_ok} correct impls pass "
           f"with none; {total:.2f} s in all ({total / len(rows):.3f} s per check)")
     return 1 if bad else 0
 

@@ -1,7 +1,8 @@
 """Classic positional-encoding bugs, each built the way real code builds it, with the
 explanation posproof must confirm for it.
 
-Every :class:`Bug` builds a table (or a callable) with NumPy or PyTorch code in
+Every :class:`Bug` builds a table, a callable of positions, or (spec ``"rope"``)
+a rotary ``apply(x, positions)`` with NumPy or PyTorch code in
 the style of the tutorial, paper or library it comes from, and names the spec
 the author meant and the hypothesis key (see ``posproof/testing/hypotheses.py``)
 that must be *confirmed* for it.  :data:`CORRECT` lists correct tables that must
@@ -307,11 +308,112 @@ def _with_padding(table: np.ndarray) -> np.ndarray:
     return table
 
 
-def run(bug: Bug) -> tuple[Any, str]:
-    """(the report of check_encoding on the bug's impl, the key of the confirmed explanation)."""
-    from posproof.testing import check_encoding
+# ---------------------------------------------------------------- rotary, as HF writes it
+H = 64
 
-    report = check_encoding(bug.build(), bug.spec, **bug.params, **bug.kwargs)
+
+def _rotate_half(x: Any) -> Any:
+    torch = _torch()
+    x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2:]
+    return torch.cat((-x2, x1), dim=-1)
+
+
+def _rotate_half_flipped(x: Any) -> Any:          # the wrong half negated
+    torch = _torch()
+    x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2:]
+    return torch.cat((x2, -x1), dim=-1)
+
+
+def _rotate_every_two(x: Any) -> Any:             # GPT-J
+    torch = _torch()
+    x1, x2 = x[..., ::2], x[..., 1::2]
+    return torch.stack((-x2, x1), dim=-1).flatten(-2)
+
+
+def hf_rope(*, base: float = 10000.0, rotate: Callable[[Any], Any] = _rotate_half,
+            angles: str = "float32", shift: int = 0, rotary_dim: int | None = None,
+            flip_freq: bool = False, scale: float = 1.0,
+            interleave: bool = False) -> Callable[[Any, Any], Any]:
+    """HF's LlamaRotaryEmbedding + apply_rotary_pos_emb in torch, with the knobs bugs turn."""
+    torch = _torch()
+    dim = rotary_dim or H
+    inv_freq = 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.int64).float() / dim))
+    if flip_freq:
+        inv_freq = inv_freq.flip(0)
+
+    def apply(x: Any, positions: Any) -> Any:
+        x = torch.as_tensor(x)
+        dtype = getattr(torch, angles)
+        t = (torch.as_tensor(positions) + shift).to(dtype)
+        freqs = torch.outer(t, inv_freq.to(dtype)).float()
+        emb = (torch.repeat_interleave(freqs, 2, dim=-1) if interleave
+               else torch.cat((freqs, freqs), dim=-1))
+        cos, sin = emb.cos() * scale, emb.sin() * scale
+        rot, rest = x[..., :dim], x[..., dim:]
+        out = rot * cos + rotate(rot) * sin
+        return torch.cat((out, rest), dim=-1)
+
+    return apply
+
+
+ROTARY_BUGS: list[Bug] = [
+    Bug("rope: rotate_half negates the wrong half", "nanochat#489: R(−m)",
+        lambda: hf_rope(rotate=_rotate_half_flipped), "direction", spec="rope"),
+    Bug("rope: GPT-J pairs, half spec", "transformers#25199: adjacent vs half",
+        lambda: hf_rope(rotate=_rotate_every_two, interleave=True), "layout", spec="rope"),
+    Bug("rope: rope_theta 500000, spec 10000", "airllm#369: rope_theta defaulted",
+        lambda: hf_rope(base=500000.0), "base", spec="rope"),
+    Bug("rope: partial_rotary_factor 0.5", "rotary_dim 32 of head_dim 64",
+        lambda: hf_rope(rotary_dim=32), "rotary-dim", spec="rope"),
+    Bug("rope: position_ids + 1", "positions from 1 (cache_position off by one)",
+        lambda: hf_rope(shift=1), "offset", spec="rope"),
+    Bug("rope: inv_freq flipped", "frequency order reversed", lambda: hf_rope(flip_freq=True),
+        "reversed", spec="rope"),
+    Bug("rope: attention factor on cos/sin", "YaRN mscale applied under a default spec",
+        lambda: hf_rope(scale=1.1), "scale", spec="rope"),
+    Bug("rope: float16 angle table", "gpt-neox#1003", lambda: hf_rope(angles="float16"),
+        "angles-float16", spec="rope", kwargs={"max_position": 60000}),
+    Bug("rope: bfloat16 angle table", "transformers#29285", lambda: hf_rope(angles="bfloat16"),
+        "angles-bfloat16", spec="rope"),
+    Bug("rope: rotary never applied", "apply_rotary_pos_emb skipped",
+        lambda: (lambda x, p: x), "identity", spec="rope"),
+    Bug("rope: GPT-J pairs, R(−m), base 500000", "three conventions off at once",
+        lambda: _gptj_flipped(), "fingerprint", spec="rope"),
+]
+
+ROTARY_CORRECT: list[Bug] = [
+    Bug("rope: HF float32", "LlamaRotaryEmbedding (float32 angles, declared)", hf_rope, "",
+        spec="rope", kwargs={"angles": "float32"}),
+    Bug("rope: GPT-J adjacent", "rotate_every_two, adjacent spec", lambda: hf_rope(
+        rotate=_rotate_every_two, interleave=True), "", spec="rope",
+        kwargs={"angles": "float32", "layout": "adjacent"}),
+]
+
+
+def _gptj_flipped() -> Callable[[Any, Any], Any]:
+    torch = _torch()
+
+    def flipped(x: Any) -> Any:
+        x1, x2 = x[..., ::2], x[..., 1::2]
+        return torch.stack((x2, -x1), dim=-1).flatten(-2)
+
+    return hf_rope(rotate=flipped, interleave=True, base=500000.0)
+
+
+#: Every bug (tables and rotations) and every correct impl.
+ALL_BUGS = BUGS + ROTARY_BUGS
+ALL_CORRECT = CORRECT + ROTARY_CORRECT
+
+
+def run(bug: Bug) -> tuple[Any, str]:
+    """(the report of check_encoding / check_rotary on the bug's impl, the key of the
+    confirmed explanation)."""
+    from posproof.testing import check_encoding, check_rotary
+
+    if bug.spec == "rope":
+        report = check_rotary(bug.build(), **{"head_dim": H, **bug.params, **bug.kwargs})
+    else:
+        report = check_encoding(bug.build(), bug.spec, **bug.params, **bug.kwargs)
     return report, given(report)
 
 

@@ -13,7 +13,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from bug_corpus import BUGS, CORRECT, D, L, column_index, run, tutorial
+from bug_corpus import (
+    ALL_BUGS,
+    ALL_CORRECT,
+    BUGS,
+    ROTARY_BUGS,
+    D,
+    L,
+    column_index,
+    hf_rope,
+    run,
+    tutorial,
+)
 
 import posproof
 from posproof.testing import check_encoding
@@ -25,10 +36,11 @@ def test_the_corpus_has_25_distinct_bugs() -> None:
     assert len(BUGS) >= 25
     assert len({b.id for b in BUGS}) == len(BUGS)
     assert len({b.expected for b in BUGS}) >= 20       # not 25 variants of one bug
-    assert all(b.expected for b in BUGS)
+    assert all(b.expected for b in ALL_BUGS)
+    assert len({b.expected for b in ROTARY_BUGS}) == len(ROTARY_BUGS)
 
 
-@pytest.mark.parametrize("bug", BUGS, ids=[b.id for b in BUGS])
+@pytest.mark.parametrize("bug", ALL_BUGS, ids=[b.id for b in ALL_BUGS])
 def test_bug_gets_its_own_confirmed_explanation(bug: object) -> None:
     report, given = run(bug)
     assert not report.ok, f"{bug.id}: the buggy table passes"
@@ -42,7 +54,7 @@ def test_bug_gets_its_own_confirmed_explanation(bug: object) -> None:
     assert report.explanation in report.message
 
 
-@pytest.mark.parametrize("ok", CORRECT, ids=[b.id for b in CORRECT])
+@pytest.mark.parametrize("ok", ALL_CORRECT, ids=[b.id for b in ALL_CORRECT])
 def test_correct_table_passes_with_no_explanation(ok: object) -> None:
     report, given = run(ok)
     assert given == "pass", report.message
@@ -148,8 +160,9 @@ def test_script_prints_the_confusion_matrix() -> None:
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "confusion matrix" in out.stdout
-    assert f"{len(BUGS)} of {len(BUGS)} bugs get their own confirmed explanation" in out.stdout
-    assert f"{len(CORRECT)} of {len(CORRECT)} correct tables pass with none" in out.stdout
+    n, k = len(ALL_BUGS), len(ALL_CORRECT)
+    assert f"{n} of {n} bugs get their own confirmed explanation" in out.stdout
+    assert f"{k} of {k} correct impls pass with none" in out.stdout
 
 
 @pytest.mark.parametrize(("length", "noise", "dtype"), [
@@ -166,3 +179,31 @@ def test_noise_gets_no_explanation(length: int, noise: float, dtype: type) -> No
     assert not report.ok
     assert report.explanation.startswith("no explanation confirmed"), report.explanation
     assert not any(h["fits"] for h in report.hypotheses)
+
+
+def test_rotary_noise_gets_no_explanation() -> None:
+    """A flipped rotation plus noise: the fingerprint still reads R(−m), but no regeneration
+    reproduces the impl, so the report says so and shows the fingerprint's reading."""
+    torch = pytest.importorskip("torch")
+    from posproof.testing import check_rotary
+
+    flipped = ROTARY_BUGS[0].build()
+
+    def noisy(x: object, p: object) -> object:
+        y = flipped(x, p)
+        return y + 1e-4 * torch.sin(torch.arange(y.numel()).reshape(y.shape))
+
+    report = check_rotary(noisy, head_dim=64)
+    assert report.explanation.startswith("no explanation confirmed: none of ")
+    assert "what the fingerprint shows: rotation direction is flipped" in report.explanation
+    assert not any(h["fits"] for h in report.hypotheses)
+
+
+def test_rotary_float32_angles_without_the_option_are_confirmed_as_such() -> None:
+    pytest.importorskip("torch")
+    from posproof.testing import check_rotary
+
+    report = check_rotary(hf_rope(), head_dim=64)
+    assert not report.ok
+    assert report.hypotheses[0]["key"] == "angles-float32"
+    assert report.explanation.startswith("float32 angles")
