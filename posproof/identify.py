@@ -19,7 +19,11 @@ no known schedule".  The method, for each way of pairing the columns
 5. the whole table is compared with the fitted :class:`~posproof.Encoding`;
    it is a match only when every entry agrees within the noise of the
    table's dtype, ``16·eps·(1 + |x·ω|)`` (angles formed in the dtype lose
-   |x·ω|·eps).
+   |x·ω|·eps);
+6. when nothing matches at the dtype's noise, the table's scale and working
+   precision are read from its values (:mod:`posproof.identify_precision`: a
+   float32 table stored as float64, a table times 1/√d) and steps 1–5 run
+   again on the rescaled table at that precision.
 
 >>> import posproof
 >>> table = posproof.preset("tensor2tensor", dim=64).table(200, dtype="float32")
@@ -191,6 +195,8 @@ class Identification:
     frequencies: list[float] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     encoding: Any = field(default=None, repr=False)
+    precision: str | None = None
+    scale: float = 1.0
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (the fitted encoding as its own ``to_dict()``).
@@ -201,7 +207,7 @@ class Identification:
         out = {k: getattr(self, k) for k in (
             "matched", "summary", "rows", "dim", "dtype", "family", "preset", "params",
             "presets", "layout", "exponent", "offset", "odd_dim_padding", "zero_rows",
-            "residual", "score", "frequencies", "notes")}
+            "residual", "score", "frequencies", "notes", "precision", "scale")}
         out["encoding"] = self.encoding.to_dict() if self.encoding is not None else None
         return out
 
@@ -224,7 +230,8 @@ class Identification:
             lines.append(f"zero rows: {_ranges(self.zero_rows)}")
         if self.residual is not None:
             lines.append(f"residual: max |table − fitted| = {self.residual:.3g} "
-                         f"({self.score:.3g} of the {self.dtype} tolerance)")
+                         f"({self.score:.3g} of the {self.precision or self.dtype} "
+                         "tolerance)")
         if self.presets:
             lines.append("rebuild with: " + "; ".join(self.presets))
         lines += [f"note: {n}" for n in self.notes]
@@ -565,6 +572,38 @@ def identify(table: Any, *, dtype: str | None = None) -> Identification:
             f"table has {rows} rows; identify needs at least 4 consecutive positions")
     if dim < 2:
         raise InvalidParameter(f"table has {dim} column(s); identify needs dim >= 2")
+    result = _identify_at(arr, dtname)
+    if result.matched or dtype is not None:
+        return result
+    return _rescaled(arr, dtname) or result
+
+
+def _rescaled(arr: np.ndarray, dtname: str) -> Identification | None:
+    """The match of ``arr`` at the scale and working precision read from its values
+    (:mod:`posproof.identify_precision`), validated on every row; None without one."""
+    from .identify_precision import estimate
+
+    est = estimate(arr, dtname)
+    if est.scale == 1.0 and est.precision is None:
+        return None
+    found = _identify_at(arr / est.scale, est.precision or dtname)
+    if not found.matched:
+        return None
+    found.dtype, found.precision, found.scale = dtname, est.precision, est.scale
+    extra = []
+    if est.scale_text is not None:
+        extra.append(f"scaled by {est.scale_text}")
+        found.presets = [f"{est.scale_text.split(' = ')[0]} * {p}.table(...)"
+                         for p in found.presets]
+    if est.precision is not None:
+        extra.append(f"values carry {est.precision} precision (stored as {dtname})")
+    found.summary += "; " + "; ".join(extra)
+    return found
+
+
+def _identify_at(arr: np.ndarray, dtname: str) -> Identification:
+    """identify at the noise level of ``dtname``."""
+    rows, dim = arr.shape
     eps = dtype_eps(dtname)
     noise = TOLERANCE * eps
     result = Identification(False, "", rows, dim, dtname)
