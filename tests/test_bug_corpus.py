@@ -207,3 +207,43 @@ def test_rotary_float32_angles_without_the_option_are_confirmed_as_such() -> Non
     assert not report.ok
     assert report.hypotheses[0]["key"] == "angles-float32"
     assert report.explanation.startswith("float32 angles")
+
+
+def test_check_impl_prints_the_confirmed_explanation(tmp_path: Path) -> None:
+    """check-impl on a user's file: the confirmed explanation with its residual, and for a
+    noisy copy, "no explanation confirmed" with the structural facts."""
+    (tmp_path / "usermod.py").write_text(
+        "import numpy as np\n"
+        "pos = np.arange(1024)[:, None]\n"
+        "i = np.arange(64)[None, :]\n"
+        "PE = pos / np.power(10000, i / 64)\n"
+        "PE[:, 0::2] = np.sin(PE[:, 0::2])\n"
+        "PE[:, 1::2] = np.cos(PE[:, 1::2])\n"
+        "NOISY = PE + 1e-6 * np.cos(np.arange(PE.size).reshape(PE.shape))\n"
+        "import posproof\n"
+        "ROT = posproof.rotary(10000, 16)\n"
+        "def flipped(x, p):\n"
+        "    return ROT.apply(x, -np.asarray(p))\n", encoding="utf-8")
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+
+    def check_impl(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "posproof", "check-impl", *args],
+                              capture_output=True, text=True, cwd=tmp_path, env=env,
+                              timeout=300)
+
+    out = check_impl("usermod.py:PE")
+    assert out.returncode == 1, out.stderr
+    assert ("use different frequencies: the exponent runs over the column index j"
+            in out.stdout)
+    assert "— confirmed: regenerating with ω_j = b^(−j/d) reproduces the impl to" in out.stdout
+    out = check_impl("usermod.py:NOISY", "--json")
+    data = __import__("json").loads(out.stdout)
+    assert data["explanation"].startswith("no explanation confirmed")
+    assert "(closest: dims 2i and 2i+1 use different frequencies, off by 1e-06 > " in \
+        data["explanation"]
+    assert "what the table shows: identify: " in data["explanation"]
+    assert not any(h["fits"] for h in data["hypotheses"])
+    out = check_impl("usermod.py:flipped", "--rotary", "--dim", "16")
+    assert out.returncode == 1
+    assert "rotation direction is flipped" in out.stdout
+    assert "— confirmed: regenerating with R(−m) reproduces the impl to" in out.stdout
