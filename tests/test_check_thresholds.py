@@ -128,3 +128,24 @@ def test_translation_residual_tolerance_from_both_sides(monkeypatch: pytest.Monk
     drift = run(preset("vaswani", dim=D), "translation_residual")
     assert drift.status == "fail"
     assert "exceeds its tolerance" in drift.note
+
+
+# --------------------------------------------------------------------------- kernel checks
+@pytest.mark.parametrize(("factor", "status"), [(0.5, "pass"), (2.0, "fail")])
+def test_kernel_bound_from_both_sides(monkeypatch: pytest.MonkeyPatch, factor: float,
+                                      status: str) -> None:
+    """separation, near_return and decay compare the float64 kernel with mpmath within the
+    kernel's bound: an mpmath value off by half the bound passes, by twice the bound fails."""
+    from posproof.numeric import OffsetKernel
+
+    names = ["separation", "near_return", "decay"]
+    exact = check(preset("vaswani", dim=D), max_len=1000, checks=names)
+    bound = exact["separation"].values["kernel_bound"]
+    # a few ulps of f(0) = n per term: between n·u and 64·n·u for d = 16
+    assert N * U < bound < 64 * N * U
+    assert {exact[n].values["kernel_bound"] for n in names} == {bound}
+    real = OffsetKernel.mp
+    monkeypatch.setattr(OffsetKernel, "mp",
+                        lambda self, delta, dps=50: real(self, delta, dps) + factor * bound)
+    report = check(preset("vaswani", dim=D), max_len=1000, checks=names)
+    assert [c.status for c in report.checks] == [status] * 3
