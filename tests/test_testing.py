@@ -452,3 +452,25 @@ def test_relative_property_tolerance_holds_for_float32_vectors(qk: tuple) -> Non
         rel, _ = relative_property(off, ROT.pairs, ROT.frequencies_float, q, k,
                                    [40_000], [51_234], [3], Tolerance.of("float64"))
         assert rel["status"] == "fail", rel
+
+
+def test_scale_from_both_sides() -> None:
+    """scale=: the impl equals scale × spec; the tolerance is scaled alike and reported."""
+    table = SPEC.table(L) * 0.0625
+    report = check_encoding(table, "vaswani", scale=0.0625)
+    assert report.ok, report.message
+    assert report.tolerance["scale"] == 0.0625
+    assert report.tolerance["out"] == 0.0625 * 16 * 2.0**-52
+    assert report.tolerance["formula"].startswith("0.0625·(16·eps64 + 16·eps64·|x·ω|)")
+    x, col = 1000, 6
+    tol = 0.0625 * 16 * 2.0**-52 * (1 + x * 10000.0 ** (-6 / 64))
+    for factor, ok in ((0.9, True), (1.1, False)):
+        bumped = table.copy()
+        bumped[x, col] += factor * tol
+        report = check_encoding(bumped, "vaswani", scale=0.0625, explain=False)
+        assert report.ok is ok
+    assert report.worst["tolerance"] == pytest.approx(tol, rel=1e-12)
+    assert "0.0625·(16·eps64" in report.message
+    # a scale off by a relative 1e-9 fails; without scale= the table fails too
+    assert not check_encoding(table, "vaswani", scale=0.0625 * (1 + 1e-9), explain=False).ok
+    assert not check_encoding(table, "vaswani", explain=False).ok

@@ -64,8 +64,10 @@ class ImplReport:
 
         >>> import posproof
         >>> from posproof.testing import check_encoding
-        >>> check_encoding(posproof.preset("vaswani", dim=8).table(64)).to_dict()["checks"][0]
-        {'name': 'matches_spec', 'status': 'pass', 'score': 0.0, 'max_error': 0.0}
+        >>> check = check_encoding(posproof.preset("vaswani", dim=8).table(64)).to_dict()[
+        ...     "checks"][0]
+        >>> sorted(check), check["status"], check["score"]
+        (['max_error', 'name', 'score', 'status', 'tolerance'], 'pass', 0.0)
         """
         out = {k: getattr(self, k) for k in self.__dataclass_fields__}
         out["status"] = "pass" if self.ok else "fail"
@@ -141,7 +143,7 @@ def _encoding_message(report: ImplReport, label: str, tol: Any) -> str:
         f"worst: position {w['position']}, dim {w['dim']}: impl {w['impl']:.9g}, expected "
         f"{w['expected']:.9g} (mpmath, 30 digits), |difference| {w['difference']:.3g} > "
         f"tolerance {w['tolerance']:.3g} = "
-        + ("|scale|·(" + tol.formula + ")" if scale != 1.0 else tol.formula),
+        + tol.formula,
     ]
     if tol.angles is None:
         lines.append(_angles_hint(report.accepted_with_angles))

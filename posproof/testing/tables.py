@@ -54,6 +54,7 @@ class Tolerance:
     angles: str | None
     out: float
     angle: float
+    scale: float = 1.0
 
     @classmethod
     def of(cls, dtype: str, angles: str | None = None, scale: float = 1.0) -> Tolerance:
@@ -63,7 +64,7 @@ class Tolerance:
             angle = TOLERANCE * dtype_eps("float64")
         else:
             out, angle = TOLERANCE * eps, TOLERANCE * dtype_eps(angles)
-        return cls(dtype, angles, out * abs(scale), angle * abs(scale))
+        return cls(dtype, angles, out * abs(scale), angle * abs(scale), abs(scale))
 
     @property
     def eps_angle(self) -> float:
@@ -76,12 +77,21 @@ class Tolerance:
 
     @property
     def formula(self) -> str:
+        """The tolerance as text (``|scale|·(…)`` for a scaled table).
+
+        >>> Tolerance.of("float32", scale=0.0625).formula
+        '0.0625·(4·eps + 16·eps64·|x·ω|), eps of float32 (angles formed in float64)'
+        """
         if self.angles is None:
             lead = ("16·eps64" if self.out == self.angle
                     else f"{OUTPUT_ULPS:g}·eps")
-            return (f"{lead} + 16·eps64·|x·ω|, eps of {self.dtype} (angles formed in "
-                    "float64)")
-        return f"16·(eps + eps_{self.angles}·|x·ω|), eps of {self.dtype}"
+            text, where = (f"{lead} + 16·eps64·|x·ω|",
+                           f"eps of {self.dtype} (angles formed in float64)")
+        else:
+            text, where = f"16·(eps + eps_{self.angles}·|x·ω|)", f"eps of {self.dtype}"
+        if self.scale != 1.0:
+            text = f"{self.scale:.8g}·({text})"
+        return f"{text}, {where}"
 
 
 def _is_array(obj: Any) -> bool:
