@@ -70,7 +70,8 @@ def add_commands(subparsers: Any, encoding_options: Callable[[argparse.ArgumentP
     ident.add_argument("--key", help="the array inside an .npz / .pt / .safetensors file "
                                      "(default: every 2-d float array)")
     ident.add_argument("--dtype", help="precision to assume for the noise level (default: the "
-                                       "array's dtype)")
+                                       "array's dtype, or the narrower working precision "
+                                       "read from the values)")
     ident.add_argument("--json", action="store_true", help="print JSON")
 
     check = subparsers.add_parser(

@@ -546,7 +546,9 @@ def identify(table: Any, *, dtype: str | None = None) -> Identification:
     ``table`` has shape ``(n_positions, dim)`` with rows at consecutive integer
     positions (row 0 at the offset found); NumPy, PyTorch and JAX arrays are
     accepted.  ``dtype`` overrides the precision assumed for the noise level
-    (default: the array's own dtype).
+    (default: the array's own dtype, or the narrower working precision read
+    from the values — a float32 table stored as float64 — which the summary
+    then names; a constant scale is read from the values either way).
 
     >>> enc = posproof.preset("vaswani", dim=16, base=500000, offset=3)
     >>> found = identify(enc.table(128))
@@ -573,17 +575,20 @@ def identify(table: Any, *, dtype: str | None = None) -> Identification:
     if dim < 2:
         raise InvalidParameter(f"table has {dim} column(s); identify needs dim >= 2")
     result = _identify_at(arr, dtname)
-    if result.matched or dtype is not None:
+    if result.matched:
         return result
-    return _rescaled(arr, dtname) or result
+    return _rescaled(arr, dtname, fixed=dtype is not None) or result
 
 
-def _rescaled(arr: np.ndarray, dtname: str) -> Identification | None:
+def _rescaled(arr: np.ndarray, dtname: str, fixed: bool) -> Identification | None:
     """The match of ``arr`` at the scale and working precision read from its values
-    (:mod:`posproof.identify_precision`), validated on every row; None without one."""
-    from .identify_precision import estimate
+    (:mod:`posproof.identify_precision`; the precision stays ``dtname`` when ``fixed``),
+    validated on every row; None without one."""
+    from .identify_precision import Estimate, estimate
 
     est = estimate(arr, dtname)
+    if fixed:
+        est = Estimate(est.scale, est.scale_text, None)
     if est.scale == 1.0 and est.precision is None:
         return None
     found = _identify_at(arr / est.scale, est.precision or dtname)

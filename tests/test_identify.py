@@ -275,6 +275,8 @@ def test_scaled_tables_are_identified_with_their_scale(dim: int, scale: float,
     assert found.summary == f"matches vaswani (base=10000), layout interleaved, offset 0; {text}"
     assert found.scale == pytest.approx(scale, rel=1e-15)
     assert found.presets[0].startswith(text.split()[2] + " * preset(\"vaswani\"")
+    # an explicit dtype keeps the precision but still reads the scale
+    assert identify(enc.table(600) * scale, dtype="float64").scale == found.scale
     # float32, as the module stores it
     found = identify((enc.table(600) * scale).astype(np.float32))
     assert found.matched
