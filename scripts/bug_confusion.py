@@ -47,27 +47,28 @@ def main(argv: list[str] | None = None) -> int:
     want = [(b.expected or "pass") for b, *_ in rows]
     bad = [r for r, w in zip(rows, want, strict=True) if r[1] != w]
     md = args.markdown
-    print("| bug | spec | must get | given | residual (worst/tol) |" if md else
+    print("| bug | seen in | spec | must get | given | residual (worst/tol) |" if md else
           f"{'bug':42s} {'spec':14s} {'must get':18s} {'given':18s} residual (worst/tol)")
     if md:
-        print("|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|")
     for (bug, given, resid, _), w in zip(rows, want, strict=True):
         mark = "" if given == w else "  ✗"
         if md:
-            print(f"| {bug.id} | {bug.spec} | {w} | {given}{mark} | {resid} |")
+            print(f"| {bug.id} | {bug.source} | {bug.spec} | {w} | {given}{mark} | {resid} |")
         else:
             print(f"{bug.id:42s} {bug.spec:14s} {w:18s} {given + mark:18s} {resid}")
     counts = Counter(zip(want, (r[1] for r in rows), strict=True))
     keys = sorted(set(want))
     given_keys = keys + sorted({g for _, g in counts} - set(keys))
     print()
-    print("confusion matrix (rows: must get; columns: given; only non-empty columns)")
+    print("confusion matrix (rows: must get; then each explanation given, with its count)")
     if md:
         print()
-        print("| must get \\ given | " + " | ".join(given_keys) + " |")
-        print("|---" * (len(given_keys) + 1) + "|")
+        print("| must get | given (count) |")
+        print("|---|---|")
         for k in keys:
-            print(f"| {k} | " + " | ".join(str(counts[k, g] or "") for g in given_keys) + " |")
+            print(f"| {k} | " + ", ".join(f"{g}: {counts[k, g]}" + ("" if g == k else " ✗")
+                                          for g in given_keys if counts[k, g]) + " |")
     else:
         width = max(map(len, keys)) + 1
         for k in keys:

@@ -260,6 +260,13 @@ def structural(enc: Any) -> Iterator[Hypothesis]:
                 f"is 2j/d over the column index j (`{b:g} ** (2 * j / d)` for every column) "
                 "instead of 2⌊j/2⌋/d: no rotation T(Δ) exists", "ω_j = b^(−2j/d)",
                 replace(spec, omega=np.where(live, b ** (-2 * j / d), 0.0)))
+            for label, expo in (("2j/d", 2 * j / d), ("j/d", j / d)):
+                yield Hypothesis(
+                    "cos-column-index", "dims 2i and 2i+1 use different frequencies: the sin "
+                    f"columns are right but the cos line's exponent is {label} over its own "
+                    f"column index j = 2k+1 (`{b:g} ** ({label.replace('/', ' / ')})`) instead "
+                    "of 2k/d: no rotation T(Δ) exists", f"cos columns with ω_j = b^(−{label})",
+                    replace(spec, omega=np.where(cos_cols & live, b ** -expo, spec.omega)))
         w = spec.omega
         with np.errstate(divide="ignore"):
             logw = np.where(w > 0, np.log(np.where(w > 0, w, 1.0)), 0.0)
