@@ -203,4 +203,4 @@ def _pair_frequency_mismatch(block: np.ndarray | None, enc: Any, eps: float) -> 
                       for s, c in bad[:3])
     return (f"dims 2i and 2i+1 use different frequencies ({shown}"
             f"{', …' if len(bad) > 3 else ''}; {len(bad)} of {len(enc.pairs)} pairs): "
-            "no rotation T(Δ) exists — an exponent over the column index j instead of 2⌊j/2⌋?")
+            "no rotation T(Δ) exists")
