@@ -259,3 +259,53 @@ def test_check_impl_prints_the_confirmed_explanation(tmp_path: Path) -> None:
     assert out.returncode == 1
     assert "rotation direction is flipped" in out.stdout
     assert "— confirmed: regenerating with R(−m) reproduces the impl to" in out.stdout
+
+
+class TestRealLlamaRope:
+    """transformers' LlamaRotaryEmbedding + apply_rotary_pos_emb, and broken copies of it."""
+
+    @pytest.fixture(autouse=True)
+    def _library(self) -> None:
+        self.torch = pytest.importorskip("torch")
+        self.llama = pytest.importorskip("transformers.models.llama.modeling_llama")
+
+    def apply(self, theta: float = 10000.0) -> object:
+        config = self.llama.LlamaConfig(
+            hidden_size=256, num_attention_heads=4, head_dim=64, max_position_embeddings=4096,
+            rope_parameters={"rope_type": "default", "rope_theta": theta})
+        emb = self.llama.LlamaRotaryEmbedding(config)
+
+        def apply(x: object, positions: object) -> object:
+            cos, sin = emb(x, positions[None])
+            return self.llama.apply_rotary_pos_emb(x, x, cos, sin)[0]
+
+        return apply
+
+    def check(self, fn: object, **kw: object) -> object:
+        from posproof.testing import check_rotary
+
+        return check_rotary(fn, head_dim=64, **kw)
+
+    def test_the_library_passes_and_its_float32_angles_are_confirmed(self) -> None:
+        assert self.check(self.apply(), angles="float32").ok
+        assert self.check(self.apply()).hypotheses[0]["key"] == "angles-float32"
+
+    def test_flipped_copy(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        torch = self.torch
+
+        def rotate_half_flipped(x: object) -> object:   # the wrong half negated
+            x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2:]
+            return torch.cat((x2, -x1), dim=-1)
+
+        monkeypatch.setattr(self.llama, "rotate_half", rotate_half_flipped)
+        report = self.check(self.apply(), angles="float32")
+        assert report.hypotheses[0]["key"] == "direction"
+        assert "— confirmed: regenerating with R(−m) reproduces the impl to" in \
+            report.explanation
+
+    def test_wrong_theta_and_adjacent_spec(self) -> None:
+        report = self.check(self.apply(theta=500000.0), angles="float32")
+        assert report.explanation.startswith("base 500000, not 10000 — confirmed")
+        report = self.check(self.apply(), angles="float32", layout="adjacent")
+        assert report.explanation.startswith("matches the half layout, not adjacent")
+        assert report.hypotheses[0]["fits"]
