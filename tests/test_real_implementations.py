@@ -80,6 +80,23 @@ class TestPositionalEncodings:
         assert report.ok, report.message
         assert report.max_position == 4095
 
+    def test_double_and_scaled_tables_are_identified(self) -> None:
+        """Issue 13 §3: the float32 table cast with .double() carries float32 precision;
+        multiplied by 1/√d (x-transformers' ScaledSinusoidalEmbedding at init) it is
+        identified with its scale."""
+        table = self.table(ch=128, length=2048)
+        found = identify(table.double())
+        assert found.matched, found.summary
+        assert found.preset == "vaswani"
+        assert found.precision == "float32"
+        assert found.dtype == "float64"
+        assert found.summary.endswith("values carry float32 precision (stored as float64)")
+        scaled = identify(table * 128**-0.5)
+        assert scaled.matched, scaled.summary
+        assert scaled.summary.endswith("scaled by 0.088388348 = 1/√128")
+        assert check_encoding(table * 128**-0.5, "vaswani", dim=128, scale=128**-0.5,
+                              angles="float32").ok
+
     def test_swapped_copy(self, monkeypatch: pytest.MonkeyPatch) -> None:
         def get_emb_swapped(sin_inp: object) -> object:  # the library's get_emb, cos first
             emb = torch.stack((sin_inp.cos(), sin_inp.sin()), dim=-1)
