@@ -182,7 +182,10 @@ class Identification:
     ``params`` and ``presets`` say how to rebuild the table with
     :func:`posproof.preset`; ``offset`` is the position of row 0;
     ``residual`` is the largest |table − fitted| and ``score`` the largest
-    ratio of a difference to its tolerance (≤ 1 for a match).
+    ratio of a difference to its tolerance (≤ 1 for a match).  ``precision``
+    is the working precision read from the values when it is narrower than
+    ``dtype`` (a float32 table stored as float64), ``scale`` the constant the
+    table is multiplied by (1.0 when none); the fitted encoding is unscaled.
     """
 
     matched: bool

@@ -98,6 +98,27 @@ def test_identify_json(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert check["params"] == {"min_timescale": "1", "max_timescale": "10000"}
 
 
+def test_identify_reads_precision_and_scale(files: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    enc = posproof.preset("vaswani", dim=64)
+    np.save("double.npy", enc.table(500, dtype="float32").astype(np.float64))
+    np.save("scaled.npy", enc.table(500) / 8)
+    status, out, _ = run(capsys, "identify", "double.npy")
+    assert status == 0
+    assert "values carry float32 precision (stored as float64)" in out
+    status, out, _ = run(capsys, "identify", "double.npy", "--dtype", "float64")
+    assert status == 1
+    status, out, _ = run(capsys, "identify", "scaled.npy", "--json")
+    data = json.loads(out)
+    assert status == 0
+    assert data["matched"]
+    check = data["checks"][0]
+    assert check["status"] == "pass"
+    assert check["scale"] == 0.125
+    assert check["precision"] is None
+    assert check["summary"].endswith("scaled by 0.125 = 1/√64")
+
+
 def test_identify_random_is_status_1(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run(capsys, "identify", "random.npy")
     assert status == 1
