@@ -1,9 +1,11 @@
-"""The tolerances of assert_rotary, check-impl and the pytest plugin, tested from both sides.
+"""The tolerances of assert_rotary, tested from both sides.
 
 A defect just beyond a tolerance fails, just inside passes, and the tolerance
 reported is the documented one: 4·eps of the output + 16·eps64·|m·θ| by
 default (the exact rotation rounded to the dtype), 16·(eps + eps_angles·|m·θ|)
-with ``angles=``.  (assert_encoding's are in test_testing.py.)
+with ``angles=``.  assert_encoding's are in test_testing.py, posproof.check's
+in test_check_thresholds.py; check-impl ``--angles`` / ``--scale`` and the
+plugin's ``--posproof-angles`` in test_cli_testing.py and test_plugin.py.
 """
 
 from __future__ import annotations
