@@ -206,10 +206,13 @@ def test_as_array_keeps_the_dtype_name() -> None:
 
 
 # --------------------------------------------------------------------------- precision, scale
-def _float32_angles(enc: posproof.Encoding, rows: int) -> np.ndarray:
-    """A table whose angles, sin and cos were computed in float32 (as torch code does)."""
+def _float32_angles(enc: posproof.Encoding, rows: int, values: type = np.float32
+                    ) -> np.ndarray:
+    """A table whose angles were formed in float32 (as torch code does), sin and cos
+    computed and stored in ``values``."""
     x = np.arange(rows, dtype=np.float32)[:, None] * enc.frequencies_float.astype(np.float32)
-    table = np.empty((rows, enc.dim), np.float32)
+    x = x.astype(values)
+    table = np.empty((rows, enc.dim), values)
     table[:, 0::2], table[:, 1::2] = np.sin(x), np.cos(x)
     return table
 
@@ -217,6 +220,9 @@ def _float32_angles(enc: posproof.Encoding, rows: int) -> np.ndarray:
 @pytest.mark.parametrize(("make", "stored", "precision"), [
     (lambda e: e.table(1000, dtype="float32"), np.float64, "float32"),
     (lambda e: _float32_angles(e, 1000), np.float64, "float32"),
+    # sin, cos in float64 of float32 angles: sin² + cos² = 1 to float64, only the phase
+    # error's growth with the position shows the float32
+    (lambda e: _float32_angles(e, 1000, values=np.float64), np.float64, "float32"),
     (lambda e: e.table(1000, dtype="float16"), np.float32, "float16"),
     (lambda e: e.table(1000).astype(ml_dtypes.bfloat16), np.float32, "bfloat16"),
     (lambda e: e.table(1000).astype(ml_dtypes.bfloat16), np.float64, "bfloat16"),
