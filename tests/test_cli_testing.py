@@ -60,6 +60,11 @@ def files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         "_R = posproof.rotary(10000, 16)\n"
         "def rope(x, pos):\n"
         "    return _R.apply(x, pos)\n"
+        "def rope32(x, pos):\n"
+        "    ang = np.outer(np.asarray(pos, np.float32), "
+        "_R.frequencies_float.astype(np.float32)).astype(float)\n"
+        "    half = np.concatenate([-x[..., 8:], x[..., :8]], -1)\n"
+        "    return x * np.tile(np.cos(ang), 2) + half * np.tile(np.sin(ang), 2)\n"
         "def flipped(x, pos):\n"
         "    return _R.apply(x, -pos)\n"
         "_X = np.arange(3000, dtype=np.float32)[:, None] * "
@@ -207,6 +212,12 @@ def test_check_impl_rotary(files: Path, capsys: pytest.CaptureFixture[str]) -> N
     status, out, _ = run(capsys, "check-impl", "usermod:rope", "--rotary", "--dim", "16")
     assert status == 0
     assert "✓ convention" in out
+    # angles formed in float32 (HF's inv_freq @ position_ids): fail by default, pass declared
+    status, out, _ = run(capsys, "check-impl", "usermod:rope32", "--rotary", "--dim", "16")
+    assert status == 1
+    assert 'angles="float32"' in out
+    assert run(capsys, "check-impl", "usermod:rope32", "--rotary", "--dim", "16",
+               "--angles", "float32")[0] == 0
     status, out, _ = run(capsys, "check-impl", "usermod:flipped", "--rotary", "--dim", "16")
     assert status == 1
     assert "rotation direction is flipped" in out
