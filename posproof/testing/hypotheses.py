@@ -196,11 +196,13 @@ def rank(t: np.ndarray, pos: np.ndarray, hyps: Any, *, eps: float, eps_path: flo
     eps ``eps_check``: a no-op explains nothing).
     """
     screen = _screen_rows(pos.size)
-    base = (spec.regenerate(pos), eps_check) if spec is not None else None
+    base = None
     out = []
     for h in hyps:
         score, resid, tol = _score(h, t[screen], pos[screen], eps, eps_path)
         if score <= 1.0:
+            if base is None and spec is not None:      # the spec's table, once, when needed
+                base = (spec.regenerate(pos), eps_check)
             score, resid, tol = _score(h, t, pos, eps, eps_path, base)
         out.append(Outcome(h.key, h.cause, h.how, resid, tol, score, score <= 1.0))
     return sorted(out, key=order)
