@@ -75,6 +75,7 @@ def test_a_near_miss_is_not_confirmed() -> None:
     assert "what the table shows: dims 2i and 2i+1 use different frequencies" in \
         report.explanation
     assert not any(h["fits"] for h in report.hypotheses)
+    assert report.message.splitlines()[-1] == report.explanation      # not "most likely: …"
     # the same table without the defect: confirmed
     assert run(BUGS[0])[1] == "column-index"
 

@@ -148,7 +148,7 @@ def _encoding_message(report: ImplReport, label: str, tol: Any) -> str:
     if tol.angles is None:
         lines.append(_angles_hint(report.accepted_with_angles))
     if report.explanation:
-        lines.append(f"most likely: {report.explanation}")
+        lines.append(_explanation_line(report.explanation))
     return "\n".join(lines)
 
 
@@ -185,5 +185,12 @@ def _rotary_message(report: ImplReport, label: str) -> str:
             lines.append(f"norm not preserved: ‖R(m)q‖/‖q‖ − 1 up to "
                          f"{c['max_relative_deviation']:.3g}")
     if report.explanation:
-        lines.append(f"most likely: {report.explanation}")
+        lines.append(_explanation_line(report.explanation))
     return "\n".join(lines)
+
+
+def _explanation_line(explanation: str) -> str:
+    """The message's last line: a confirmed explanation, or the plain 'no explanation confirmed'."""
+    if explanation.startswith("no explanation confirmed"):
+        return explanation
+    return f"most likely: {explanation}"
