@@ -310,3 +310,14 @@ class TestRealLlamaRope:
         report = self.check(self.apply(), angles="float32", layout="adjacent")
         assert report.explanation.startswith("matches the half layout, not adjacent")
         assert report.hypotheses[0]["fits"]
+
+
+@pytest.mark.parametrize(("length", "dim"), [(1, 4), (3, 2), (8, 1), (50, 3)])
+def test_tiny_tables_are_explained_without_crashing(length: int, dim: int) -> None:
+    """dim 1 (only a zero column) and one-row tables: the explanation machinery has nothing
+    to fit and says so instead of raising."""
+    kw = {"odd_dim": "pad"} if dim % 2 else {}
+    table = np.random.default_rng(dim).normal(size=(length, dim))
+    report = check_encoding(table, "vaswani", **kw)
+    assert not report.ok
+    assert report.explanation.startswith("no explanation confirmed")

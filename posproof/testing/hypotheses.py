@@ -421,6 +421,8 @@ def _offsets(enc: Any, spec: Model, t: np.ndarray, pos: np.ndarray) -> Iterator[
     shifts = shifts[shifts != 0]
     x = (pos[:rows, None] + shifts[None, :]).astype(np.float64)       # (rows, S)
     live = np.flatnonzero(spec.funcs != "zero")
+    if live.size == 0 or rows == 0:
+        return
     if live.size > 24:      # a spread of columns, fast to slow, tells the shifts apart
         live = live[np.unique(np.linspace(0, live.size - 1, 24).astype(int))]
     ang = x[:, :, None] * spec.omega[None, None, live]
