@@ -378,6 +378,10 @@ ROTARY_BUGS: list[Bug] = [
         "angles-float16", spec="rope", kwargs={"max_position": 60000}),
     Bug("rope: bfloat16 angle table", "transformers#29285", lambda: hf_rope(angles="bfloat16"),
         "angles-bfloat16", spec="rope"),
+    Bug("rope: llama3 rope_scaling dropped", "pitfalls: Llama-3 banding dropped (HF default "
+        "init on a llama3 config)", lambda: hf_rope(base=500000.0), "scaling-dropped",
+        spec="rope", params={"spec": "rope:base=500000,dim=64,scaling=llama3,factor=8,"
+                                     "original_max_position_embeddings=8192"}),
     Bug("rope: rotary never applied", "apply_rotary_pos_emb skipped",
         lambda: (lambda x, p: x), "identity", spec="rope"),
     Bug("rope: GPT-J pairs, R(−m), base 500000", "three conventions off at once",
@@ -414,7 +418,8 @@ def run(bug: Bug) -> tuple[Any, str]:
     from posproof.testing import check_encoding, check_rotary
 
     if bug.spec == "rope":
-        report = check_rotary(bug.build(), **{"head_dim": H, **bug.params, **bug.kwargs})
+        kw = {**bug.params, **bug.kwargs}
+        report = check_rotary(bug.build(), **({} if "spec" in kw else {"head_dim": H}), **kw)
     else:
         report = check_encoding(bug.build(), bug.spec, **bug.params, **bug.kwargs)
     return report, given(report)

@@ -170,6 +170,17 @@ def _hypotheses(rot: Any, fp: Any, diffs: list[str], eps_angle: float
                                                "frequency order is reversed: θ_k increases "
                                                "with the pair index k"),
                             "θ reversed", replace(spec, theta=spec.theta[::-1].copy()))
+    params = rot.schedule.params()
+    if rot.schedule.family != "geometric" and "base" in params:
+        try:
+            plain = rot.with_schedule(Geometric(params["base"]))
+        except PosproofError:
+            plain = None
+        if plain is not None:
+            yield RotHypothesis("scaling-dropped", f"the {rot.name} scaling is not applied: "
+                                f"the impl uses the plain frequencies of base {params['base']} "
+                                "(rope_scaling / rope_type ignored or lost in conversion)",
+                                f"base {params['base']}, no scaling", RotModel.of(plain))
     fitted = None
     if measured is not None and measured.base is not None and \
             rot.schedule.family == "geometric":
