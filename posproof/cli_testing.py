@@ -72,7 +72,8 @@ def add_commands(subparsers: Any, encoding_options: Callable[[argparse.ArgumentP
                                      "(max_len, 1, d) buffer is read as its .squeeze(1); "
                                      "arrays that cannot be tables are skipped with a note)")
     ident.add_argument("--dtype", help="precision to assume for the noise level (default: the "
-                                       "array's dtype)")
+                                       "array's dtype, or the narrower working precision "
+                                       "read from the values)")
     ident.add_argument("--json", action="store_true", help="print JSON")
 
     check = subparsers.add_parser(
@@ -98,6 +99,13 @@ def add_commands(subparsers: Any, encoding_options: Callable[[argparse.ArgumentP
                        help="rotated channels of a partial rotary embedding")
     check.add_argument("--max-position", type=int_at_least(1), default=1 << 16, metavar="P",
                        help="largest position of the rotary checks (default 65536)")
+    check.add_argument("--angles", default=None, metavar="DTYPE",
+                       help="the impl forms its angles x·ω (m·θ) in DTYPE on purpose (float32, "
+                            "float16, bfloat16): tolerance 16·(eps + eps_DTYPE·|x·ω|) instead "
+                            "of the default, the exact table rounded to the impl's dtype")
+    check.add_argument("--scale", type=float, default=1.0, metavar="S",
+                       help="the impl multiplies the table by S (e.g. 0.0625 = 1/√256); "
+                            "not with --rotary")
     check.add_argument("--seed", type=int, default=0, help="seed of the random positions")
     check.add_argument("--json", action="store_true", help="print the report as JSON")
 
@@ -325,7 +333,10 @@ def _check_impl(args: argparse.Namespace) -> int:
 
         rot = rotary(args.base or 10000, _int("dim", args.dim),
                      layout=args.layout or "half", rotary_dim=args.rotary_dim)
-        report = check_rotary(impl, rot, max_position=args.max_position, seed=args.seed)
+        if args.scale != 1.0:
+            raise InvalidParameter("--scale applies to a table, not to --rotary")
+        report = check_rotary(impl, rot, max_position=args.max_position, seed=args.seed,
+                              angles=args.angles)
     else:
         from .cli import build_encoding
 
@@ -333,7 +344,8 @@ def _check_impl(args: argparse.Namespace) -> int:
             args.dim = str(_width(impl, args))
         enc = build_encoding(args)
         report = check_encoding(impl, enc, max_len=args.max_len, seed=args.seed,
-                                first_position=args.first_position)
+                                first_position=args.first_position, angles=args.angles,
+                                scale=args.scale)
     if args.json:
         out = {"target": label, "theorems": [], **report.to_dict()}
         print(json.dumps(out, indent=2, sort_keys=True, ensure_ascii=False, default=str))

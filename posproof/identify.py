@@ -19,7 +19,11 @@ no known schedule".  The method, for each way of pairing the columns
 5. the whole table is compared with the fitted :class:`~posproof.Encoding`;
    it is a match only when every entry agrees within the noise of the
    table's dtype, ``16·eps·(1 + |x·ω|)`` (angles formed in the dtype lose
-   |x·ω|·eps).
+   |x·ω|·eps);
+6. when nothing matches at the dtype's noise, the table's scale and working
+   precision are read from its values (:mod:`posproof.identify_precision`: a
+   float32 table stored as float64, a table times 1/√d) and steps 1–5 run
+   again on the rescaled table at that precision.
 
 >>> import posproof
 >>> table = posproof.preset("tensor2tensor", dim=64).table(200, dtype="float32")
@@ -40,16 +44,28 @@ import numpy as np
 import sympy as sp
 
 from .errors import InvalidParameter
+from .identify_families import (  # noqa: F401 - _nice is imported from here by posproof.testing
+    TOLERANCE,
+    _call_text,
+    _Candidate,
+    _candidates,
+    _fmt,
+    _nice,
+    _offset,
+    _preset_calls,
+    _screen,
+)
 
 __all__ = ["TOLERANCE", "Identification", "as_array", "dtype_eps", "identify"]
 
-#: Entries agree when |a − b| ≤ TOLERANCE·eps·(1 + |x·ω|), eps of the table's dtype.
-TOLERANCE = 16.0
 
 #: Rows used to measure the frequencies (all rows are used to validate).
 _FIT_ROWS = 512
 
 _EPS = {"float64": 2.0**-52, "float32": 2.0**-23, "float16": 2.0**-10, "bfloat16": 2.0**-7}
+
+#: NumPy dtypes from ml_dtypes (what JAX hands back) read by widening to float32.
+_ML_FLOATS = ("bfloat16",)
 
 
 # --------------------------------------------------------------------------- arrays
@@ -62,7 +78,8 @@ def as_array(obj: Any, *, what: str = "table", finite: bool = True) -> tuple[np.
     """``(float64 array, dtype name)`` from a NumPy, PyTorch, JAX or TensorFlow array.
 
     Duck-typed: ``.detach().cpu().numpy()`` (PyTorch; bfloat16 is widened
-    first), ``.numpy()``, ``__array__``, or a nested list.  Neither torch nor
+    first), ``.numpy()``, ``__array__``, or a nested list; a NumPy bfloat16
+    array (ml_dtypes, as JAX returns) is widened too and keeps its dtype name.  Neither torch nor
     JAX is imported here.  Refuses non-numeric and complex values, and non-finite
     ones unless ``finite=False``.
 
@@ -90,6 +107,9 @@ def as_array(obj: Any, *, what: str = "table", finite: bool = True) -> tuple[np.
             f"{what} of type {type(source).__name__} cannot be read as an array ({exc}); "
             "pass a NumPy array, a torch/JAX tensor or a nested list") from None
     name = _dtype_name(dtype_hint if dtype_hint is not None else arr.dtype)
+    if arr.dtype.kind == "V" and arr.dtype.name in _ML_FLOATS:  # ml_dtypes (JAX's bfloat16)
+        name = arr.dtype.name
+        arr = arr.astype(np.float32)
     if arr.dtype == object or arr.dtype.kind not in "fiub":
         raise InvalidParameter(
             f"{what} of type {type(source).__name__} (dtype {arr.dtype}) is not a real numeric "
@@ -162,7 +182,10 @@ class Identification:
     ``params`` and ``presets`` say how to rebuild the table with
     :func:`posproof.preset`; ``offset`` is the position of row 0;
     ``residual`` is the largest |table − fitted| and ``score`` the largest
-    ratio of a difference to its tolerance (≤ 1 for a match).
+    ratio of a difference to its tolerance (≤ 1 for a match).  ``precision``
+    is the working precision read from the values when it is narrower than
+    ``dtype`` (a float32 table stored as float64), ``scale`` the constant the
+    table is multiplied by (1.0 when none); the fitted encoding is unscaled.
     """
 
     matched: bool
@@ -184,6 +207,8 @@ class Identification:
     frequencies: list[float] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     encoding: Any = field(default=None, repr=False)
+    precision: str | None = None
+    scale: float = 1.0
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (the fitted encoding as its own ``to_dict()``).
@@ -194,7 +219,7 @@ class Identification:
         out = {k: getattr(self, k) for k in (
             "matched", "summary", "rows", "dim", "dtype", "family", "preset", "params",
             "presets", "layout", "exponent", "offset", "odd_dim_padding", "zero_rows",
-            "residual", "score", "frequencies", "notes")}
+            "residual", "score", "frequencies", "notes", "precision", "scale")}
         out["encoding"] = self.encoding.to_dict() if self.encoding is not None else None
         return out
 
@@ -217,7 +242,8 @@ class Identification:
             lines.append(f"zero rows: {_ranges(self.zero_rows)}")
         if self.residual is not None:
             lines.append(f"residual: max |table − fitted| = {self.residual:.3g} "
-                         f"({self.score:.3g} of the {self.dtype} tolerance)")
+                         f"({self.score:.3g} of the {self.precision or self.dtype} "
+                         "tolerance)")
         if self.presets:
             lines.append("rebuild with: " + "; ".join(self.presets))
         lines += [f"note: {n}" for n in self.notes]
@@ -320,142 +346,6 @@ def _column_frequencies(block: np.ndarray, noise: float) -> tuple[np.ndarray, np
     return omega, resid <= 64 * noise
 
 
-# --------------------------------------------------------------------------- families
-def _nice(value: float, *, pi_multiples: bool = False) -> list[tuple[int, sp.Expr]]:
-    """Simple numbers near ``value``, with a simplicity score (1 = simplest).
-
-    >>> [str(v) for _, v in _nice(10181.8)]
-    ['10000', '10200', '10180', '10182']
-    """
-    out: list[tuple[int, sp.Expr]] = []
-    if not (math.isfinite(value) and value > 0):
-        return out
-    if pi_multiples:
-        for q in (1, 2, 3, 4, 6, 8):
-            p = round(value / math.pi * q)
-            if p > 0:
-                out.append((1 if q == 1 and p <= 2 else 2, sp.pi * sp.Rational(p, q)))
-    for digits in range(1, 6):
-        candidate = sp.Rational(f"{value:.{digits - 1}e}")
-        if all(candidate != v for _, v in out):
-            out.append((digits, candidate))
-    return out
-
-
-def _raw(value: float) -> sp.Expr:
-    return sp.Rational(f"{value:.10g}")
-
-
-@dataclass
-class _Candidate:
-    family: str                  # geometric | tensor2tensor | binary
-    params: dict[str, sp.Expr]
-    simplicity: int
-    omega: np.ndarray            # float64 frequencies
-    note: str = ""
-
-
-def _geometric_freqs(base: float, n: int) -> np.ndarray:
-    k = np.arange(n, dtype=np.longdouble)
-    return np.exp(-k * np.log(np.longdouble(base)) / n).astype(np.float64)
-
-
-def _t2t_freqs(lo: float, hi: float, n: int) -> np.ndarray:
-    k = np.arange(n, dtype=np.longdouble)
-    steps = max(n - 1, 1)
-    ratio = np.longdouble(hi) / np.longdouble(lo)
-    return (np.exp(-k * np.log(ratio) / steps) / np.longdouble(lo)).astype(np.float64)
-
-
-def _binary_freqs(numerator: float, n: int) -> np.ndarray:
-    return numerator / 2.0 ** np.arange(1, n + 1, dtype=np.float64)
-
-
-def _candidates(omega: np.ndarray, sigma: np.ndarray) -> list[_Candidate]:
-    """Families and simple parameters consistent with the measured frequencies."""
-    n = omega.size
-    good = omega > 5 * sigma
-    weights = np.where(good, (np.maximum(omega, 1e-300) / sigma) ** 2, 0.0)
-    out: list[_Candidate] = []
-    if n == 1 or good.sum() < 2:
-        w0 = float(omega[0])
-        for score, c in _nice(w0 * 2, pi_multiples=True):
-            out.append(_Candidate("binary", {"numerator": c}, score + 1,
-                                  _binary_freqs(float(c), n)))
-        for score, lo in _nice(1 / w0) if w0 > 0 else []:
-            out.append(_Candidate("tensor2tensor", {"min_timescale": lo,
-                                                    "max_timescale": lo * 10000},
-                                  score + 1, _t2t_freqs(float(lo), float(lo) * 10000, n)))
-        out.append(_Candidate("geometric", {"base": sp.Integer(10000)}, 1,
-                              _geometric_freqs(10000.0, n),
-                              note="with a single measurable pair the base cannot be "
-                                   "measured; 10000 assumed"))
-        return out
-    k = np.arange(n, dtype=np.float64)
-    y = np.log(np.maximum(omega, 1e-300))
-    sw = weights.sum()
-    kbar, ybar = (weights * k).sum() / sw, (weights * y).sum() / sw
-    slope = ((weights * (k - kbar) * (y - ybar)).sum()
-             / max((weights * (k - kbar) ** 2).sum(), 1e-300))
-    icpt = ybar - slope * kbar
-    if slope >= 0:
-        return out
-    base = math.exp(-slope * n)
-    for score, b in _nice(base):
-        if b > 1:
-            out.append(_Candidate("geometric", {"base": b}, score, _geometric_freqs(float(b), n)))
-    for score, b2 in _nice(base * base):
-        b = sp.sqrt(b2)
-        if b2 > 1 and not b.is_Rational:
-            out.append(_Candidate("geometric", {"base": b}, score + 1,
-                                  _geometric_freqs(float(b), n),
-                                  note=f"ω_k = {b2}^(−k/d): the exponent is over d, not n"))
-    out.append(_Candidate("geometric", {"base": _raw(base)}, 9, _geometric_freqs(base, n)))
-    if n >= 2:
-        lo = math.exp(-icpt)
-        hi = lo * math.exp(-slope * (n - 1))
-        los = [*_nice(lo)[:3], (9, _raw(lo))]
-        his = [*_nice(hi)[:4], (9, _raw(hi))]
-        for s1, lo_c in los:
-            for s2, hi_c in his:
-                if lo_c > 0 and hi_c > lo_c:
-                    out.append(_Candidate(
-                        "tensor2tensor", {"min_timescale": lo_c, "max_timescale": hi_c},
-                        max(s1, s2) + (s1 > 1), _t2t_freqs(float(lo_c), float(hi_c), n)))
-    if abs(slope + math.log(2)) < 1e-3:
-        for score, c in _nice(2 * math.exp(icpt), pi_multiples=True)[:8]:
-            out.append(_Candidate("binary", {"numerator": c}, score,
-                                  _binary_freqs(float(c), n)))
-    return out
-
-
-def _screen(cands: list[_Candidate], omega: np.ndarray, sigma: np.ndarray,
-            eps: float) -> list[tuple[float, _Candidate]]:
-    out = []
-    for c in cands:
-        err = np.abs(c.omega - omega) / (10 * sigma + 2 * TOLERANCE * eps * c.omega + 1e-15)
-        score = float(err.max())
-        if score <= 1.0:
-            out.append((score, c))
-    out.sort(key=lambda sc: (sc[1].simplicity, sc[0]))
-    return out
-
-
-def _offset(omega: np.ndarray, phase0: np.ndarray) -> float:
-    """Position of the first fitted row from the phases, unwrapped slow → fast."""
-    est: float | None = None
-    for k in np.argsort(omega):
-        w, psi = float(omega[k]), float(phase0[k])
-        if w <= 0:
-            continue
-        if est is None:
-            est = math.remainder(psi, 2 * math.pi) / w
-        else:
-            m = round((est * w - psi) / (2 * math.pi))
-            est = (psi + 2 * math.pi * m) / w
-    return 0.0 if est is None else est
-
-
 # --------------------------------------------------------------------------- validation
 def _residual(table: np.ndarray, rows: np.ndarray, omega: np.ndarray, pairs: _Pairs,
               offset: int, eps: float, zero: np.ndarray, pad: bool) -> tuple[float, float]:
@@ -485,46 +375,6 @@ def _layout_name(pairing: str, sin_first: bool) -> str:
     return "split" if sin_first else "split-cos"
 
 
-def _fmt(value: sp.Expr) -> str:
-    return str(value).replace("**", "^") if not value.is_Integer else str(value)
-
-
-def _preset_calls(family: str, params: dict[str, sp.Expr], layout: str, dim: int,
-                  offset: int, zero_positions: list[int], pad: bool
-                  ) -> list[tuple[str, dict[str, Any]]]:
-    """(preset name, preset kwargs) that rebuild the table, best first."""
-    extra: dict[str, Any] = {"odd_dim": "pad"} if pad else {}
-    calls: list[tuple[str, dict[str, Any]]] = []
-    if family == "geometric":
-        base = params["base"]
-        if layout == "split-cos":
-            calls.append(("diffusion", {"max_period": base, "offset": offset}))
-        calls.append(("vaswani", {"base": base, "offset": offset, **extra,
-                                  **({} if layout == "interleaved" else {"layout": layout})}))
-    elif family == "tensor2tensor":
-        lo, hi = params["min_timescale"], params["max_timescale"]
-        fairseq_like = lo == 1 and hi == 10000 and layout == "split" and dim >= 4
-        if fairseq_like and zero_positions:
-            calls.append(("fairseq", {"padding_idx": zero_positions[0]}))
-        elif fairseq_like and offset >= 1:
-            calls.append(("fairseq", {"padding_idx": offset - 1}))
-        calls.append(("tensor2tensor", {"min_timescale": lo, "max_timescale": hi,
-                                        "start_index": offset,
-                                        **({} if layout == "split" else {"layout": layout})}))
-    elif family == "binary":
-        calls.append(("binary", {"numerator": params["numerator"], "offset": offset, **extra,
-                                 **({} if layout == "interleaved" else {"layout": layout})}))
-    return calls
-
-
-def _call_text(name: str, dim: int, kwargs: dict[str, Any]) -> str:
-    shown = {k: v for k, v in kwargs.items()
-             if not (k in ("offset", "start_index") and v == 0)}
-    args = "".join(f", {k}={_fmt(v) if isinstance(v, sp.Basic) else repr(v)}"
-                   for k, v in shown.items())
-    return f'preset("{name}", dim={dim}{args})'
-
-
 # --------------------------------------------------------------------------- identify
 def identify(table: Any, *, dtype: str | None = None) -> Identification:
     """Identify the schedule, layout, parameters and offset that produced ``table``.
@@ -532,7 +382,9 @@ def identify(table: Any, *, dtype: str | None = None) -> Identification:
     ``table`` has shape ``(n_positions, dim)`` with rows at consecutive integer
     positions (row 0 at the offset found); NumPy, PyTorch and JAX arrays are
     accepted.  ``dtype`` overrides the precision assumed for the noise level
-    (default: the array's own dtype).
+    (default: the array's own dtype, or the narrower working precision read
+    from the values — a float32 table stored as float64 — which the summary
+    then names; a constant scale is read from the values either way).
 
     >>> enc = posproof.preset("vaswani", dim=16, base=500000, offset=3)
     >>> found = identify(enc.table(128))
@@ -558,6 +410,41 @@ def identify(table: Any, *, dtype: str | None = None) -> Identification:
             f"table has {rows} rows; identify needs at least 4 consecutive positions")
     if dim < 2:
         raise InvalidParameter(f"table has {dim} column(s); identify needs dim >= 2")
+    result = _identify_at(arr, dtname)
+    if result.matched:
+        return result
+    return _rescaled(arr, dtname, fixed=dtype is not None) or result
+
+
+def _rescaled(arr: np.ndarray, dtname: str, fixed: bool) -> Identification | None:
+    """The match of ``arr`` at the scale and working precision read from its values
+    (:mod:`posproof.identify_precision`; the precision stays ``dtname`` when ``fixed``),
+    validated on every row; None without one."""
+    from .identify_precision import Estimate, estimate
+
+    est = estimate(arr, dtname)
+    if fixed:
+        est = Estimate(est.scale, est.scale_text, None)
+    if est.scale == 1.0 and est.precision is None:
+        return None
+    found = _identify_at(arr / est.scale, est.precision or dtname)
+    if not found.matched:
+        return None
+    found.dtype, found.precision, found.scale = dtname, est.precision, est.scale
+    extra = []
+    if est.scale_text is not None:
+        extra.append(f"scaled by {est.scale_text}")
+        found.presets = [f"{est.scale_text.split(' = ')[0]} * {p}.table(...)"
+                         for p in found.presets]
+    if est.precision is not None:
+        extra.append(f"values carry {est.precision} precision (stored as {dtname})")
+    found.summary += "; " + "; ".join(extra)
+    return found
+
+
+def _identify_at(arr: np.ndarray, dtname: str) -> Identification:
+    """identify at the noise level of ``dtname``."""
+    rows, dim = arr.shape
     eps = dtype_eps(dtname)
     noise = TOLERANCE * eps
     result = Identification(False, "", rows, dim, dtname)

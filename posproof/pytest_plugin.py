@@ -18,7 +18,8 @@ original encoding, d = 512, without one), ``posproof_check`` (asserts an
 implementation against it) and ``posproof_options``.  Options:
 ``--posproof-max-len L`` (positions checked for callables, default 8192; ini
 ``posproof_max_len``), ``--posproof-max-position P`` (largest rotary position,
-default 65536) and ``--posproof-seed S``.
+default 65536), ``--posproof-seed S`` and ``--posproof-angles DTYPE`` (the
+implementations form their angles in DTYPE on purpose: ``angles=DTYPE``).
 
 Importing this module is cheap: posproof itself is imported only when a
 fixture is used, so the plugin costs nothing in suites that do not use it.
@@ -52,6 +53,7 @@ class PosproofOptions:
     max_len: int = 8192
     max_position: int = 1 << 16
     seed: int = 0
+    angles: str | None = None
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -66,6 +68,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     --posproof-max-len
     --posproof-max-position
     --posproof-seed
+    --posproof-angles
     posproof_max_len
     """
     group = parser.getgroup("posproof", "posproof: positional-encoding checks")
@@ -77,6 +80,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="largest position of the rotary checks (default 65536)")
     group.addoption("--posproof-seed", type=int, default=None, metavar="S",
                     help="seed of the random positions and vectors (default 0)")
+    group.addoption("--posproof-angles", default=None, metavar="DTYPE",
+                    help="the implementations form their angles in DTYPE on purpose "
+                         "(float32, float16, bfloat16): posproof_check passes angles=DTYPE, "
+                         "whose tolerance is 16·(eps + eps_DTYPE·|x·ω|); default: the exact "
+                         "table rounded to the impl's dtype")
     parser.addini("posproof_max_len", "default of --posproof-max-len", default="8192")
 
 
@@ -106,7 +114,16 @@ def _options(config: pytest.Config) -> PosproofOptions:
         raise pytest.UsageError(f"--posproof-max-len={max_len} must be >= 1")
     if max_position < 64:
         raise pytest.UsageError(f"--posproof-max-position={max_position} must be >= 64")
-    return PosproofOptions(max_len, max_position, seed)
+    angles = config.getoption("--posproof-angles", default=None)
+    if angles is not None:
+        from .errors import InvalidParameter
+        from .testing.encodings import _angles_name
+
+        try:
+            angles = _angles_name(angles)
+        except InvalidParameter as exc:
+            raise pytest.UsageError(f"--posproof-angles: {exc}") from None
+    return PosproofOptions(max_len, max_position, seed, angles)
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
@@ -120,9 +137,12 @@ def pytest_report_header(config: pytest.Config) -> str | None:
     'posproof: max_len=4096, max_position=65536, seed=0'
     """
     if any(config.getoption(o, default=None) is not None for o in (
-            "--posproof-max-len", "--posproof-max-position", "--posproof-seed")):
+            "--posproof-max-len", "--posproof-max-position", "--posproof-seed",
+            "--posproof-angles")):
         o = _options(config)
-        return f"posproof: max_len={o.max_len}, max_position={o.max_position}, seed={o.seed}"
+        angles = f", angles={o.angles}" if o.angles else ""
+        return (f"posproof: max_len={o.max_len}, max_position={o.max_position}, "
+                f"seed={o.seed}{angles}")
     return None
 
 
@@ -190,13 +210,15 @@ def posproof_check(posproof_spec: Any, posproof_options: PosproofOptions
     An :class:`~posproof.Encoding` spec runs :func:`posproof.testing.assert_encoding`
     (``impl`` a table or a callable of positions), a :class:`~posproof.Rotary`
     spec :func:`posproof.testing.assert_rotary` (``impl(x, positions)``).
-    Keyword arguments go to those functions.  Returns the report.
+    Keyword arguments go to those functions (``angles=`` defaults to
+    ``--posproof-angles``).  Returns the report.
     """
     from .rope import Rotary
     from .testing import assert_encoding, assert_rotary
 
     def check(impl: Any, **kwargs: Any) -> Any:
         __tracebackhide__ = True
+        kwargs.setdefault("angles", posproof_options.angles)
         if isinstance(posproof_spec, Rotary):
             kwargs.setdefault("max_position", posproof_options.max_position)
             kwargs.setdefault("seed", posproof_options.seed)

@@ -78,6 +78,23 @@ def test_dtype_audit_reports_the_dtype_limits(small_report: posproof.Report) -> 
     assert isinstance(bf16_first, int)
     assert isinstance(fp16_first, int)
     assert bf16_first < fp16_first
+    # the values, recomputed independently: x·ω formed in the dtype (torch.outer of the
+    # rounded position and frequency), its worst error over ω, first position above 0.01 rad
+    import ml_dtypes
+
+    omega = preset("vaswani", dim=32).frequencies_float
+    for name, dt, first in (("float16", np.float16, fp16_first),
+                            ("bfloat16", ml_dtypes.bfloat16, bf16_first)):
+        x = np.arange(first + 1, dtype=np.float64)
+        formed = (x.astype(dt)[:, None] * omega.astype(dt)[None]).astype(np.float64)
+        worst = np.abs(formed - x[:, None] * omega[None]).max(axis=1)
+        assert worst[first] > 0.01
+        assert worst[:first].max() <= 0.01
+        for pos, err in values[name]["phase_error_rad"]:
+            fx = np.array([pos], dtype=np.float64)
+            mine = np.abs((fx.astype(dt)[:, None] * omega.astype(dt)[None]).astype(np.float64)
+                          - pos * omega).max()
+            assert err == pytest.approx(mine, rel=1e-9, abs=1e-300), (name, pos)
     errors = dict(values["float16"]["phase_error_rad"])
     assert errors[1000] > errors[10]        # grows with the position
     assert values["bfloat16"]["residual_angles_in_dtype"] > values["float32"][

@@ -158,7 +158,7 @@ def test_check_impl_explains_its_score_and_counts_positions_in_english(tmp_path,
 
 
 def test_pairs_with_inverted_frequencies_are_described_not_called_random(tmp_path, capsys):
-    """A table built with base ** (+2i/d) (multiplied instead of divided): valid pairs."""
+    """A table built with base ** (+2i/d) (multiplied instead of divided): a confirmed sign bug."""
     module = _module(tmp_path, (
         "pos = np.arange(256)[:, None]\n"
         "w = 10000.0 ** (np.arange(0, 16, 2) / 16)\n"
@@ -168,6 +168,23 @@ def test_pairs_with_inverted_frequencies_are_described_not_called_random(tmp_pat
     status, out, _ = run(["check-impl", f"{module}:T", "--preset", "vaswani"], capsys)
     assert status == 1
     assert "random" not in out
+    assert "multiplied by the base instead of divided" in out
+    assert "— confirmed: regenerating with ω_k = b^(+2k/d)" in out
+
+
+def test_pairs_at_unusual_speeds_are_described_when_nothing_is_confirmed(tmp_path, capsys):
+    """Valid (sin, cos) pairs at speeds no schedule gives: described, never 'a random table'."""
+    module = _module(tmp_path, (
+        "pos = np.arange(256)[:, None]\n"
+        "w = np.array([0.91, 0.37, 2.3, 0.011, 1.7, 0.53, 0.0029, 0.77])\n"
+        "T = np.zeros((256, 16))\n"
+        "T[:, 0::2] = np.sin(pos * w)\n"
+        "T[:, 1::2] = np.cos(pos * w)\n"))
+    status, out, _ = run(["check-impl", f"{module}:T", "--preset", "vaswani"], capsys)
+    assert status == 1
+    assert "random" not in out
+    assert "no explanation confirmed" in out
     assert "valid (sin, cos) pairs" in out
-    assert "inverted" in out
-    assert "the base multiplies where it should divide" in out
+    assert "0.91, 0.37, 2.3" in out
+
+

@@ -60,8 +60,18 @@ def files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         "_R = posproof.rotary(10000, 16)\n"
         "def rope(x, pos):\n"
         "    return _R.apply(x, pos)\n"
+        "def rope32(x, pos):\n"
+        "    ang = np.outer(np.asarray(pos, np.float32), "
+        "_R.frequencies_float.astype(np.float32)).astype(float)\n"
+        "    half = np.concatenate([-x[..., 8:], x[..., :8]], -1)\n"
+        "    return x * np.tile(np.cos(ang), 2) + half * np.tile(np.sin(ang), 2)\n"
         "def flipped(x, pos):\n"
         "    return _R.apply(x, -pos)\n"
+        "_X = np.arange(3000, dtype=np.float32)[:, None] * "
+        "_E.frequencies_float.astype(np.float32)[None]\n"
+        "F32_ANGLES = np.empty((3000, 32), np.float32)\n"
+        "F32_ANGLES[:, 0::2], F32_ANGLES[:, 1::2] = np.sin(_X), np.cos(_X)\n"
+        "SCALED = TABLE * 0.125\n"
         "class Model:\n"
         "    pe = TABLE\n"
         "NUMBER = 3\n")
@@ -91,6 +101,27 @@ def test_identify_json(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert check["name"] == "identify[fairseq]"
     assert check["status"] == "pass"
     assert check["params"] == {"min_timescale": "1", "max_timescale": "10000"}
+
+
+def test_identify_reads_precision_and_scale(files: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    enc = posproof.preset("vaswani", dim=64)
+    np.save("double.npy", enc.table(500, dtype="float32").astype(np.float64))
+    np.save("scaled.npy", enc.table(500) / 8)
+    status, out, _ = run(capsys, "identify", "double.npy")
+    assert status == 0
+    assert "values carry float32 precision (stored as float64)" in out
+    status, out, _ = run(capsys, "identify", "double.npy", "--dtype", "float64")
+    assert status == 1
+    status, out, _ = run(capsys, "identify", "scaled.npy", "--json")
+    data = json.loads(out)
+    assert status == 0
+    assert data["matched"]
+    check = data["checks"][0]
+    assert check["status"] == "pass"
+    assert check["scale"] == 0.125
+    assert check["precision"] is None
+    assert check["summary"].endswith("scaled by 0.125 = 1/√64")
 
 
 def test_identify_random_is_status_1(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -146,6 +177,27 @@ def test_check_impl_failure_is_explained(files: Path, capsys: pytest.CaptureFixt
     assert status == 0
 
 
+def test_check_impl_angles_option(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """float32 angles fail the default (which names --angles / angles=) and pass --angles."""
+    status, out, _ = run(capsys, "check-impl", "usermod:F32_ANGLES")
+    assert status == 1
+    assert 'pass angles="float32"' in out
+    status, out, _ = run(capsys, "check-impl", "usermod:F32_ANGLES", "--angles", "float32",
+                         "--json")
+    assert status == 0
+    assert json.loads(out)["tolerance"]["angles"] == "float32"
+    one_line_error(*run(capsys, "check-impl", "usermod:TABLE", "--angles", "float8"),
+                   "angles='float8' is not a dtype name")
+
+
+def test_check_impl_scale_option(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "check-impl", "usermod:SCALED")[0] == 1
+    assert run(capsys, "check-impl", "usermod:SCALED", "--scale", "0.125")[0] == 0
+    assert run(capsys, "check-impl", "usermod:SCALED", "--scale", "0.126")[0] == 1
+    one_line_error(*run(capsys, "check-impl", "usermod:rope", "--rotary", "--dim", "16",
+                        "--scale", "2"), "--scale applies to a table")
+
+
 def test_check_impl_callable_json(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run(capsys, "check-impl", "usermod:shifted", "--dim", "32",
                          "--max-len", "2000", "--json")
@@ -161,6 +213,12 @@ def test_check_impl_rotary(files: Path, capsys: pytest.CaptureFixture[str]) -> N
     status, out, _ = run(capsys, "check-impl", "usermod:rope", "--rotary", "--dim", "16")
     assert status == 0
     assert "✓ convention" in out
+    # angles formed in float32 (HF's inv_freq @ position_ids): fail by default, pass declared
+    status, out, _ = run(capsys, "check-impl", "usermod:rope32", "--rotary", "--dim", "16")
+    assert status == 1
+    assert 'angles="float32"' in out
+    assert run(capsys, "check-impl", "usermod:rope32", "--rotary", "--dim", "16",
+               "--angles", "float32")[0] == 0
     status, out, _ = run(capsys, "check-impl", "usermod:flipped", "--rotary", "--dim", "16")
     assert status == 1
     assert "rotation direction is flipped" in out

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -202,3 +203,97 @@ def test_as_array_keeps_the_dtype_name() -> None:
     arr, name = as_array(np.ones((2, 2), dtype=np.float16))
     assert arr.dtype == np.float64
     assert name == "float16"
+
+
+# --------------------------------------------------------------------------- precision, scale
+def _float32_angles(enc: posproof.Encoding, rows: int, values: type = np.float32
+                    ) -> np.ndarray:
+    """A table whose angles were formed in float32 (as torch code does), sin and cos
+    computed and stored in ``values``."""
+    x = np.arange(rows, dtype=np.float32)[:, None] * enc.frequencies_float.astype(np.float32)
+    x = x.astype(values)
+    table = np.empty((rows, enc.dim), values)
+    table[:, 0::2], table[:, 1::2] = np.sin(x), np.cos(x)
+    return table
+
+
+@pytest.mark.parametrize(("make", "stored", "precision"), [
+    (lambda e: e.table(1000, dtype="float32"), np.float64, "float32"),
+    (lambda e: _float32_angles(e, 1000), np.float64, "float32"),
+    # sin, cos in float64 of float32 angles: sin² + cos² = 1 to float64, only the phase
+    # error's growth with the position shows the float32
+    (lambda e: _float32_angles(e, 1000, values=np.float64), np.float64, "float32"),
+    (lambda e: e.table(1000, dtype="float16"), np.float32, "float16"),
+    (lambda e: e.table(1000).astype(ml_dtypes.bfloat16), np.float32, "bfloat16"),
+    (lambda e: e.table(1000).astype(ml_dtypes.bfloat16), np.float64, "bfloat16"),
+])
+def test_working_precision_is_read_from_the_values(make: object, stored: type,
+                                                   precision: str) -> None:
+    """Issue 13 §3: a float32 table stored as float64 (np.asarray(t, dtype=float), .double())
+    was 'no pairing of the columns gives (sin, cos) pairs'; it matches at its precision."""
+    enc = posproof.preset("vaswani", dim=64)
+    table = np.asarray(make(enc)).astype(stored)
+    found = identify(table)
+    stored_name = np.dtype(stored).name
+    assert found.matched, found.summary
+    assert found.preset == "vaswani"
+    assert found.params == {"base": "10000"}
+    assert found.precision == precision
+    assert found.dtype == stored_name
+    assert found.scale == 1.0
+    assert found.summary.endswith(f"values carry {precision} precision (stored as "
+                                  f"{stored_name})")
+    assert found.score <= 1
+    # at the stored dtype (what dtype= asks for) the same table matches nothing
+    assert not identify(table, dtype=stored_name).matched
+
+
+def test_exact_tables_keep_their_own_precision() -> None:
+    for dtype in ("float64", "float32", "float16"):
+        found = identify(posproof.preset("vaswani", dim=32).table(500, dtype=dtype))
+        assert found.matched
+        assert found.precision is None
+        assert "precision" not in found.summary
+
+
+def test_a_wrong_float64_table_is_not_matched_at_a_coarser_precision() -> None:
+    """The precision comes from the values, not from trying dtypes until one matches: a float64
+    table with base off by 1e-7 relative has float64 noise and stays unmatched."""
+    wrong = posproof.preset("vaswani", dim=64, base=10000 * (1 + 1e-7)).table(4000)
+    found = identify(wrong)
+    assert found.summary != identify(posproof.preset("vaswani", dim=64).table(4000)).summary
+    assert found.precision is None
+    # the same defect is below float32's noise: rounded to float32 it does match
+    assert identify(wrong.astype(np.float32)).matched
+
+
+@pytest.mark.parametrize(("dim", "scale", "text"), [
+    (256, 256**-0.5, "scaled by 0.0625 = 1/√256"),
+    (512, 512**0.5, "scaled by 22.627417 = √512"),
+    (64, 0.3, "scaled by 0.3"),
+])
+def test_scaled_tables_are_identified_with_their_scale(dim: int, scale: float,
+                                                       text: str) -> None:
+    """x-transformers' ScaledSinusoidalEmbedding (1/√d) and the √d scale of tutorials."""
+    enc = posproof.preset("vaswani", dim=dim)
+    found = identify(enc.table(600) * scale)
+    assert found.matched, found.summary
+    assert found.summary == f"matches vaswani (base=10000), layout interleaved, offset 0; {text}"
+    assert found.scale == pytest.approx(scale, rel=1e-15)
+    assert found.presets[0].startswith(text.split()[2] + " * preset(\"vaswani\"")
+    # an explicit dtype keeps the precision but still reads the scale
+    assert identify(enc.table(600) * scale, dtype="float64").scale == found.scale
+    # float32, as the module stores it
+    found = identify((enc.table(600) * scale).astype(np.float32))
+    assert found.matched
+    assert found.scale == pytest.approx(scale, rel=1e-6)
+
+
+def test_scaled_random_table_matches_nothing() -> None:
+    rng = np.random.default_rng(3)
+    angles = rng.uniform(0, 6.3, size=(300, 16))
+    table = np.empty((300, 32))
+    table[:, 0::2], table[:, 1::2] = np.sin(angles), np.cos(angles)
+    found = identify(0.5 * table)
+    assert not found.matched
+    assert found.scale == 1.0

@@ -107,6 +107,37 @@ def test_x(posproof_spec):
     result.stdout.fnmatch_lines(["*preset='no-such-preset' is not known*"])
 
 
+ANGLES = '''
+import numpy as np
+import pytest
+import posproof
+
+
+@pytest.mark.posproof("vaswani", dim=32)
+def test_float32_angles(posproof_check, posproof_options):
+    enc = posproof.preset("vaswani", dim=32)
+    x = np.arange(3000, dtype=np.float32)[:, None] * enc.frequencies_float.astype(np.float32)
+    table = np.empty((3000, 32), np.float32)
+    table[:, 0::2], table[:, 1::2] = np.sin(x), np.cos(x)
+    print("TOLERANCE", posproof_check(table).tolerance["angles"])
+'''
+
+
+def test_angles_option(pytester: pytest.Pytester) -> None:
+    """The plugin uses the same rule as assert_encoding: float32 angles fail by default, with
+    the message naming angles=, and pass with --posproof-angles float32."""
+    pytester.makepyfile(test_angles=ANGLES)
+    result = run(pytester, "-s")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(['*pass angles="float32"*'])
+    result = run(pytester, "-s", "--posproof-angles", "float32")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*angles=float32*", "*TOLERANCE float32*"])
+    result = run(pytester, "--posproof-angles", "float8")
+    assert result.ret != 0
+    result.stderr.fnmatch_lines(["*--posproof-angles: angles='float8' is not a dtype name*"])
+
+
 def test_bad_option_value(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_opt="def test_x(posproof_options):\n    pass\n")
     result = run(pytester, "--posproof-max-len", "0")

@@ -71,9 +71,31 @@ class TestPositionalEncodings:
         assert found.layout == "interleaved"
         assert found.offset == 0
         assert found.dtype == "float32"
-        report = check_encoding(table, "vaswani")
+        # the library forms x·ω in float32: off the exact table rounded to float32 by far more
+        # than 4 ulps, so the default fails and names the option that accepts it
+        strict = check_encoding(table, "vaswani")
+        assert not strict.ok
+        assert strict.accepted_with_angles == "float32"
+        report = check_encoding(table, "vaswani", angles="float32")
         assert report.ok, report.message
         assert report.max_position == 4095
+
+    def test_double_and_scaled_tables_are_identified(self) -> None:
+        """Issue 13 §3: the float32 table cast with .double() carries float32 precision;
+        multiplied by 1/√d (x-transformers' ScaledSinusoidalEmbedding at init) it is
+        identified with its scale."""
+        table = self.table(ch=128, length=2048)
+        found = identify(table.double())
+        assert found.matched, found.summary
+        assert found.preset == "vaswani"
+        assert found.precision == "float32"
+        assert found.dtype == "float64"
+        assert found.summary.endswith("values carry float32 precision (stored as float64)")
+        scaled = identify(table * 128**-0.5)
+        assert scaled.matched, scaled.summary
+        assert scaled.summary.endswith("scaled by 0.088388348 = 1/√128")
+        assert check_encoding(table * 128**-0.5, "vaswani", dim=128, scale=128**-0.5,
+                              angles="float32").ok
 
     def test_swapped_copy(self, monkeypatch: pytest.MonkeyPatch) -> None:
         def get_emb_swapped(sin_inp: object) -> object:  # the library's get_emb, cos first
@@ -108,7 +130,9 @@ class TestRotaryEmbeddingTorch:
         return apply
 
     def test_passes_as_adjacent(self) -> None:
-        report = check_rotary(self.apply(), head_dim=64, layout="adjacent")
+        assert check_rotary(self.apply(), head_dim=64,
+                            layout="adjacent").accepted_with_angles == "float32"
+        report = check_rotary(self.apply(), head_dim=64, layout="adjacent", angles="float32")
         assert report.ok, report.message
         assert report.fingerprint["layout"] == "adjacent"
         assert report.fingerprint["base"] == "10000"
@@ -128,7 +152,7 @@ class TestRotaryEmbeddingTorch:
             return torch.stack((x2, -x1), dim=-1).flatten(-2)
 
         monkeypatch.setattr(self.module, "rotate_half", rotate_half_flipped)
-        report = check_rotary(self.apply(), head_dim=64, layout="adjacent")
+        report = check_rotary(self.apply(), head_dim=64, layout="adjacent", angles="float32")
         status = {c["name"]: c["status"] for c in report.checks}
         assert status["relative_property"] == "pass"
         assert status["convention"] == "fail"
@@ -157,7 +181,9 @@ class TestTransformersLlamaRope:
         return apply
 
     def test_passes_as_half(self) -> None:
-        report = check_rotary(self.apply(), head_dim=64)
+        # HF forms inv_freq @ position_ids in float32 (autocast off): angles="float32"
+        assert not check_rotary(self.apply(), head_dim=64).ok
+        report = check_rotary(self.apply(), head_dim=64, angles="float32")
         assert report.ok, report.message
         assert report.fingerprint["layout"] == "half"
 
@@ -202,8 +228,10 @@ class TestTransformersSinusoidal:
         module = marian.MarianSinusoidalPositionalEmbedding(512, 64)
         # as constructed, before the model's init writes the sinusoids: random init
         assert not identify(module.weight).matched
-        assert encoding_failure(module, "vaswani", layout="split") == (
-            "a random table: matches no known schedule")
+        why = encoding_failure(module, "vaswani", layout="split")
+        assert why.startswith("no explanation confirmed")
+        assert why.endswith("identify: matches no known schedule: no pairing of the columns "
+                            "gives (sin, cos) pairs (sin² + cos² = 1)")
         with torch.no_grad():
             module.weight.copy_(module.create_weight())
         found = identify(module.weight)
@@ -223,13 +251,14 @@ class TestTransformersSinusoidal:
         assert found.preset == "fairseq"
         assert found.zero_rows == [1]
         assert found.exponent == "n-1"
-        assert check_encoding(weights, "fairseq").ok
+        assert check_encoding(weights, "fairseq", angles="float32").ok
 
         def forward(positions: np.ndarray) -> object:  # the module's own lookup path
             embeds = torch.zeros(1, len(positions), 64)
             return module(inputs_embeds=embeds)[0]
 
-        assert check_encoding(forward, "fairseq", positions=np.arange(2, 1026)).ok
+        assert check_encoding(forward, "fairseq", positions=np.arange(2, 1026),
+                              angles="float32").ok
         why = encoding_failure(weights, "vaswani", layout="split")
         assert why.startswith("frequencies follow an exponent over n−1, as in tensor2tensor")
         # a copy that forgets padding_idx + 1 and reads rows from 0 as positions 2, 3, …

@@ -8,7 +8,6 @@ NumPy, and the test checks the explanation names it.
 
 from __future__ import annotations
 
-import math
 import subprocess
 import sys
 
@@ -28,6 +27,8 @@ from posproof.testing import (
     check_rotary,
     default_positions,
 )
+from posproof.testing.rotary import relative_property
+from posproof.testing.tables import Tolerance
 
 D, L = 64, 1024
 SPEC = posproof.preset("vaswani", dim=D)
@@ -67,12 +68,110 @@ def test_the_spec_passes_in_every_dtype(dtype: str) -> None:
     assert report.score <= 1
 
 
-def test_float32_angles_pass_at_float32_and_fail_at_float64() -> None:
-    """Tolerances scale with |x·ω|·eps of the dtype: a float32 impl may lose x·ω·eps32."""
+def test_float32_angles_fail_by_default_and_pass_when_declared() -> None:
+    """The default is the exact table rounded to float32; angles="float32" is the opt-in."""
     table = low_precision_angles(np.float32)
-    assert assert_encoding(table, "vaswani").ok
+    report = check_encoding(table, "vaswani")
+    assert not report.ok
+    assert report.accepted_with_angles == "float32"
+    assert 'pass angles="float32"' in report.message
+    assert assert_encoding(table, "vaswani", angles="float32").ok
+    assert check_encoding(table, "vaswani", angles=np.float32).ok
     why = explanation(table, "vaswani", dtype="float64")
     assert why.startswith("float32 angles")
+
+
+def low_precision_table(dtype: object) -> np.ndarray:
+    """A table computed entirely in ``dtype``: angles, sin and cos, stored in ``dtype``."""
+    positions = np.arange(L)
+    w = SPEC.frequencies_float
+    with np.errstate(over="ignore"):
+        ang = (positions.astype(dtype)[:, None] * w.astype(dtype)[None]).astype(np.float64)
+    return interleave(np.sin(ang), np.cos(ang)).astype(dtype)
+
+
+@pytest.mark.parametrize(("dtype", "name", "off_by"), [
+    (np.float16, "float16", 0.3), (ml_dtypes.bfloat16, "bfloat16", 1.9)])
+def test_low_precision_angles_fail_in_a_low_precision_table(dtype: object, name: str,
+                                                             off_by: float) -> None:
+    """Issue 13: a float16 / bfloat16 table whose angles were formed in that dtype is off by
+    0.4 / 2.0 at positions below 1024; it fails against the spec, and the message names
+    angles=."""
+    table = low_precision_table(dtype)
+    assert table.dtype == np.dtype(dtype)
+    report = check_encoding(table, "vaswani")
+    assert not report.ok
+    assert report.dtype == name
+    assert report.max_error > off_by
+    assert "angles=" in report.message
+    assert report.tolerance["out"] == 4 * posproof.identify.dtype_eps(name)
+    assert report.tolerance["angle"] == 16 * 2.0**-52
+    assert report.worst["tolerance"] < 0.2
+    declared = check_encoding(table, "vaswani", angles=name)
+    assert declared.ok
+    assert declared.tolerance["angle"] == 16 * posproof.identify.dtype_eps(name)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16, np.float32])
+def test_correct_low_precision_tables_pass(dtype: object) -> None:
+    """The exact table rounded to the dtype (NumPy bfloat16 too) passes by default."""
+    report = assert_encoding(SPEC.table(L).astype(dtype), "vaswani")
+    assert report.dtype == np.dtype(dtype).name
+
+
+def test_default_tolerance_from_both_sides() -> None:
+    """One entry off by 0.9 × its tolerance passes, by 1.1 × fails; the tolerance reported
+    is 4·eps32 + 16·eps64·|x·ω| (float32) and 16·eps64·(1 + |x·ω|) (float64)."""
+    x, col = 1000, 6                           # pair 3: ω = 10000^(−6/64)
+    w = 10000.0 ** (-6 / 64)
+    for dtype, tol in (("float32", 4 * 2.0**-23 + 16 * 2.0**-52 * x * w),
+                       ("float64", 16 * 2.0**-52 * (1 + x * w))):
+        for factor, ok in ((0.9, True), (1.1, False)):
+            table = SPEC.table(L)
+            table[x, col] += factor * tol
+            report = check_encoding(table, "vaswani", dtype=dtype, explain=False)
+            assert report.ok is ok, (dtype, factor, report.score)
+            if not ok:
+                assert (report.worst["position"], report.worst["dim"]) == (x, col)
+                assert report.worst["tolerance"] == pytest.approx(tol, rel=1e-12)
+                assert report.n_bad_positions == 1
+
+
+def test_declared_angles_tolerance_from_both_sides() -> None:
+    """angles="float16" allows 16·(eps + eps16·|x·ω|), no more."""
+    x, col = 300, 10
+    w = 10000.0 ** (-10 / 64)
+    tol = 16 * (2.0**-52 + 2.0**-10 * x * w)
+    for factor, ok in ((0.9, True), (1.1, False)):
+        table = SPEC.table(L)
+        table[x, col] += factor * tol
+        report = check_encoding(table, "vaswani", angles="float16", explain=False)
+        assert report.ok is ok
+        assert report.tolerance["angle"] == 16 * 2.0**-10
+    assert report.worst["tolerance"] == pytest.approx(tol, rel=1e-12)
+
+
+def test_frequency_off_by_a_relative_millionth_fails() -> None:
+    """ω·(1 + 1e-6) fails in float64 and float32 by default; angles="float32" (16·eps32 ≈
+    1.9e-6 relative) accepts it, and a relative 4e-6 is beyond even that."""
+    def drifted(rel: float, dtype: object) -> np.ndarray:
+        ang = np.outer(np.arange(L), SPEC.frequencies_float * (1 + rel))
+        return interleave(np.sin(ang), np.cos(ang)).astype(dtype)
+
+    assert not check_encoding(drifted(1e-6, np.float64), "vaswani").ok
+    assert not check_encoding(drifted(1e-6, np.float32), "vaswani").ok
+    assert check_encoding(drifted(1e-6, np.float32), "vaswani", angles="float32").ok
+    assert not check_encoding(drifted(4e-6, np.float32), "vaswani", angles="float32").ok
+
+
+def test_float32_drift_in_a_float64_table_fails() -> None:
+    """A float64 table whose values went through float32 fails as float64, passes as float32."""
+    drift = SPEC.table(L).astype(np.float32).astype(np.float64)
+    report = check_encoding(drift, "vaswani")
+    assert not report.ok
+    assert report.dtype == "float64"
+    assert 1e-9 < report.max_error < 1e-7
+    assert check_encoding(drift, "vaswani", dtype="float32").ok
 
 
 def test_callable_is_checked_at_large_positions() -> None:
@@ -126,9 +225,9 @@ def test_embedding_module_weight_is_the_table() -> None:
     (posproof.preset("column-exponent", dim=D).table(L),
      "dims 2i and 2i+1 use different frequencies"),
     (posproof.preset("vaswani", dim=D, base=500000).table(L), "base 500000, not 10000"),
-    (np.random.default_rng(0).normal(size=(L, D)), "a random table: matches no known schedule"),
+    (np.random.default_rng(0).normal(size=(L, D)), "no explanation confirmed"),
     (np.random.default_rng(1).normal(scale=0.02, size=(L, D)).astype(np.float32),
-     "a random table: matches no known schedule"),
+     "no explanation confirmed"),
     (3 * SPEC.table(L), "scaled by 3"),
 ], ids=["swap", "split", "n-1", "offset", "fp16", "bf16", "pairs", "base", "random", "init",
         "scaled"])
@@ -175,7 +274,9 @@ def test_dropped_column_and_odd_dim_truncation() -> None:
 def test_callable_offset_is_explained() -> None:
     enc = posproof.preset("vaswani", dim=16)
     report = check_encoding(lambda pos: enc.table(pos + 2), enc)
-    assert report.explanation == "offset by 2 positions: the impl at x equals the spec at x + 2"
+    assert report.explanation.startswith(
+        "offset by 2 positions: the impl at x equals the spec at x + 2 — confirmed: "
+        "regenerating with the spec at x + 2 reproduces the impl to ")
 
 
 def test_callable_returning_nan_at_large_positions_fails() -> None:
@@ -331,17 +432,45 @@ def test_rotary_bad_input() -> None:
 @settings(max_examples=20, deadline=None)
 @given(query_key_pairs(H, dtype="float32"))
 def test_relative_property_tolerance_holds_for_float32_vectors(qk: tuple) -> None:
-    """The per-pair tolerance of the relative-property check holds for any finite float32 q, k
-    (no false alarm): ⟨R(m)q, R(n)k⟩ = ⟨q, R(n−m)k⟩ per pair, at large m, n."""
+    """The relative-property check of assert_rotary raises no false alarm for any finite
+    float32 q, k at large m, n: its own per-pair tolerance, called through the library."""
     q, k = qk
     assert q.dtype == np.float32
     assert np.all(np.isfinite(q))
-    m, n = 40_000, 51_234
-    rq = ROT.apply(q[None], [m])[0]
-    rk = ROT.apply(k[None], [n])[0]
-    r0 = ROT.apply(k[None], [n - m])[0]
-    for (i, j), w in zip(ROT.pairs, ROT.frequencies_float, strict=True):
-        lhs = rq[i] * rk[i] + rq[j] * rk[j]
-        rhs = q[i] * r0[i] + q[j] * r0[j]
-        size = math.hypot(float(q[i]), float(q[j])) * math.hypot(float(k[i]), float(k[j]))
-        assert abs(lhs - rhs) <= 16 * 4 * 2.0**-52 * size * (1 + 2 * n * w)
+    rel, norm = relative_property(ROT.apply, ROT.pairs, ROT.frequencies_float, q, k,
+                                  [40_000, 7], [51_234, 60_000], [3, 5_000],
+                                  Tolerance.of("float64"))
+    assert rel["status"] == "pass", rel
+    if np.linalg.norm(q) and np.linalg.norm(k):
+        assert norm["status"] == "pass", norm
+    # and the same check fails when a rotation angle is off by 1e-6 at one position
+    def off(x: np.ndarray, pos: np.ndarray) -> np.ndarray:
+        return ROT.apply(x, np.where(np.asarray(pos) == 51_234, 51_234 + 1e-6, pos))
+
+    sizes = [np.hypot(q[i], q[j]) * np.hypot(k[i], k[j]) for i, j in ROT.pairs]
+    if max(sizes) > 1e-3:
+        rel, _ = relative_property(off, ROT.pairs, ROT.frequencies_float, q, k,
+                                   [40_000], [51_234], [3], Tolerance.of("float64"))
+        assert rel["status"] == "fail", rel
+
+
+def test_scale_from_both_sides() -> None:
+    """scale=: the impl equals scale × spec; the tolerance is scaled alike and reported."""
+    table = SPEC.table(L) * 0.0625
+    report = check_encoding(table, "vaswani", scale=0.0625)
+    assert report.ok, report.message
+    assert report.tolerance["scale"] == 0.0625
+    assert report.tolerance["out"] == 0.0625 * 16 * 2.0**-52
+    assert report.tolerance["formula"].startswith("0.0625·(16·eps64 + 16·eps64·|x·ω|)")
+    x, col = 1000, 6
+    tol = 0.0625 * 16 * 2.0**-52 * (1 + x * 10000.0 ** (-6 / 64))
+    for factor, ok in ((0.9, True), (1.1, False)):
+        bumped = table.copy()
+        bumped[x, col] += factor * tol
+        report = check_encoding(bumped, "vaswani", scale=0.0625, explain=False)
+        assert report.ok is ok
+    assert report.worst["tolerance"] == pytest.approx(tol, rel=1e-12)
+    assert "0.0625·(16·eps64" in report.message
+    # a scale off by a relative 1e-9 fails; without scale= the table fails too
+    assert not check_encoding(table, "vaswani", scale=0.0625 * (1 + 1e-9), explain=False).ok
+    assert not check_encoding(table, "vaswani", explain=False).ok

@@ -453,6 +453,16 @@ def test_json_of_a_refutation_carries_the_counterexample() -> None:
 def test_seed_changes_points_not_verdicts() -> None:
     a, b = prove(preset("vaswani", dim=8), seed=1), prove(preset("vaswani", dim=8), seed=2)
     assert [p.status for p in a.theorems] == [p.status for p in b.theorems]
+    points = {seed: [p.crosscheck["points"] for p in r.theorems
+                  if p.crosscheck and "points" in p.crosscheck]
+              for seed, r in ((1, a), (2, b))}
+    assert points[1]
+    assert len(points[1]) == len(points[2])
+    # the seed moves the cross-check points; the same seed gives the same points
+    assert points[1] != points[2]
+    assert points[1] == [p.crosscheck["points"] for p in
+                         prove(preset("vaswani", dim=8), seed=1).theorems
+                         if p.crosscheck and "points" in p.crosscheck]
 
 
 # --------------------------------------------------------------------------- bad input

@@ -14,10 +14,13 @@ specification, and the failure says what is wrong::
 :func:`assert_encoding` compares a table (or a callable returning one for given
 positions) with a spec at positions that include large ones, with a tolerance
 that grows with the angle, ``16·(eps + eps·|x·ω|)`` for the impl's dtype.  On
-failure it tests hypotheses against the impl and names the most likely one:
-sin and cos swapped, another layout, an exponent over n−1, an offset, angles
-formed in float16, a pair of dims with different frequencies, another base, or
-a random table.  :func:`assert_rotary` checks the relative property and norm
+failure each candidate explanation — sin and cos swapped, another layout, an
+exponent over n−1 or over the column index, an offset, a scale, angles formed
+in float16, another base, … — regenerates the table under its hypothesis, and
+one is named only when its regeneration reproduces the impl within the dtype's
+tolerance (residual shown); otherwise the report says no explanation is
+confirmed and shows what :func:`~posproof.identify.identify` finds (see
+docs/bugs.md).  :func:`assert_rotary` checks the relative property and norm
 preservation at large positions, then fingerprints the convention (pairing,
 rotation direction, frequency order, base) against the canonical RoPE —
 a flipped rotation passes every shift-invariance test, so only the fingerprint
@@ -37,9 +40,11 @@ most likely: matches the spec with sin and cos swapped ...
 
 The package holds one concept a module: ``reports`` (:class:`ImplReport`,
 :class:`InvalidImplementation`, failure messages), ``tables`` (reading a table
-or a callable impl, the spec's values, the comparison), ``explain`` (why a
-table disagrees), ``encodings`` (:func:`check_encoding`, :func:`assert_encoding`)
-and ``rotary`` (:func:`check_rotary`, :func:`assert_rotary`, the fingerprint).
+or a callable impl, the spec's values, the comparison), ``hypotheses`` and
+``explain`` (why a table disagrees: candidate regenerations, confirmed or not),
+``explain_rotary`` (the same for a rotation), ``encodings``
+(:func:`check_encoding`, :func:`assert_encoding`) and ``rotary``
+(:func:`check_rotary`, :func:`assert_rotary`, the fingerprint).
 """
 
 from __future__ import annotations

@@ -9,11 +9,13 @@ from typing import Any
 import numpy as np
 
 from ..errors import MAX_DIM, InvalidParameter, PosproofError, check_int
-from ..identify import TOLERANCE, _ranges, as_array, dtype_eps
+from ..identify import _ranges, as_array, dtype_eps
 from .explain import _explain_encoding
 from .reports import ImplReport, InvalidImplementation, _encoding_message, _label, _nonfinite
 from .tables import (
+    ANGLE_DTYPES,
     DEFAULT_MAX_LEN,
+    Tolerance,
     _call,
     _certify,
     _compare,
@@ -28,8 +30,9 @@ from .tables import (
 def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
                    positions: Sequence[int] | np.ndarray | None = None,
                    first_position: int | None = None, max_len: int = DEFAULT_MAX_LEN,
-                   dtype: str | None = None, angle_dtype: str | None = None, seed: int = 0,
-                   explain: bool = True, **params: Any) -> ImplReport:
+                   dtype: str | None = None, angles: str | None = None,
+                   scale: float = 1.0, seed: int = 0, explain: bool = True,
+                   **params: Any) -> ImplReport:
     """Compare ``impl`` with ``spec``; the report of :func:`assert_encoding`, without raising.
 
     ``impl``: a table of shape ``(n_positions, dim)`` (NumPy, PyTorch, JAX…;
@@ -39,13 +42,21 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
     padding row, 0 when that row of the table is zero, as in fairseq's weights).
     ``spec``: an :class:`~posproof.Encoding` or a preset name, with ``params``
     passed to :func:`posproof.preset`.  ``dtype`` overrides the precision
-    expected of the values (default: the impl's dtype) and ``angle_dtype`` that
-    of the angles x·ω.
+    expected of the values (default: the impl's dtype).
+
+    The tolerance (a :class:`~posproof.testing.tables.Tolerance`): by default
+    the exact table rounded to the dtype, ``4·eps`` of the output plus
+    ``16·eps64·|x·ω|`` — a float16 or bfloat16 table whose angles x·ω were
+    formed in float16/bfloat16 fails.  ``angles="float32"`` (``"float16"``,
+    ``"bfloat16"``) says the impl forms x·ω in that dtype on purpose and
+    allows ``16·(eps + eps_angles·|x·ω|)``.  ``scale`` is a constant the
+    impl multiplies the table by (``1/√d``, ``√d``): the impl must equal
+    ``scale × spec``, tolerances scaled alike.
 
     >>> import posproof
     >>> enc = posproof.preset("vaswani", dim=16)
-    >>> check_encoding(lambda pos: enc.table(pos + 2), enc).explanation
-    'offset by 2 positions: the impl at x equals the spec at x + 2'
+    >>> check_encoding(lambda pos: enc.table(pos + 2), enc).explanation  # doctest: +ELLIPSIS
+    'offset by 2 positions: the impl at x equals the spec at x + 2 — confirmed: ...'
     """
     if dim is not None:
         dim = check_int("dim", dim, minimum=1, maximum=MAX_DIM)
@@ -55,7 +66,7 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
                                    maximum=10**15)
     from ..encoding import resolve_dtype
 
-    for name, value in (("dtype", dtype), ("angle_dtype", angle_dtype)):
+    for name, value in (("dtype", dtype), ("angles", angles)):
         try:
             if value is not None and isinstance(value, (str, np.dtype, type)):
                 resolve_dtype(value)
@@ -64,6 +75,8 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
         except (PosproofError, TypeError, ValueError):
             raise InvalidParameter(f"{name}={value!r} is not a dtype name; use float16, "
                                    "bfloat16, float32 or float64") from None
+    angles = _angles_name(angles)
+    scale = _check_scale(scale)
     table_like = _table_of(impl)
     if table_like is None and not callable(impl):
         raise InvalidImplementation(
@@ -102,9 +115,9 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
         def calls(p: np.ndarray) -> np.ndarray:
             return _call(impl, p)[0]
 
-    dtname = dtype or impl_dtype
+    dtname = _angles_name(dtype) if dtype is not None else impl_dtype
+    tol = Tolerance.of(dtname, angles, scale)
     eps = dtype_eps(dtname)
-    eps_angle = dtype_eps(angle_dtype) if angle_dtype else eps
     report = ImplReport(False, "encoding", enc.to_dict(), dtname, int(pos.size),
                         int(np.abs(pos).max()) if pos.size else 0)
     label = _label(enc)
@@ -123,13 +136,17 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
         report.message = f"impl disagrees with {label}: {report.explanation}"
         return report
     omega = enc.column_frequencies_float
-    cmp = _compare(table, pos, enc, eps, eps_angle)
+    cmp = _compare(table, pos, enc, tol, scale=scale)
     report.score, report.max_error = cmp.score, cmp.max_error
     report.ok = cmp.score <= 1.0
+    report.tolerance = _tolerance_dict(tol, scale)
     report.checks = [{"name": "matches_spec", "status": "pass" if report.ok else "fail",
-                      "score": round(report.score, 6), "max_error": report.max_error}]
+                      "score": round(report.score, 6), "max_error": report.max_error,
+                      "tolerance": tol.formula}]
     if report.ok:
         return report
+    if angles is None:
+        report.accepted_with_angles = _accepting_angles(table, pos, enc, dtname, scale)
     rows, cols = np.flatnonzero(cmp.bad_rows), np.flatnonzero(cmp.bad_cols)
     report.bad_positions = [int(pos[r]) for r in rows[:64]]
     report.bad_dims = [int(c) for c in cols[:64]]
@@ -138,16 +155,57 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
     report.dim_ranges = _ranges([int(v) for v in cols])
     r, c = cmp.worst
     x = int(pos[r])
-    expected_value = float(_expected(enc, pos[r:r + 1])[0, c])
+    expected_value = scale * float(_expected(enc, pos[r:r + 1])[0, c])
     certified = _certify(enc, x, int(c))
-    tol = TOLERANCE * (eps + eps_angle * abs(x) * omega[c])
     report.worst = {"position": x, "dim": int(c), "impl": float(table[r, c]),
-                    "expected": certified if certified is not None else expected_value,
-                    "difference": float(abs(table[r, c] - expected_value)), "tolerance": tol}
+                    "expected": scale * certified if certified is not None else expected_value,
+                    "difference": float(abs(table[r, c] - expected_value)),
+                    "tolerance": tol.at(x, float(omega[c]))}
     if explain:
-        _explain_encoding(report, table, pos, enc, eps, eps_angle, calls, dtname)
-    report.message = _encoding_message(report, label, dtname, angle_dtype)
+        unscaled = table if scale == 1.0 else table / scale
+        _explain_encoding(report, unscaled, pos, enc, eps, tol.eps_angle, calls, dtname)
+    report.message = _encoding_message(report, label, tol)
     return report
+
+
+def _angles_name(value: Any) -> str | None:
+    """The canonical dtype name of ``angles=`` / ``dtype=`` (``np.float16`` → ``float16``)."""
+    if value is None:
+        return None
+    from ..numeric import dtype_model
+
+    try:
+        if isinstance(value, (np.dtype, type)):
+            value = np.dtype(value).name
+        return dtype_model(value).name
+    except (PosproofError, TypeError):
+        raise InvalidParameter(f"angles={value!r} is not a dtype name; use "
+                               + ", ".join(ANGLE_DTYPES)) from None
+
+
+def _check_scale(scale: Any) -> float:
+    from ..errors import check_finite
+
+    value = check_finite("scale", scale)
+    if value == 0:
+        raise InvalidParameter("scale=0 would make every table zero; pass the constant the "
+                               "impl multiplies its table by, e.g. 1/math.sqrt(dim)")
+    return float(value)
+
+
+def _tolerance_dict(tol: Tolerance, scale: float) -> dict[str, Any]:
+    return {"formula": tol.formula, "out": tol.out, "angle": tol.angle,
+            "angles": tol.angles or "float64", "scale": scale}
+
+
+def _accepting_angles(table: np.ndarray, pos: np.ndarray, enc: Any, dtname: str,
+                      scale: float) -> str | None:
+    """The most precise ``angles=`` dtype whose tolerance the table is within, if any."""
+    for name in ("float32", "float16", "bfloat16"):
+        if _compare(table, pos, enc, Tolerance.of(dtname, name, scale),
+                    scale=scale).score <= 1.0:
+            return name
+    return None
 
 
 def assert_encoding(impl: Any, spec: Any = "vaswani", **kwargs: Any) -> ImplReport:

@@ -1,8 +1,11 @@
-"""Why a table disagrees with its spec: hypotheses tested against the impl, best one named.
+"""Why a table disagrees with its spec: an explanation is confirmed, never guessed.
 
-Sin and cos swapped, another layout, an exponent over n−1, an offset, a scale,
-angles formed in low precision, a truncated odd dim, another schedule found by
-:func:`~posproof.identify.identify`, or pairs of dims with different frequencies.
+Every candidate explanation (see :mod:`posproof.testing.hypotheses`) regenerates
+the table under its hypothesis; they are ranked by the residual of that
+regeneration against the impl, and the first (simplest) one that reproduces
+the impl within the dtype's tolerance is reported with its residual.  When
+none does, the report says so and shows what :func:`~posproof.identify.identify`
+finds in the table (its structure) instead of a guess.
 """
 
 from __future__ import annotations
@@ -13,9 +16,23 @@ from typing import Any
 
 import numpy as np
 
-from ..identify import TOLERANCE, dtype_eps, identify
+from ..errors import PosproofError
+from ..identify import TOLERANCE, identify
+from .hypotheses import (
+    Hypothesis,
+    Model,
+    Outcome,
+    fitted,
+    measured_frequencies,
+    order,
+    padding,
+    precision,
+    rank,
+    structural,
+)
 from .reports import ImplReport
-from .tables import _expected, _score
+
+_EPS32 = 2.0**-23
 
 
 def _sample(n: int) -> np.ndarray:
@@ -26,156 +43,92 @@ def _sample(n: int) -> np.ndarray:
                                      .astype(np.int64), np.arange(n - 128, n)]))
 
 
-def _alternatives(enc: Any) -> list[tuple[str, Any]]:
-    """Single-change variants of the spec, with the sentence that names each."""
-    from ..encoding import Encoding
-    from ..schedules import Diffusion, Geometric, TensorToTensor
-
-    if enc.schedule is None:
-        return []
-    out: list[tuple[str, Any]] = []
-    lay = enc.layout.name
-    kw = {"offset": enc.offset, "odd_dim": enc.odd_dim, "padding_idx": enc.padding_idx}
-    swap = {"interleaved": "interleaved-cos", "interleaved-cos": "interleaved",
-            "split": "split-cos", "split-cos": "split"}[lay]
-    out.append((f"matches the spec with sin and cos swapped (layout {swap}, not {lay})",
-                Encoding(enc.schedule, swap, enc.dim, **kw)))
-    others = ("split", "split-cos") if lay.startswith("interleaved") else (
-        "interleaved", "interleaved-cos")
-    for other in others:
-        out.append((f"matches the {other} layout, not {lay}",
-                    Encoding(enc.schedule, other, enc.dim, **kw)))
-    sched = enc.schedule
-    if isinstance(sched, (Geometric, Diffusion)) and enc.n_pairs >= 2:
-        base = sched.base if isinstance(sched, Geometric) else sched.max_period
-        out.append(("frequencies follow an exponent over n−1, as in tensor2tensor "
-                    f"(ω_k = {base}^(−k/(n−1))), not over n",
-                    Encoding(TensorToTensor(1, base), lay, enc.dim, **kw)))
-    if isinstance(sched, TensorToTensor) and sched.min_timescale == 1 and enc.n_pairs >= 2:
-        out.append(("frequencies follow an exponent over n, as in the original paper "
-                    f"(ω_k = {sched.max_timescale}^(−k/n)), not over n−1 as in tensor2tensor",
-                    Encoding(Geometric(sched.max_timescale), lay, enc.dim, **kw)))
-    return out
+def _confirmed_text(best: Outcome) -> str:
+    return (f"{best.cause} — confirmed: regenerating with {best.how} reproduces the impl to "
+            f"{best.residual:.2g} (every entry within its tolerance, the worst at "
+            f"{best.score:.2g} of it)")
 
 
 def _explain_encoding(report: ImplReport, table: np.ndarray, pos: np.ndarray, enc: Any,
                       eps: float, eps_angle: float,
                       calls: Callable[[np.ndarray], np.ndarray] | None, dtname: str) -> None:
-    """Test hypotheses against the impl; put the best one in ``report.explanation``."""
+    """Rank the hypotheses against the impl; report the first confirmed one, or none."""
     rows = _sample(pos.size)
     t, p = table[rows], pos[rows]
-    omega = enc.column_frequencies_float
-    tested: list[dict[str, Any]] = []
-
-    def test(name: str, expected: np.ndarray, at: np.ndarray = p, w: np.ndarray = omega,
-             e_angle: float = eps_angle) -> bool:
-        score = _score(t, expected, at, w, eps, e_angle)
-        tested.append({"hypothesis": name, "score": score if math.isfinite(score) else None,
-                       "fits": score <= 1.0})
-        return score <= 1.0
-
-    def done(text: str) -> None:
-        report.explanation = text
-        report.hypotheses = tested
-
-    for text, alt in _alternatives(enc):
-        if test(text, _expected(alt, p), w=alt.column_frequencies_float):
-            return done(text)
-    for shift in (1, 2, -1, -2, 3, -3, 4, -4):
-        sign = "+" if shift > 0 else "−"
-        text = (f"offset by {_positions(shift)}: the impl at x equals the spec at "
-                f"x {sign} {abs(shift)}")
-        if test(text, _expected(enc, p + shift), at=p + shift):
-            return done(text)
-    expected = _expected(enc, p)
-    denom = float((expected * expected).sum())
-    if denom > 0:
-        alpha = float((t * expected).sum()) / denom
-        if abs(alpha - 1) > 1e-3 and alpha != 0:
-            text = f"scaled by {alpha:.6g}: the impl equals {alpha:.6g} × the spec"
-            if test(text, alpha * expected):
-                return done(text)
-    precision = _precision_hypothesis(t, p, enc, eps, eps_angle, test)
-    if precision:
-        return done(precision)
-    truncated = _truncation_hypothesis(t, p, enc, test)
-    if truncated:
-        return done(truncated)
-    # no single change: ask identify what the impl is
+    # a structural bug is confirmed whatever precision the impl formed x·ω in (up to float32,
+    # or the angles= the caller allowed); a precision hypothesis only beyond what was allowed
+    eps_path = max(min(eps_angle, _EPS32), min(eps, _EPS32))
     block = _consecutive_block(table, pos, calls)
-    found = identify(block[0], dtype=dtname) if block is not None else None
+    omega_meas = measured_frequencies(block[0] if block is not None else None, eps)
+    hyps: list[Hypothesis] = [*structural(enc), *padding(enc, table, pos),
+                              *precision(enc, eps_angle), *fitted(enc, t, p, omega_meas),
+                              *_truncation(enc)]
+    found = None
+    outcomes = rank(table, pos, hyps, eps=eps, eps_path=eps_path, spec=Model.of(enc),
+                    eps_check=eps_angle)
+    if not any(o.confirmed for o in outcomes) and block is not None:
+        try:
+            found = identify(block[0], dtype=dtname)
+        except PosproofError:
+            found = None
     if found is not None:
         report.identification = found.to_dict()
-        text = _diff_identification(found, enc, int(block[1]))  # type: ignore[index]
-        if text:
-            tested.append({"hypothesis": text, "score": found.score, "fits": found.matched})
-            return done(text)
+        combined = _identified(found, enc, int(block[1]))
+        if combined is not None:
+            outcomes = sorted(outcomes + rank(table, pos, [combined], eps=eps, eps_path=eps_path,
+                                                  spec=Model.of(enc), eps_check=eps_angle),
+                              key=order)
+    confirmed = [o for o in outcomes if o.confirmed]
+    report.hypotheses = [o.to_dict() for o in outcomes[:12]]
+    if confirmed:
+        # simplest first: the order the hypotheses were listed in, not the smallest residual
+        keys = [h.key for h in hyps] + ["identified"]
+        best = min(confirmed, key=lambda o: (keys.index(o.key), o.score))
+        report.hypotheses = [best.to_dict()] + [o.to_dict() for o in outcomes[:12]
+                                                if o is not best]
+        report.explanation = _confirmed_text(best)
+        return
+    closest = outcomes[0] if outcomes else None
+    facts = []
     pairs = _pair_frequency_mismatch(block[0] if block is not None else None, enc, eps)
     if pairs:
-        tested.append({"hypothesis": pairs, "score": None, "fits": True})
-        return done(pairs)
-    if found is not None and not found.matched and found.layout is None:
-        valid = _valid_pairs(block[0] if block is not None else None, enc)
-        if valid:                  # pairs at speeds no schedule has: not a random table
-            tested.append({"hypothesis": valid, "score": None, "fits": True})
-            return done(valid)
-        return done("a random table: matches no known schedule")
-    if found is not None and not found.matched:
-        return done(f"none of the hypotheses fits; identify says: {found.summary}")
-    return done("none of the hypotheses fits (sin/cos swap, layouts, exponent over n−1, "
-                "offsets, low-precision angles, another schedule)")
+        facts.append(pairs)
+    valid = _valid_pairs(block[0] if block is not None else None, enc)
+    if valid:                       # pairs at speeds no schedule has: not a random table
+        facts.append(valid)
+    if found is not None:
+        facts.append(f"identify: {found.summary}")
+    text = (f"no explanation confirmed: none of {len(outcomes)} hypotheses reproduces the "
+            "impl within its tolerance")
+    if closest is not None and math.isfinite(closest.residual):
+        text += (f" (closest: {closest.cause.split(':')[0]}, off by {closest.residual:.2g} > "
+                 f"{closest.tolerance:.2g})")
+    report.explanation = text + ("; what the table shows: " + "; ".join(facts) if facts else "")
 
 
-def _precision_hypothesis(t: np.ndarray, p: np.ndarray, enc: Any, eps: float,
-                          eps_angle: float, test: Callable[..., bool]) -> str | None:
-    """'float16 angles' and friends: errors that grow with |x·ω| like a low-precision angle."""
-    from ..numeric import angles_in_dtype
-
-    omega = enc.column_frequencies_float
-    funcs = np.asarray(enc.column_funcs)
-    idx = np.asarray(enc.column_freq_index)
-    fits: list[tuple[float, str]] = []
-    for name in ("float32", "float16", "bfloat16"):
-        e = dtype_eps(name)
-        if e <= eps_angle:
-            continue
-        with np.errstate(over="ignore", invalid="ignore"):
-            ang = angles_in_dtype(p, enc.frequencies_float, name)
-            model = np.zeros_like(t)
-            model[:, funcs == "sin"] = np.sin(ang[:, idx[funcs == "sin"]])
-            model[:, funcs == "cos"] = np.cos(ang[:, idx[funcs == "cos"]])
-            rms = float(np.sqrt(np.nanmean((t - model) ** 2))) if t.size else 0.0
-        if _score(t, _expected(enc, p), p, omega, max(eps, e), e) <= 1.0:
-            fits.append((rms if math.isfinite(rms) else math.inf, name))
-    if not fits:
-        return None
-    best = fits[0]
-    for rms, name in fits[1:]:
-        if rms < best[0] / 4:
-            best = (rms, name)
-    name = best[1]
-    wider = "float64" if name == "float32" else "float32 or float64"
-    text = (f"{name} angles: the errors grow with |x·ω| as when x·ω is formed in {name} "
-            f"(an angle table built in low precision; form x·ω in {wider} and round only "
-            "the result)")
-    test(text, _expected(enc, p), e_angle=dtype_eps(name))
-    return text
-
-
-def _truncation_hypothesis(t: np.ndarray, p: np.ndarray, enc: Any,
-                           test: Callable[..., bool]) -> str | None:
+def _truncation(enc: Any) -> list[Hypothesis]:
     """An odd-d impl that truncates the even table of d+1 columns instead of padding."""
     from ..encoding import Encoding
 
     if enc.dim % 2 == 0 or enc.schedule is None:
-        return None
+        return []
     even = Encoding(enc.schedule, enc.layout, enc.dim + 1, offset=enc.offset)
-    full = _expected(even, p)
-    text = (f"dim {enc.dim} is odd: the spec pads with a zero last column (odd_dim='pad'), "
-            f"but the impl is the table of dim {enc.dim + 1} with its last column cut off")
-    if test(text, full[:, :enc.dim], w=even.column_frequencies_float[:enc.dim]):
-        return text
-    return None
+    model = Model.of(even)
+    model.keep = np.arange(enc.dim)
+    return [Hypothesis("truncated", f"dim {enc.dim} is odd: the spec pads with a zero last "
+                       f"column (odd_dim='pad'), but the impl is the table of dim "
+                       f"{enc.dim + 1} with its last column cut off", f"dim {enc.dim + 1}, "
+                       "last column dropped", model)]
+
+
+def _identified(found: Any, enc: Any, first: int) -> Hypothesis | None:
+    """What identify found, as a hypothesis (several changes at once)."""
+    text = _diff_identification(found, enc, first)
+    if text is None:
+        return None
+    model = Model.of(found.encoding)
+    model.shift = found.offset - first
+    return Hypothesis("identified", text, found.presets[0], model)
 
 
 def _consecutive_block(table: np.ndarray, pos: np.ndarray,
@@ -253,7 +206,7 @@ def _pair_frequency_mismatch(block: np.ndarray | None, enc: Any, eps: float) -> 
                       for s, c in bad[:3])
     return (f"dims 2i and 2i+1 use different frequencies ({shown}"
             f"{', …' if len(bad) > 3 else ''}; {len(bad)} of {len(enc.pairs)} pairs): "
-            "no rotation T(Δ) exists — an exponent over the column index j instead of 2⌊j/2⌋?")
+            "no rotation T(Δ) exists")
 
 
 def _positions(n: int) -> str:

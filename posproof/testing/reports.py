@@ -28,7 +28,11 @@ class ImplReport:
 
     ``checks`` lists each property with its ``status`` (``"pass"`` or
     ``"fail"``); ``explanation`` is the most likely reason for a failure;
-    ``message`` is the text :func:`assert_encoding` raises.
+    ``message`` is the text :func:`assert_encoding` raises.  ``tolerance``
+    holds the tolerance used (``formula``, its ``out`` and ``angle``
+    coefficients, ``angles``, ``scale``); after a failure under the default
+    tolerance, ``accepted_with_angles`` names the ``angles=`` dtype whose
+    tolerance the impl is within (None if none).
     """
 
     ok: bool
@@ -51,6 +55,8 @@ class ImplReport:
     checks: list[dict[str, Any]] = field(default_factory=list)
     fingerprint: dict[str, Any] | None = None
     identification: dict[str, Any] | None = None
+    tolerance: dict[str, Any] = field(default_factory=dict)
+    accepted_with_angles: str | None = None
     message: str = ""
 
     def to_dict(self) -> dict[str, Any]:
@@ -58,8 +64,10 @@ class ImplReport:
 
         >>> import posproof
         >>> from posproof.testing import check_encoding
-        >>> check_encoding(posproof.preset("vaswani", dim=8).table(64)).to_dict()["checks"][0]
-        {'name': 'matches_spec', 'status': 'pass', 'score': 0.0, 'max_error': 0.0}
+        >>> check = check_encoding(posproof.preset("vaswani", dim=8).table(64)).to_dict()[
+        ...     "checks"][0]
+        >>> sorted(check), check["status"], check["score"]
+        (['max_error', 'name', 'score', 'status', 'tolerance'], 'pass', 0.0)
         """
         out = {k: getattr(self, k) for k in self.__dataclass_fields__}
         out["status"] = "pass" if self.ok else "fail"
@@ -124,21 +132,35 @@ def _nonfinite(report: ImplReport, label: str, where: np.ndarray) -> ImplReport:
     return report
 
 
-def _encoding_message(report: ImplReport, label: str, dtname: str,
-                      angle_dtype: str | None) -> str:
+def _encoding_message(report: ImplReport, label: str, tol: Any) -> str:
     w = report.worst
+    scale = report.tolerance.get("scale", 1.0)
     lines = [
-        f"impl disagrees with {label} at {report.n_bad_positions} of {report.n_positions} "
+        f"impl disagrees with {label}" + (f" × {scale:g}" if scale != 1.0 else "")
+        + f" at {report.n_bad_positions} of {report.n_positions} "
         f"positions ({report.position_ranges}) and {report.n_bad_dims} of "
         f"{report.spec['dim']} dims ({report.dim_ranges})",
         f"worst: position {w['position']}, dim {w['dim']}: impl {w['impl']:.9g}, expected "
         f"{w['expected']:.9g} (mpmath, 30 digits), |difference| {w['difference']:.3g} > "
-        f"tolerance {w['tolerance']:.3g} = 16·(eps + eps·|x·ω|), eps of {dtname}"
-        + (f" (angles: {angle_dtype})" if angle_dtype else ""),
+        f"tolerance {w['tolerance']:.3g} = "
+        + tol.formula,
     ]
+    if tol.angles is None:
+        lines.append(_angles_hint(report.accepted_with_angles))
     if report.explanation:
-        lines.append(f"most likely: {report.explanation}")
+        lines.append(_explanation_line(report.explanation))
     return "\n".join(lines)
+
+
+def _angles_hint(accepted: str | None) -> str:
+    """The line that names ``angles=`` in a failure under the default tolerance."""
+    if accepted is not None:
+        return (f"if your code forms x·ω in {accepted} on purpose, pass "
+                f'angles="{accepted}" (tolerance 16·(eps + eps_{accepted}·|x·ω|)): the table '
+                "is within it")
+    return ('(angles formed in lower precision on purpose? angles="float32", "float16" or '
+            '"bfloat16" widens the tolerance to 16·(eps + eps_angles·|x·ω|); none of them '
+            "accepts this table)")
 
 
 def _rotary_message(report: ImplReport, label: str) -> str:
@@ -150,8 +172,10 @@ def _rotary_message(report: ImplReport, label: str) -> str:
             f"worst: position {w['position']}, R(m)·e_{w['input_channel']} channel "
             f"{w['output_channel']}: impl {w['impl']:.9g}, expected {w['expected']:.9g}, "
             f"|difference| {w['difference']:.3g} > tolerance {w['tolerance']:.3g} "
-            f"(16·eps·(1 + |m·θ|), eps of {report.dtype}); disagreeing positions: "
+            f"({report.tolerance.get('formula', '')}); disagreeing positions: "
             f"{report.n_bad_positions} of {report.n_positions}")
+        if report.tolerance.get("angles") == "float64":
+            lines.append(_angles_hint(report.accepted_with_angles).replace("x·ω", "m·θ"))
     for c in report.checks:
         if c["name"] == "relative_property" and c["status"] == "fail":
             lines.append(f"relative property fails: ⟨R(m)q, R(n)k⟩ changes under a common "
@@ -161,5 +185,12 @@ def _rotary_message(report: ImplReport, label: str) -> str:
             lines.append(f"norm not preserved: ‖R(m)q‖/‖q‖ − 1 up to "
                          f"{c['max_relative_deviation']:.3g}")
     if report.explanation:
-        lines.append(f"most likely: {report.explanation}")
+        lines.append(_explanation_line(report.explanation))
     return "\n".join(lines)
+
+
+def _explanation_line(explanation: str) -> str:
+    """The message's last line: a confirmed explanation, or the plain 'no explanation confirmed'."""
+    if explanation.startswith("no explanation confirmed"):
+        return explanation
+    return f"most likely: {explanation}"

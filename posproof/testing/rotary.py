@@ -16,6 +16,8 @@ import numpy as np
 
 from ..errors import InvalidParameter, check_int
 from ..identify import TOLERANCE, _measure, _nice, as_array, dtype_eps
+from .encodings import _angles_name
+from .explain_rotary import explain_rotary
 from .reports import (
     ImplReport,
     InvalidImplementation,
@@ -25,6 +27,7 @@ from .reports import (
     _rotary_message,
     _torch,
 )
+from .tables import Tolerance
 
 #: Largest position used by :func:`assert_rotary` unless ``max_position`` says otherwise.
 DEFAULT_MAX_POSITION = 1 << 16
@@ -216,7 +219,7 @@ def _fit_base(theta: np.ndarray, r: int, eps: float, s_count: int) -> str | None
 def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None,
                  base: Any = 10000, layout: str = "half", rotary_dim: int | None = None,
                  max_position: int = DEFAULT_MAX_POSITION, dtype: str = "float32",
-                 inputs: str = "auto", seed: int = 0) -> ImplReport:
+                 angles: str | None = None, inputs: str = "auto", seed: int = 0) -> ImplReport:
     """Check a rotary embedding ``apply_fn(x, positions) -> rotated x``; see :func:`assert_rotary`.
 
     >>> import posproof
@@ -226,6 +229,7 @@ def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None
     (True, ['matches_spec', 'relative_property', 'norm_preservation', 'convention'])
     """
     rot = _rotary_spec(spec, head_dim, base, layout, rotary_dim)
+    angles = _angles_name(angles)
     max_position = check_int("max_position", max_position, minimum=64, maximum=2**40)
     h = rot.head_dim
     apply = _Applier(apply_fn, str(dtype), inputs)
@@ -237,9 +241,13 @@ def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None
     y = apply(basis, positions)[:, 0]                                  # (b, s, c)
     eps_in, eps_out = dtype_eps(str(dtype)), dtype_eps(apply.out_dtype)
     eps = max(eps_in, eps_out)
-    report = ImplReport(False, "rotary", rot.to_dict(),
-                        str(dtype) if eps_in >= eps_out else apply.out_dtype, int(positions.size),
+    dtname = str(dtype) if eps_in >= eps_out else apply.out_dtype
+    report = ImplReport(False, "rotary", rot.to_dict(), dtname, int(positions.size),
                         int(positions.max()))
+    tolerance = Tolerance.of(dtname, angles)
+    report.tolerance = {"formula": tolerance.formula.replace("x·ω", "m·θ"),
+                        "out": tolerance.out, "angle": tolerance.angle,
+                        "angles": angles or "float64", "scale": 1.0}
     label = _label(rot)
     if not np.all(np.isfinite(y)):
         return _nonfinite(report, label, positions[~np.isfinite(y).all(axis=(0, 2))])
@@ -247,15 +255,22 @@ def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None
     theta_c = np.zeros(h)
     for (i, j), w in zip(rot.pairs, rot.frequencies_float, strict=True):
         theta_c[i] = theta_c[j] = w
-    tol = TOLERANCE * eps * (1 + np.multiply.outer(positions.astype(np.float64), theta_c))
+    mtheta = np.multiply.outer(positions.astype(np.float64), theta_c)
+    tol = tolerance.out + tolerance.angle * mtheta
     ratio = np.abs(y - expected) / tol[None]
     report.score = float(ratio.max())
     report.max_error = float(np.abs(y - expected).max())
     matches = report.score <= 1.0
     checks = [{"name": "matches_spec", "status": "pass" if matches else "fail",
-               "score": round(report.score, 6), "max_error": report.max_error}]
+               "score": round(report.score, 6), "max_error": report.max_error,
+               "tolerance": report.tolerance["formula"]}]
+    for a in ("float32", "float16", "bfloat16") if not matches and angles is None else ():
+        wide = Tolerance.of(dtname, a)
+        if np.all(np.abs(y - expected) <= (wide.out + wide.angle * mtheta)[None]):
+            report.accepted_with_angles = a
+            break
     fp = _fingerprint(y[:, :64], h, eps)
-    rel, norm = _relative_and_norm(apply, rot, fp, h, max_position, eps, rng)
+    rel, norm = _relative_and_norm(apply, rot, fp, h, max_position, tolerance, rng)
     checks += [rel, norm]
     precision = None if matches else _rotary_precision(y, positions, rot, eps)
     conv = _convention_check(fp, rot, ignore_base=precision is not None)
@@ -276,7 +291,8 @@ def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None
                     "expected": float(expected[b, s, c]),
                     "difference": float(abs(y[b, s, c] - expected[b, s, c])),
                     "tolerance": float(tol[s, c])}
-    report.explanation = _explain_rotary(conv, fp, precision)
+    report.explanation, report.hypotheses = explain_rotary(
+        y, positions, rot, fp, conv, eps, tolerance.eps_angle)
     report.message = _rotary_message(report, label)
     return report
 
@@ -291,7 +307,10 @@ def assert_rotary(apply_fn: Any, spec: Any = None, **kwargs: Any) -> ImplReport:
     ``base=``, ``layout=`` (``"half"``: HF ``rotate_half``; ``"adjacent"``:
     GPT-J, RoFormer), ``rotary_dim=``.  Checked, at positions up to
     ``max_position``: the rotation of every basis vector against the spec
-    (tolerance 16·eps·(1 + |m·θ|)); the relative property
+    (tolerance ``4·eps + 16·eps64·|m·θ|``, the exact rotation rounded to the
+    dtype; ``angles="float32"`` — or ``"float16"``, ``"bfloat16"`` — when the
+    impl forms m·θ in that dtype on purpose: ``16·(eps + eps_angles·|m·θ|)``,
+    as HF's float32 ``inv_freq @ position_ids`` does); the relative property
     ⟨R(m)q, R(n)k⟩ = ⟨R(m+s)q, R(n+s)k⟩ = ⟨q, R(n−m)k⟩ for random q, k;
     norm preservation; and the convention fingerprint — pairing, rotation
     direction, frequency order, base.
@@ -312,47 +331,80 @@ def assert_rotary(apply_fn: Any, spec: Any = None, **kwargs: Any) -> ImplReport:
 
 
 def _relative_and_norm(apply: _Applier, rot: Any, fp: _Fingerprint | str, h: int,
-                       max_position: int, eps: float, rng: np.random.Generator
+                       max_position: int, tol: Tolerance, rng: np.random.Generator
                        ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """⟨R(m)q, R(n)k⟩ against shifted positions and against ⟨q, R(n−m)k⟩; ‖R(m)q‖ = ‖q‖."""
+    """The relative property and norm preservation at 16 random (m, n, shift), random q, k."""
     count = 16
     m = rng.integers(0, max_position // 2, size=count)
     n = m + rng.integers(0, max_position // 4, size=count)
     s = rng.integers(1, max_position // 4, size=count)
     q, k = rng.normal(size=h), rng.normal(size=h)
+    pairs = fp.pairs if isinstance(fp, _Fingerprint) else rot.pairs
+    theta = fp.theta if isinstance(fp, _Fingerprint) else rot.frequencies_float
+    return relative_property(apply, pairs, theta, q, k, m, n, s, tol)
+
+
+def relative_property(apply: Any, pairs: list[tuple[int, int]], theta: np.ndarray,
+                      q: np.ndarray, k: np.ndarray, m: Any, n: Any, s: Any, tol: Tolerance
+                      ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """⟨R(m)q, R(n)k⟩ against shifted positions and against ⟨q, R(n−m)k⟩; ‖R(m)q‖ = ‖q‖.
+
+    ``apply(x, positions)`` rotates x of shape (1, 1, seq, h).  Per pair, the
+    tolerance is ``4·|q_pair|·|k_pair|·(16·eps + angle·2·span·θ)`` (``angle``
+    of ``tol``: 16·eps64 by default, 16·eps_angles with ``angles=``; span the
+    largest position); channels outside the pairs, ``16·eps·(1 + |q|·|k|)``;
+    the norms, ``64·eps``.  Returns the ``relative_property`` and
+    ``norm_preservation`` check dicts.
+
+    >>> import posproof
+    >>> rot = posproof.rotary(10000, 8)
+    >>> rel, norm = relative_property(rot.apply, rot.pairs, rot.frequencies_float,
+    ...     np.ones(8), np.arange(8.0), [1000], [5000], [7], Tolerance.of("float64"))
+    >>> rel["status"], norm["status"], norm["tolerance"] == 64 * 2**-52
+    ('pass', 'pass', True)
+    """
+    m, n, s = (np.asarray(v, dtype=np.int64).reshape(-1) for v in (m, n, s))
+    count, h = m.size, q.size
+    eps = dtype_eps(tol.dtype)
     pos_q = np.concatenate([m, m + s, np.zeros(count, dtype=np.int64)]).astype(np.int64)
     pos_k = np.concatenate([n, n + s, n - m]).astype(np.int64)
     xq = np.broadcast_to(q, (1, 1, pos_q.size, h)).copy()
     xk = np.broadcast_to(k, (1, 1, pos_k.size, h)).copy()
-    rq, rk = apply(xq, pos_q)[0, 0], apply(xk, pos_k)[0, 0]
-    pairs = fp.pairs if isinstance(fp, _Fingerprint) else rot.pairs
-    theta = fp.theta if isinstance(fp, _Fingerprint) else rot.frequencies_float
+    rq = np.asarray(apply(xq, pos_q), dtype=np.float64).reshape(pos_q.size, h)
+    rk = np.asarray(apply(xk, pos_k), dtype=np.float64).reshape(pos_k.size, h)
+    q, k = q.astype(np.float64), k.astype(np.float64)
     passthrough = sorted(set(range(h)) - {c for pr in pairs for c in pr})
     # per pair: its own dot product and tolerance (slow pairs are checked tightly)
     dots = np.stack([rq[:, i] * rk[:, i] + rq[:, j] * rk[:, j] for i, j in pairs], axis=1)
     size = np.array([math.hypot(q[i], q[j]) * math.hypot(k[i], k[j]) for i, j in pairs])
     span = np.maximum.reduce([m, n, m + s, n + s]).astype(np.float64)
-    tol = TOLERANCE * 4 * eps * size * (1 + 2 * np.multiply.outer(span, theta))
+    bound = 4 * size * (TOLERANCE * eps + tol.angle * 2 * np.multiply.outer(span, theta))
     if passthrough:
         dots_p = (rq[:, passthrough] * rk[:, passthrough]).sum(axis=1)
         p_tol = TOLERANCE * eps * (1 + float(np.abs(q[passthrough]) @ np.abs(k[passthrough])))
         p_err = np.abs(dots_p[:count] - dots_p[count:2 * count]) / p_tol
     else:
         p_err = np.zeros(0)
-    shifted = np.abs(dots[:count] - dots[count:2 * count]) / tol
-    relative = np.abs(dots[:count] - dots[2 * count:]) / tol
+    shifted = _over(np.abs(dots[:count] - dots[count:2 * count]), bound)
+    relative = _over(np.abs(dots[:count] - dots[2 * count:]), bound)
     worst = int(np.argmax(np.maximum(shifted.max(axis=1), relative.max(axis=1))))
     rel_score = float(max(shifted.max(), relative.max(), p_err.max(initial=0)))
     rel = {"name": "relative_property", "status": "pass" if rel_score <= 1 else "fail",
            "score": round(rel_score, 6),
            "worst": {"m": int(m[worst]), "n": int(n[worst]), "shift": int(s[worst])}}
-    norms_q = np.linalg.norm(rq, axis=1) / np.linalg.norm(q)
-    norms_k = np.linalg.norm(rk, axis=1) / np.linalg.norm(k)
-    deviation = float(max(np.abs(norms_q - 1).max(), np.abs(norms_k - 1).max()))
+    dev_q = _over(np.abs(np.linalg.norm(rq, axis=1) - np.linalg.norm(q)), np.linalg.norm(q))
+    dev_k = _over(np.abs(np.linalg.norm(rk, axis=1) - np.linalg.norm(k)), np.linalg.norm(k))
+    deviation = float(max(dev_q.max(), dev_k.max()))
     norm_tol = TOLERANCE * 4 * eps
     norm = {"name": "norm_preservation", "status": "pass" if deviation <= norm_tol else "fail",
             "max_relative_deviation": deviation, "tolerance": norm_tol}
     return rel, norm
+
+
+def _over(diff: np.ndarray, bound: np.ndarray) -> np.ndarray:
+    """diff / bound, 0 where both are 0 (a pair q or k leaves empty), inf where only bound is."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(diff == 0, 0.0, diff / bound)
 
 
 def _convention_check(fp: _Fingerprint | str, rot: Any, *,
@@ -441,23 +493,3 @@ def _rotary_precision(y: np.ndarray, positions: np.ndarray, rot: Any,
                     f"(positions and θ rounded to {name}); form the angles in {wider} and "
                     "round only cos and sin")
     return None
-
-
-def _explain_rotary(conv: dict[str, Any], fp: _Fingerprint | str,
-                    precision: str | None) -> str:
-    diffs = conv.get("differences") or []
-    if diffs:
-        return "; ".join(diffs)
-    if precision:
-        return precision
-    if isinstance(fp, _Fingerprint):
-        # same convention, wrong values: an offset of the positions?
-        usable = fp.theta > 1e-2
-        if usable.any():
-            shift = round(float(np.median(
-                [math.remainder(p, 2 * math.pi) / t
-                 for p, t in zip(fp.phase0[usable], fp.theta[usable], strict=True)])))
-            if shift:
-                return (f"positions offset by {shift}: the impl rotates position m by "
-                        f"R(m {'+' if shift > 0 else '−'} {abs(shift)})")
-    return "the rotation disagrees with the spec at large positions; see the worst entry"

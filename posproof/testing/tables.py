@@ -2,7 +2,10 @@
 
 The impl is a table of shape ``(n_positions, dim)`` or a callable returning
 one for a 1-d int64 array of positions; the spec's values are formed in
-float64 and compared entrywise with the tolerance ``16·(eps + eps·|x·ω|)``.
+float64 and compared entrywise with a :class:`Tolerance`: by default the
+exact table rounded to the impl's dtype (``4·eps`` of the output, and the
+float64 rounding of the angle ``16·eps64·|x·ω|``); with ``angles=`` the
+angles x·ω may carry the error of that dtype, ``16·(eps + eps_angles·|x·ω|)``.
 """
 
 from __future__ import annotations
@@ -14,11 +17,81 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidParameter, check_int
-from ..identify import TOLERANCE, as_array, phasors
+from ..identify import TOLERANCE, as_array, dtype_eps, phasors
 from .reports import InvalidImplementation, _describe, _torch
 
 #: Positions up to this many are checked for a callable impl (``max_len``).
 DEFAULT_MAX_LEN = 8192
+
+#: Ulps of the output a correct table may be off by in its own dtype (rounding, sin/cos).
+OUTPUT_ULPS = 4.0
+
+#: The names ``angles=`` accepts: the precision the impl forms x·ω in, on purpose.
+ANGLE_DTYPES = ("float64", "float32", "float16", "bfloat16")
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """|impl − spec| ≤ ``out + angle·|x·ω|`` entrywise, for a table of ``dtype``.
+
+    The default (``angles=None``): the exact table rounded to ``dtype`` is
+    accepted within ``max(4·eps, 16·eps64)`` of the output, plus
+    ``16·eps64·|x·ω|`` for angles formed in float64 — so a float16 table whose
+    angles were formed in float16 fails.  ``angles="float16"`` (or another
+    dtype) says the impl forms x·ω in that dtype on purpose: then
+    ``16·(eps + eps_angles·|x·ω|)``.
+
+    >>> t = Tolerance.of("float16")
+    >>> t.out == 4 * 2**-10, t.angle == 16 * 2**-52
+    (True, True)
+    >>> Tolerance.of("float16", angles="float16").angle == 16 * 2**-10
+    True
+    >>> t.formula
+    '4·eps + 16·eps64·|x·ω|, eps of float16 (angles formed in float64)'
+    """
+
+    dtype: str
+    angles: str | None
+    out: float
+    angle: float
+    scale: float = 1.0
+
+    @classmethod
+    def of(cls, dtype: str, angles: str | None = None, scale: float = 1.0) -> Tolerance:
+        eps = dtype_eps(dtype)
+        if angles is None:
+            out = max(OUTPUT_ULPS * eps, TOLERANCE * dtype_eps("float64"))
+            angle = TOLERANCE * dtype_eps("float64")
+        else:
+            out, angle = TOLERANCE * eps, TOLERANCE * dtype_eps(angles)
+        return cls(dtype, angles, out * abs(scale), angle * abs(scale), abs(scale))
+
+    @property
+    def eps_angle(self) -> float:
+        """eps of the dtype the angles are formed in (float64 by default)."""
+        return dtype_eps(self.angles or "float64")
+
+    def at(self, x: float, w: float) -> float:
+        """The tolerance of one entry: position ``x``, frequency ``w``."""
+        return self.out + self.angle * abs(x * w)
+
+    @property
+    def formula(self) -> str:
+        """The tolerance as text (``|scale|·(…)`` for a scaled table).
+
+        >>> Tolerance.of("float32", scale=0.0625).formula
+        '0.0625·(4·eps + 16·eps64·|x·ω|), eps of float32 (angles formed in float64)'
+        """
+        if self.angles is None:
+            lead = ("16·eps64" if self.out == self.angle
+                    else f"{OUTPUT_ULPS:g}·eps")
+            text, where = (f"{lead} + 16·eps64·|x·ω|",
+                           f"eps of {self.dtype} (angles formed in float64)")
+        else:
+            text, where = f"16·(eps + eps_{self.angles}·|x·ω|)", f"eps of {self.dtype}"
+        if self.scale != 1.0:
+            text = f"{self.scale:.8g}·({text})"
+        return f"{text}, {where}"
 
 
 def _is_array(obj: Any) -> bool:
@@ -169,9 +242,10 @@ def _as_index(cols: np.ndarray) -> slice | np.ndarray:
     return cols
 
 
-def _compare(table: np.ndarray, pos: np.ndarray, enc: Any, eps: float, eps_angle: float,
-             chunk: int = 512) -> _Comparison:
-    """Entrywise comparison of ``table`` with ``enc`` at ``pos``, in cache-sized row chunks."""
+def _compare(table: np.ndarray, pos: np.ndarray, enc: Any, tol_: Tolerance,
+             chunk: int = 512, scale: float = 1.0) -> _Comparison:
+    """Entrywise comparison of ``table`` with ``scale × enc`` at ``pos``, in cache-sized row
+    chunks; ``score`` is the largest |difference| / tolerance."""
     rows, dim = table.shape
     idx = np.asarray(enc.column_freq_index)
     funcs = np.asarray(enc.column_funcs)
@@ -202,13 +276,15 @@ def _compare(table: np.ndarray, pos: np.ndarray, enc: Any, eps: float, eps_angle
             else:
                 part = ph.imag if func == "sin" else ph.real
                 expected = part if gather is None else part[:, gather]
+                if scale != 1.0:
+                    expected = scale * expected
                 w = freqs if gather is None else freqs[gather]
             if pad_row is not None and np.any(p == pad_row):
                 expected = np.where((p == pad_row)[:, None], 0.0, expected)
             diff = np.abs(got - expected)
             max_error = max(max_error, float(diff.max()))
-            tol = np.multiply.outer(xabs, w * (TOLERANCE * eps_angle))
-            tol += TOLERANCE * eps
+            tol = np.multiply.outer(xabs, w * tol_.angle)
+            tol += tol_.out
             diff /= tol
             m = float(diff.max())
             bad = diff > 1.0
