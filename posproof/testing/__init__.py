@@ -12,8 +12,12 @@ specification, and the failure says what is wrong::
         assert_rotary(my_apply_rope, head_dim=64, base=10000, layout="half")
 
 :func:`assert_encoding` compares a table (or a callable returning one for given
-positions) with a spec at positions that include large ones, with a tolerance
-that grows with the angle, ``16·(eps + eps·|x·ω|)`` for the impl's dtype.  On
+positions) with a spec at positions that include large ones.  The default
+tolerance is the exact table rounded to the impl's dtype (``max(4·eps, 16·eps64)``
+of the output plus ``16·eps64·|x·ω|``), so a low-precision table whose angles
+were formed in low precision fails; ``angles="float16"`` (or another dtype)
+declares angles formed in that dtype on purpose and allows
+``16·(eps + eps_angles·|x·ω|)``.  On
 failure each candidate explanation — sin and cos swapped, another layout, an
 exponent over n−1 or over the column index, an offset, a scale, angles formed
 in float16, another base, … — regenerates the table under its hypothesis, and
