@@ -10,8 +10,8 @@ equal to 0 by exact rewriting (rational arithmetic, ``expand_log``,
 Otherwise the answer is ``None``: unknown.  A SymPy assumption flag
 (``is_rational``, ``is_zero``, ``is_positive`` …) is never used as a proof.
 
-Each call uses its own interval context, so neither ``mpmath.mp`` nor
-``mpmath.iv`` is touched.
+Evaluation uses this module's own interval contexts (one per precision and
+thread), so neither ``mpmath.mp`` nor ``mpmath.iv`` is touched.
 
 >>> import sympy as sp
 >>> x = sp.log(8) / sp.log(2) - 3
@@ -33,12 +33,26 @@ True
 from __future__ import annotations
 
 import math
+import threading
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 import mpmath
 import sympy as sp
 from mpmath.ctx_iv import MPIntervalContext
+from mpmath.libmp import (
+    fone,
+    from_int,
+    mpf_abs,
+    mpf_le,
+    mpf_lt,
+    mpf_mul,
+    mpf_pow_int,
+    mpf_sub,
+    round_ceiling,
+    round_floor,
+)
 
 __all__ = ["BUDGET_BITS", "Unenclosable", "Unresolved", "bounds", "certainly_nonzero",
            "compare", "enclose", "irrational", "is_exact_zero", "rational_value", "sign",
@@ -102,7 +116,42 @@ def _positive(x: Any, what: str) -> Any:
     return x
 
 
-def _enclose(ctx: MPIntervalContext, expr: sp.Expr, env: dict[Any, Any]) -> Any:
+_LOCAL = threading.local()
+
+
+def _context(prec: int) -> MPIntervalContext:
+    """This thread's private interval context at ``prec`` bits (never ``mpmath.iv``)."""
+    contexts = getattr(_LOCAL, "contexts", None)
+    if contexts is None:
+        contexts = _LOCAL.contexts = {}
+    ctx = contexts.get(prec)
+    if ctx is None:
+        ctx = contexts[prec] = MPIntervalContext()
+        ctx.prec = prec
+    return ctx
+
+
+@lru_cache(maxsize=1 << 14)
+def _constant(expr: sp.Expr, prec: int) -> tuple[Any, Any] | Exception:
+    """The enclosure of a symbol-free subexpression (its raw ends), memoised per precision."""
+    try:
+        return _enclose(_context(prec), expr, {}, memo=False)._mpi_
+    except (_Widen, Unenclosable) as exc:
+        return exc
+
+
+@lru_cache(maxsize=1 << 16)
+def _is_constant(expr: sp.Expr) -> bool:
+    return not expr.free_symbols
+
+
+def _enclose(ctx: MPIntervalContext, expr: sp.Expr, env: dict[Any, Any],
+             memo: bool = True) -> Any:
+    if memo and not expr.is_Atom and (not env or _is_constant(expr)):
+        raw = _constant(expr, ctx.prec)
+        if isinstance(raw, Exception):
+            raise raw
+        return ctx.make_mpf(raw)
     if expr.is_Integer:
         return ctx.mpf(int(expr))
     if expr.is_Rational:
@@ -183,8 +232,7 @@ def enclose(expr: Any, env: dict[Any, Any] | None = None, prec: int = 128) -> An
     >>> lo <= mpmath.pi <= hi
     True
     """
-    ctx = MPIntervalContext()
-    ctx.prec = int(prec)
+    ctx = _context(int(prec))
     try:
         return _enclose(ctx, sp.sympify(expr), dict(env or {}))
     except _Widen as exc:
@@ -252,12 +300,21 @@ def certainly_nonzero(expr: Any, env: dict[Any, Any] | None = None,
     return sign(expr, env, budget_bits) in (-1, 1)
 
 
+@lru_cache(maxsize=256)
+def _ten_to_minus(digits: int) -> Any:
+    return mpf_pow_int(from_int(10), -digits, 64, round_floor)
+
+
 def width_ok(x: Any, digits: int) -> bool:
     """Whether interval ``x`` pins its value to ``digits`` significant digits (or to an
-    absolute 10^-digits when it is that close to 0)."""
-    a, b = bounds(x)
-    with mpmath.workprec(max(64, int(digits * 3.33) + 16)):
-        return (b - a) <= mpmath.mpf(10) ** -digits * max(abs(a), abs(b), mpmath.mpf(1))
+    absolute 10^-digits when it is that close to 0).  Rounded so as never to say yes wrongly."""
+    a, b = x._mpi_
+    width = mpf_sub(b, a, 64, round_ceiling)
+    scale = fone
+    for end in (mpf_abs(a), mpf_abs(b)):
+        if mpf_lt(scale, end):
+            scale = end
+    return bool(mpf_le(width, mpf_mul(scale, _ten_to_minus(digits), 64, round_floor)))
 
 
 # --------------------------------------------------------------------------- exact zero
