@@ -4,7 +4,7 @@ The engine never simplifies a d×d product: it reduces each statement to one
 small identity per group of columns (a (sin, cos) pair or a padding column).
 This module holds what those identities are built from and how they are
 decided: the symbols (W, the per-group frequency symbols; Y, A, B, KSYM …),
-:func:`is_zero` (trig expansion, never a numeric guess), the
+:func:`is_zero` (exact rewriting within a budget, never a numeric guess), the
 :class:`_Abstractor` that replaces exact frequencies by W, the
 :class:`_Model` that sees an encoding group by group (symbolically and in
 mpmath), the exact frequency ratio :func:`_ratio`, and the small numeric
@@ -21,9 +21,11 @@ from typing import Any
 import mpmath
 import sympy as sp
 
-from ..encoding import DELTA, Encoding, X
+from ..encoding import Encoding
 from ..errors import PosproofError
 from ..precise import DEFAULT_DPS, mp_value, mp_values
+from .budget import Deadline
+from .trigzero import is_zero_exp, largest_multiple, nonzero_somewhere
 
 Y = sp.Symbol("y", real=True)
 A = sp.Symbol("a", real=True)
@@ -35,29 +37,42 @@ NSYM = sp.Symbol("n", integer=True, positive=True)
 
 _TRIG = {"sin": sp.sin, "cos": sp.cos}
 _MAX_OPS = 400          # identities larger than this are not attempted: answer unknown
+_MAX_MULTIPLE = 12      # expand_trig turns sin(m·u) into a degree-m polynomial: only small m
 _CONFIRM_DIGITS = 20    # a residual above 10**-20 at 50 digits is a confirmed counterexample
 
 
 # --------------------------------------------------------------------------- identities
-def is_zero(expr: sp.Expr) -> bool | None:
-    """Prove ``expr == 0`` by trig expansion; ``None`` when no rewrite reaches 0.
+def is_zero(expr: sp.Expr, deadline: Deadline | None = None) -> bool | None:
+    """Prove ``expr == 0`` by exact rewriting; ``None`` when no rewrite reaches 0.
 
-    Only ever called on one small group identity, never on a d×d product.
+    Only ever called on one small group identity, never on a d×d product.  First
+    the exponential normal form (:func:`posproof.theorems.trigzero.is_zero_exp`,
+    bounded in size whatever the multiples in the arguments), then, for small
+    expressions whose arguments hold no multiple above :data:`_MAX_MULTIPLE`,
+    trig expansion.  Past ``deadline`` it raises
+    :class:`posproof.theorems.budget.OutOfBudget`.
 
     >>> w, x = sp.symbols("w x", real=True)
     >>> is_zero(sp.sin(w*x)**2 + sp.cos(w*x)**2 - 1)
     True
+    >>> is_zero(sp.sin(999*w*x)**2 + sp.cos(999*w*x)**2 - 1)
+    True
     >>> is_zero(sp.sin(w*x) - sp.cos(w*x)) is None
     True
     """
+    deadline = deadline or Deadline(None)
     expr = sp.sympify(expr)
     if expr == 0:
         return True
-    if sp.count_ops(expr) > _MAX_OPS:
+    if is_zero_exp(expr, deadline):
+        return True
+    if sp.count_ops(expr) > _MAX_OPS or largest_multiple(expr) > _MAX_MULTIPLE:
         return None
+    deadline.check("the trigonometric expansion of an identity")
     expanded = sp.expand(expr, trig=True)
     if expanded == 0 or sp.expand(_pythagoras(expanded)) == 0:
         return True
+    deadline.check("the trigonometric expansion of an identity")
     if sp.expand(expanded.rewrite(sp.exp)) == 0:
         return True
     return None
@@ -190,14 +205,10 @@ class _Model:
                 self.rng.randrange(10**6, 10**7), self.rng.randrange(-(10**5), 0)][:count]
 
 
-def _visibly_nonzero(exprs: Sequence[sp.Expr]) -> bool:
-    """True when an identity is numerically false at a generic point (so not worth a
-    symbolic attempt); it decides nothing by itself — refutations are confirmed later."""
-    env = {X: mpmath.mpf("0.3711"), DELTA: mpmath.mpf("1.1317")}
-    try:
-        return any(abs(mp_value(e, 30, env)) > 1e-12 for e in exprs)
-    except (ValueError, TypeError):
-        return False
+def _visibly_nonzero(exprs: Sequence[sp.Expr], deadline: Deadline | None = None) -> bool:
+    """True when an identity is certainly false at an exact rational point (an interval
+    enclosure excludes 0): no symbolic attempt is worth making."""
+    return nonzero_somewhere(exprs, deadline)
 
 
 def _count(n: int, noun: str, plural: str | None = None) -> str:
@@ -216,13 +227,6 @@ def _mp_entry(expr: sp.Expr, env: dict[sp.Symbol, Any]) -> mpmath.mpf:
 
 def _tol(*scales: Any) -> mpmath.mpf:
     return mpmath.mpf(10) ** (-(DEFAULT_DPS - 15)) * (1 + max(abs(mpmath.mpf(s)) for s in scales))
-
-
-def _mpq(value: int | Fraction) -> Any:
-    """An exact position as an mpmath number (integers stay integers)."""
-    if isinstance(value, Fraction) and value.denominator != 1:
-        return mpmath.mpf(value.numerator) / value.denominator
-    return int(value)
 
 
 def _exact(value: int | Fraction) -> int | str:
