@@ -193,7 +193,9 @@ def _how(item: Proof) -> str:
         ce = item.counterexample
         where = ", ".join(f"{k}={ce[k]}" for k in ("x", "y", "delta", "shift", "column", "columns")
                           if k in ce)
-        return f"counterexample {where} (mpmath, {ce.get('dps')} digits)"
+        how = ("interval arithmetic, certified" if ce.get("certified")
+               else f"mpmath, {ce.get('dps')} digits")
+        return f"counterexample {where} ({how})"
     if item.status == "unknown":
         return item.note or ""
     rules = []

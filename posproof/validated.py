@@ -55,8 +55,8 @@ from mpmath.libmp import (
 )
 
 __all__ = ["BUDGET_BITS", "Unenclosable", "Unresolved", "bounds", "certainly_nonzero",
-           "compare", "enclose", "irrational", "is_exact_zero", "rational_value", "sign",
-           "width_ok"]
+           "compare", "enclose", "exceeds", "irrational", "is_exact_zero", "rational_value",
+           "sign", "width_ok"]
 
 #: Largest working precision (bits) a precision loop may reach: about 4900 digits.
 BUDGET_BITS = 1 << 14
@@ -244,9 +244,15 @@ def enclose(expr: Any, env: dict[Any, Any] | None = None, prec: int = 128) -> An
 
 
 def bounds(x: Any) -> tuple[mpmath.mpf, mpmath.mpf]:
-    """The two ends of an interval as exact mpmath numbers."""
+    """The two ends of an interval as exact mpmath numbers (never rounded to ``mpmath.mp``'s
+    precision).
+
+    >>> a, b = bounds(enclose(sp.pi, prec=200))
+    >>> b - a < mpmath.mpf(2) ** -190
+    True
+    """
     a, b = x._mpi_
-    return mpmath.mpf(a), mpmath.mpf(b)
+    return mpmath.mp.make_mpf(a), mpmath.mp.make_mpf(b)
 
 
 def _loop(expr: Any, env: dict[Any, Any] | None, budget_bits: int):
@@ -292,6 +298,29 @@ def compare(a: Any, b: Any, env: dict[Any, Any] | None = None,
     (0, 1)
     """
     return sign(sp.Add(sp.sympify(a), -sp.sympify(b)), env, budget_bits)
+
+
+def exceeds(expr: Any, threshold: Any = 0, env: dict[Any, Any] | None = None,
+            budget_bits: int = BUDGET_BITS) -> bool:
+    """True only when |expr| > threshold is certified by an enclosure (a confirmed residual).
+
+    >>> exceeds(sp.sin(1) - sp.Rational(84, 100), sp.Rational(1, 10**3))
+    True
+    >>> exceeds(sp.log(8) / sp.log(2) - 3, 0)
+    False
+    """
+    limit = sp.sympify(threshold)
+    try:
+        for _prec, x in _loop(sp.sympify(expr), env, budget_bits):
+            a, b = bounds(x)
+            t_lo, t_hi = bounds(enclose(limit, prec=_prec))
+            if a > t_hi or -b > t_hi:
+                return True
+            if max(-a, b) <= t_lo:
+                return False
+    except Unenclosable:
+        return False
+    return False
 
 
 def certainly_nonzero(expr: Any, env: dict[Any, Any] | None = None,

@@ -20,6 +20,7 @@ from ..encoding import DELTA, Encoding, X
 from ..layouts import LAYOUTS, permutation
 from ..precise import DEFAULT_DPS, mp_value, mp_values
 from ..report import Proof, Step
+from ..validated import irrational
 from .budget import Deadline
 from .identities import (
     _CONFIRM_DIGITS,
@@ -209,9 +210,9 @@ class _Engine:
         if all(f in ("sin", "zero") for f in enc.column_funcs):
             # Zero witness: PE(0) = 0 exactly, so any linear T maps it to 0 ≠ PE(Δ).
             zero = enc.vector(0)
-            if all(v == 0 for v in zero):
+            col = next((j for j, f in enumerate(enc.column_funcs) if f == "sin"), None)
+            if col is not None and all(v == 0 for v in zero):   # all-zero PE: no witness
                 with mpmath.workdps(_dps()):
-                    col = next(j for j, f in enumerate(enc.column_funcs) if f == "sin")
                     value = self.m.pe_mp(col, 1)
                 if abs(value) > mpmath.mpf(10) ** -_CONFIRM_DIGITS:
                     steps.append(Step("PE(0) = 0 exactly, so PE(0)·T = 0 for every matrix T, "
@@ -561,27 +562,30 @@ class _Engine:
                          [Step("every column is 0", "column structure")],
                          values={"period": "any"})
         base = freqs[0]
-        denominators = []
+        ratios: list[sp.Rational] = [sp.Integer(1)]
         for k, f in enumerate(freqs[1:], start=1):
             ratio = _ratio(f, base)
             if ratio is None:
                 return Proof(name, "the curve of positions is periodic or aperiodic", "unknown",
-                             steps, note=f"could not decide whether ω_{k}/ω_0 is rational")
+                             steps, note=f"could not decide whether ω_{k}/ω_0 is rational "
+                             "(no exact simplification to a rational, no named "
+                             "irrationality proof)")
             if ratio is False:
-                steps.append(Step(f"ω_{k}/ω_0 = {sp.sstr(sp.Pow(f, 1) / base)} is irrational",
-                                  "irrational ratio"))
+                reason = irrational(sp.Mul(f.doit(), 1 / base.doit()))
+                steps.append(Step(f"ω_{k}/ω_0 = {sp.sstr(sp.Pow(f, 1) / base)} is irrational: "
+                                  f"{reason}", "irrational ratio"))
                 steps.append(Step("a common period would make ω_k/ω_0 = m_k/m_0 rational",
                                   "contradiction"))
                 return Proof(name, "the curve of positions is aperiodic (no P > 0 with "
                              "PE(x+P) = PE(x))", "proved", steps,
                              crosscheck={"method": "exact: irrationality of a frequency "
-                                         "ratio", "pair": [0, k]},
+                                         "ratio", "pair": [0, k], "proof": reason},
                              values={"period": "none"})
-            denominators.append(ratio.q)
-        m0 = sp.ilcm(*denominators, 1) if denominators else 1
+            ratios.append(ratio)
+        m0 = sp.ilcm(*(r.q for r in ratios), 1)
         period = 2 * sp.pi * m0 / base.doit()
-        turns = [sp.simplify(f.doit() * period / (2 * sp.pi)) for f in freqs]
-        if not all(t.is_integer for t in turns):
+        turns = [r * m0 for r in ratios]       # ω_k·P/2π = (ω_k/ω_0)·m0, exact rationals
+        if not all(t.is_Integer for t in turns):  # pragma: no cover - m0 clears denominators
             return Proof(name, "the curve of positions is periodic", "unknown", steps,
                          note="the computed period did not check")
         steps.append(Step(f"all ratios ω_k/ω_0 are rational; lcm of their denominators = {m0}",

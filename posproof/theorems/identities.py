@@ -24,6 +24,7 @@ import sympy as sp
 from ..encoding import Encoding
 from ..errors import PosproofError
 from ..precise import DEFAULT_DPS, mp_value, mp_values
+from ..validated import irrational, rational_value
 from .budget import Deadline
 from .trigzero import is_zero_exp, largest_multiple, nonzero_somewhere
 
@@ -250,29 +251,23 @@ def _mp(enc: Encoding, j: int, x: int) -> mpmath.mpf:
 def _ratio(a: sp.Expr, b: sp.Expr) -> sp.Rational | bool | None:
     """a/b as a Rational, False when provably irrational, None when unknown.
 
-    A ratio of products of rational powers of integers is decided exactly by
-    unique factorisation: Π p^e is rational iff every combined exponent e is an
-    integer.
+    Irrational only with a named proof (:func:`posproof.validated.irrational`:
+    unique factorisation for products of rational powers of rationals,
+    Lindemann for π^k or e^r times such a product), never from SymPy's
+    ``is_rational`` flag, and never when a/b agrees with a rational of small
+    height to 100 digits.  Rational only when proved exactly
+    (:func:`posproof.validated.rational_value`).
 
     >>> _ratio(sp.Integer(500000) ** sp.Rational(-1, 20), sp.Integer(1))
     False
     >>> _ratio(sp.pi / 8, sp.pi / 2)
     1/4
+    >>> _ratio((1 / (sp.sqrt(2) - 1) - 1) ** 2, sp.Integer(1))
+    2
     """
     ratio = sp.Mul(a.doit(), 1 / b.doit())
     if ratio.is_Rational:
         return ratio
-    exponents: dict[int, sp.Rational] = {}
-    for base, exp in ratio.as_powers_dict().items():
-        if not (base.is_Rational and base > 0 and exp.is_Rational):
-            # Not a product of rational powers (e.g. e^-1): SymPy's number theory decides
-            # some of these (Lindemann for exp of a non-zero rational); otherwise unknown.
-            return False if ratio.is_rational is False else None
-        for part, sign in ((int(base.p), 1), (int(base.q), -1)):
-            if part > 10**30:
-                return None
-            for prime, mult in sp.factorint(part).items():
-                exponents[prime] = exponents.get(prime, 0) + sign * mult * exp
-    if all(e.is_integer for e in exponents.values()):
-        return sp.Mul(*(sp.Integer(p) ** e for p, e in exponents.items()))
-    return False
+    if irrational(ratio) is not None:
+        return False
+    return rational_value(ratio)
