@@ -73,7 +73,7 @@ def period_claim(engine: Any, value: Any) -> Proof:
         turns = _ratio(freq * period, 2 * sp.pi)
         if turns is None:
             undecided.append(k)
-        elif turns is False or not turns.is_integer:
+        elif turns is False or turns.q != 1:
             failing.append((k, turns))
     if not failing and not undecided:
         n = len(enc.frequencies)

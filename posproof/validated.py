@@ -441,12 +441,50 @@ def irrational(expr: Any) -> str | None:
     iff, after factorisation into primes, some combined exponent is not an
     integer), times π^k (k ≠ 0 integer: π^k·α is transcendental for algebraic
     α ≠ 0, Lindemann) or times e^r (r ≠ 0 rational: Lindemann–Weierstrass) —
-    never both.  Never answered when the value is within 10^-100 of a rational
-    of small height.
+    never both; or, after exact expansion, a + b·√n with a, b rational, b ≠ 0 and
+    n > 1 square-free (e.g. (1 + √2)² = 3 + 2√2).  Never answered when the value is
+    within 10^-100 of a rational of small height.
     """
     expr = sp.sympify(expr)
     if expr.is_Rational or expr.free_symbols:
         return None
+    reason = _irrational_product(expr)
+    if reason is None:
+        try:
+            reason = _irrational_quadratic(sp.expand(sp.radsimp(expr)))
+        except (TypeError, ValueError, RecursionError, NotImplementedError):
+            reason = None
+    if reason is None:
+        return None
+    try:
+        x = enclose(expr, prec=400)
+    except Unenclosable:
+        return None
+    if _small_rational(x) is not None:
+        return None
+    return reason
+
+
+def _irrational_quadratic(expr: sp.Expr) -> str | None:
+    """a + b·√n with a, b rational, b ≠ 0, n > 1 a square-free integer: irrational."""
+    if not expr.is_Add:
+        return None
+    roots = [t for t in expr.args if not t.is_Rational]
+    if len(roots) != 1:
+        return None
+    coeff, root = roots[0].as_coeff_Mul()
+    if not (coeff.is_Rational and coeff != 0 and root.is_Pow and root.base.is_Integer
+            and root.exp == sp.Rational(1, 2) and root.base > 1):
+        return None
+    n = int(root.base)
+    if any(e >= 2 for e in sp.factorint(n).values()):
+        return None         # SymPy keeps √n with n square-free; anything else is not ours
+    return (f"a + b·√{n} with rational a, b ≠ 0: √{n} is irrational (unique factorisation), "
+            f"so the value {sp.sstr(expr)} is irrational")
+
+
+def _irrational_product(expr: sp.Expr) -> str | None:
+    """Product of rational powers of rationals, times π^k or e^r (see :func:`irrational`)."""
     exponents: dict[int, sp.Rational] = {}
     pi_exp, e_exp = sp.Integer(0), sp.Integer(0)
     for base, exp in _powers(expr):
@@ -478,12 +516,6 @@ def irrational(expr: Any) -> str | None:
         p, e = bad[0]
         reason = f"unique factorisation: {p}^({e}) has a non-integer exponent"
     else:
-        return None
-    try:
-        x = enclose(expr, prec=400)
-    except Unenclosable:
-        return None
-    if _small_rational(x) is not None:
         return None
     return reason
 

@@ -98,5 +98,6 @@ def test_a_disguised_integer_is_never_called_irrational(text: str) -> None:
 def test_irrationality_needs_a_named_proof() -> None:
     assert "unique factorisation" in irrational(sp.sqrt(2))
     assert "Lindemann" in irrational(sp.pi / 3)
-    assert irrational((1 + sp.sqrt(2)) ** 2) is None           # true, but no proof is named
+    assert "√2 is irrational" in irrational((1 + sp.sqrt(2)) ** 2)    # 3 + 2√2
+    assert irrational(2 + sp.sqrt(2) / sp.Integer(10) ** 200) is None   # 2 to 200 digits
     assert irrational(sp.log(3) / sp.log(2)) is None           # irrational, unproved here
