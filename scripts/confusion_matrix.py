@@ -12,6 +12,11 @@ A second matrix covers tests/corpus_hair.py (claims wrong by a hair, true claims
 in disguise), each statement under a hard time limit (a "hang" column): false
 ones must be refuted with a certified counterexample, true ones proved or
 unknown, never refuted.
+
+A third covers tests/corpus_validated.py (issue 12 §0: every reproduction, and
+claims around disguised rationals such as log(8)/log(2) or (1/(√2−1) − 1)²
+times 10^100): false never proved, true never refuted, every refutation
+confirmed by an independent interval evaluation, no crash, no hang.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import corpus  # noqa: E402
 import corpus_hair  # noqa: E402
+import corpus_validated  # noqa: E402
 
 COLUMNS = ("proved", "refuted", "refuted_unconfirmed", "unknown")
 
@@ -59,9 +65,10 @@ def main(argv: list[str] | None = None) -> int:
         "true statements proved": table["true"]["proved"] == true_total,
     }
     hair = _hair_section(args)
+    validated = corpus_validated.section(listing=args.list)
     if args.json:
         print(json.dumps({"matrix": table, "bars": bars, "seconds": round(seconds, 1),
-                          "hair": hair}, indent=2))
+                          "hair": hair, "validated": validated}, indent=2))
     else:
         width = 12
         print(f"{'':14}" + "".join(f"{c.replace('_unconfirmed', '?'):>{width}}"
@@ -78,7 +85,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {'✓' if ok else '✗'} {name}")
         print(f"{len(outcomes)} statements in {seconds:.1f} s")
         _print_hair(hair)
-    return 0 if all(bars.values()) and all(hair["bars"].values()) else 1
+        corpus_validated.print_section(validated)
+    sections_ok = all(hair["bars"].values()) and all(validated["bars"].values())
+    return 0 if all(bars.values()) and sections_ok else 1
 
 
 def _hair_section(args: argparse.Namespace) -> dict:
