@@ -35,6 +35,8 @@ __all__ = ["bound_claim", "parse_permutation", "period_claim", "permutation_clai
 #: candidates: a counterexample is confirmed when the enclosure excludes 0 (however small
 #: the residual: a frequency off by 10^-30 is refuted too).
 _WITNESS_BITS = (192, 1024, 4096)
+#: A residual certified above this is preferred (a plain mistake, seen at any precision).
+_PLAIN = mpmath.mpf(10) ** -20
 
 
 def _fmt(value: Any, digits: int = 20) -> str:
@@ -137,10 +139,15 @@ def _exact_point(value: mpmath.mpf) -> sp.Rational:
 
 def _witness(enc: Encoding, cols: Sequence[int], candidates: Sequence[sp.Expr],
              lhs: Any, rhs: Any) -> tuple[int, sp.Expr, sp.Expr] | None:
-    """The first (column, x, residual) whose residual lhs(j, x) − rhs(j, x) has an interval
-    enclosure excluding 0 (a certified counterexample), trying every candidate at each
-    precision of :data:`_WITNESS_BITS` before the next."""
+    """A (column, x, residual) whose residual lhs(j, x) − rhs(j, x) has an interval
+    enclosure excluding 0 (a certified counterexample).
+
+    Every candidate is tried at each precision of :data:`_WITNESS_BITS` before the
+    next; a residual certified above :data:`_PLAIN` wins at once, else the first one
+    certified non-zero at all (a hair-thin one, found only at higher precision).
+    """
     pending = [(j, x, sp.Add(lhs(j, x), -rhs(j, x))) for j in cols for x in candidates]
+    thin = None
     for bits in _WITNESS_BITS:
         unresolved = []
         for j, x, r in pending:
@@ -151,9 +158,14 @@ def _witness(enc: Encoding, cols: Sequence[int], candidates: Sequence[sp.Expr],
                 continue
             except Unenclosable:
                 continue
-            if z > 0 or z < 0:
+            if z > _PLAIN or z < -_PLAIN:
                 return j, x, r
-            unresolved.append((j, x, r))
+            if thin is None and (z > 0 or z < 0):
+                thin = (j, x, r)
+            if not (z > 0 or z < 0):
+                unresolved.append((j, x, r))
+        if thin is not None:
+            return thin
         pending = unresolved
     return None
 
