@@ -7,6 +7,8 @@ statement runs under a hard time limit).  Unknown is allowed on either side.
 
 from __future__ import annotations
 
+import json
+
 import corpus
 import corpus_validated as cv
 import pytest
@@ -101,3 +103,43 @@ def test_irrationality_needs_a_named_proof() -> None:
     assert "√2 is irrational" in irrational((1 + sp.sqrt(2)) ** 2)    # 3 + 2√2
     assert irrational(2 + sp.sqrt(2) / sp.Integer(10) ** 200) is None   # 2 to 200 digits
     assert irrational(sp.log(3) / sp.log(2)) is None           # irrational, unproved here
+
+
+# --------------------------------------------------------------------------- the issue's commands
+def _prove_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, dict]:
+    from posproof.cli import main
+
+    status = main(["prove", *argv, "--json"])
+    out, err = capsys.readouterr()
+    assert status in (0, 1), err
+    return {t["name"]: t for t in json.loads(out)["theorems"]}
+
+
+@pytest.mark.parametrize(("argv", "name", "status", "check"), [
+    (("--preset", "explicit", "--dim", "4", "--frequencies", "1, (1/(sqrt(2)-1) - 1)**2",
+      "--theorem", "periodicity"), "periodicity", "proved",
+     lambda t: t["values"]["period"] == "2*pi"),
+    (("--dim", "6", "--expression", "(1/(sqrt(2)-1)-1)**(2*k)", "--theorem", "periodicity"),
+     "periodicity", "proved", lambda t: t["values"]["period"] != "none"),
+    (("--dim", "4", "--theorem", "bounded", "--claim-bound",
+      "1/2 + (log(8)/log(2) - 3)*10**85"), "claim:bound", "refuted",
+     lambda t: t["counterexample"]["certified"].startswith("certified")),
+    (("--dim", "4", "--theorem", "bounded", "--claim-bound",
+      "1 + (log(27)/log(3) - 3)*10**100"), "claim:bound", "proved", lambda t: True),
+    (("--preset", "explicit", "--dim", "2", "--frequencies",
+      "1 + (log(1000)/log(10) - 3)*10**60", "--claim-period", "2*pi", "--theorem", "bounded"),
+     "claim:period", "proved", lambda t: True),
+    (("--preset", "explicit", "--dim", "2", "--frequencies",
+      "1 + (log(8)/log(2) - 3)*10**80", "--claim-period", "2*pi", "--theorem", "bounded"),
+     "claim:period", "proved", lambda t: True),
+    (("--preset", "explicit", "--dim", "2", "--frequencies",
+      "1 + 10**-30 + (log(8)/log(2) - 3)*10**80", "--claim-period", "2*pi",
+      "--theorem", "bounded"),
+     "claim:period", "refuted",
+     lambda t: t["counterexample"]["certified"] == "interval arithmetic"),
+], ids=["periodic-conjugate", "periodic-expression", "bound-half", "bound-one", "period-1e60",
+        "period-witness", "period-off-1e-30"])
+def test_the_issue_commands(capsys: pytest.CaptureFixture[str], argv, name, status, check) -> None:
+    theorem = _prove_json(capsys, *argv)[name]
+    assert theorem["status"] == status, theorem.get("note")
+    assert check(theorem)
