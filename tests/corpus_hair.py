@@ -74,11 +74,12 @@ def confirm_validated(enc: Encoding, claim: sp.Matrix, convention: str
         assert certified in (-1, 1), (f"{proof.name}: residual {residual} at x={x}, Δ={dl}, "
                                       f"column {col} has no certified sign ({certified})")
         # A second evaluation, independent of posproof: SymPy's lambdify into plain mpmath
-        # at 120 digits.  It must agree with the certified sign and with the size of the
-        # residual the engine reported.
-        with mpmath.workdps(120):
+        # at 120 digits more than the reported residual's magnitude.  It must agree with the
+        # certified sign and with the size of the residual the engine reported.
+        reported = mpmath.mpf(str(ce["residual"]))
+        assert reported != 0, f"{proof.name}: the engine reported a zero residual"
+        with mpmath.workdps(120 + max(0, -int(mpmath.floor(mpmath.log10(abs(reported)))))):
             value = sp.lambdify([], residual, "mpmath")()
-            reported = mpmath.mpf(str(ce["residual"]))
             assert (value > 0) == (certified > 0), (proof.name, value, certified)
             assert abs(abs(value) - abs(reported)) <= abs(value) * mpmath.mpf("1e-6"), (
                 f"{proof.name}: the engine reported a residual of {reported}, "
@@ -167,6 +168,8 @@ FALSE_BLOCKS: dict[str, tuple[str, tuple[str, str, str, str]]] = {
                                  for e in TRUE)),  # type: ignore
     "pythagoras-999+1e-20": ("d=8", _with(a00="cos(w*delta) + sin(999*w*delta)**2 "
                                               "+ cos(999*w*delta)**2 - 1 + 10**-20")),
+    "const-1e-1000[0,0]": ("d=8", _with(a00="cos(w*delta) + 10**-1000")),
+    "angle+1e-1000[0,0]": ("d=8", _with(a00="cos(w*delta + 10**-1000)")),
 }
 #: Blocks that hung the engine for minutes (issue 12 §0): large multiples in one entry.
 MULTIPLE_BLOCKS = {f"cos({m}*w*delta)[0,0]": ("d=8", _with(a00=f"cos({m}*w*delta)"))
@@ -229,6 +232,10 @@ TRUE_BLOCKS: dict[str, tuple[str, tuple[str, str, str, str]]] = {
         a00="cos(w*delta) + 10**-30*sin(w*delta)**2 + 10**-30*cos(w*delta)**2 - 10**-30")),
     "disguise,split": ("split,d=8", _with(a00="cos(w*delta)**3 + cos(w*delta)*sin(w*delta)**2")),
     "disguise,d=512": ("d=512", _with(a00="cos(w*delta)*(sin(delta)**2 + cos(delta)**2)")),
+    "huge-times-exact-zero[0,0]": ("d=8", _with(
+        a00="cos(w*delta) + (sin(w*delta)**2 + cos(w*delta)**2 - 1)*10**1000")),
+    "power-100-cancelled[0,0]": ("d=8", _with(
+        a00="cos(w*delta) + sin(w*delta)**100 - (1 - cos(w*delta)**2)**50")),
     "all-entries-disguised": ("d=8", (
         "cos(w*delta)*(sin(delta)**2 + cos(delta)**2)",
         "-sin(w*delta)**3 - sin(w*delta)*cos(w*delta)**2",
