@@ -351,6 +351,8 @@ def _rewrites(expr: sp.Expr):
     """Exact rewrites of ``expr`` (each an identity), cheapest first."""
     e = sp.expand_log(expr, force=False)
     yield e
+    if not _expandable(e):
+        return                  # (sum)^k with a large k: expanding would not finish in time
     e = sp.radsimp(e)
     yield e
     yield sp.expand(sp.sqrtdenest(e))
@@ -449,7 +451,7 @@ def irrational(expr: Any) -> str | None:
     if expr.is_Rational or expr.free_symbols:
         return None
     reason = _irrational_product(expr)
-    if reason is None:
+    if reason is None and _expandable(expr):
         try:
             reason = _irrational_quadratic(sp.expand(sp.radsimp(expr)))
         except (TypeError, ValueError, RecursionError, NotImplementedError):
@@ -463,6 +465,12 @@ def irrational(expr: Any) -> str | None:
     if _small_rational(x) is not None:
         return None
     return reason
+
+
+def _expandable(expr: sp.Expr, max_power: int = 16) -> bool:
+    """Whether expanding ``expr`` stays small: no sum raised to a power above ``max_power``."""
+    return not any(p.base.is_Add and p.exp.is_Integer and abs(int(p.exp)) > max_power
+                   for p in expr.atoms(sp.Pow))
 
 
 def _irrational_quadratic(expr: sp.Expr) -> str | None:
