@@ -127,3 +127,26 @@ def test_prove_refutes_a_claim_wrong_by_a_hair_from_the_command_line(capsys) -> 
     assert status == 1
     claim = next(t for t in json.loads(out)["theorems"] if t["name"].startswith("claim"))
     assert claim["status"] == "refuted"
+
+
+# --------------------------------------------------------------------------- cost per group
+def test_a_multiple_of_the_frequency_is_one_generic_identity_for_every_group() -> None:
+    """sin(999·ω_k·Δ) is recognised as sin(999·w·Δ) at w = ω_k, so the d/2 groups share one
+    generic identity instead of one symbolic proof each."""
+    enc = preset("vaswani", dim=64)
+    block = ("cos(w*delta) + sin(999*w*delta)**2 + cos(999*w*delta)**2 - 1, -sin(w*delta); "
+             "sin(w*delta), cos(w*delta)")
+    proof = prove(enc, theorems=[], claim_block=block, timeout=None).theorems[0]
+    assert proof.status == "proved"
+    assert any("32 groups reduce to 1 generic identity" in s.statement for s in proof.steps), \
+        [s.statement for s in proof.steps]
+
+
+def test_a_false_claim_stops_at_the_first_group_certainly_false() -> None:
+    """The search starts at the first group whose own identity is certainly false, not after
+    every group's symbolic attempt."""
+    proof = prove(preset("vaswani", dim=64), theorems=[], claim_block=HAIR,
+                  timeout=None).theorems[0]
+    assert proof.status == "refuted"
+    assert any("does not reduce to 0 on dims [0, 1]" in s.statement for s in proof.steps), \
+        [s.statement for s in proof.steps]

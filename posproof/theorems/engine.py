@@ -58,6 +58,8 @@ class _Engine:
         self.m.rng.seed(seed)
         self.enc = enc
         self.identity_cache: dict[Any, bool | None] = {}
+        #: Keys of identities certainly false at an exact point (an interval enclosure).
+        self.visibly_false: set[Any] = set()
         self._t: dict[str, dict[tuple[int, int], sp.Expr]] = {}
         self._block_cache: list[tuple[tuple[int, ...], sp.Matrix]] | None = None
 
@@ -76,6 +78,7 @@ class _Engine:
             exprs = list(build())
             if _visibly_nonzero(exprs, self.deadline):
                 self.identity_cache[key] = None
+                self.visibly_false.add(key)
             else:
                 results = []
                 for e in exprs:
@@ -165,6 +168,10 @@ class _Engine:
                 exprs = [e.xreplace(concrete) for e in build()]
                 if self.prove_identity(ckey, lambda: exprs) is None:
                     unproved.append(g)
+                    if ckey in self.visibly_false:
+                        # Certainly false for this group's own frequencies: the statement
+                        # is false; search for the counterexample now, not after every group.
+                        break
                     continue
             shapes.setdefault(key, (cols, block))
         if not unproved:

@@ -115,7 +115,12 @@ class _Abstractor:
         self._cache: dict[tuple[sp.Expr, sp.Expr], bool] = {}
         self._templates: dict[tuple[Any, ...], sp.Expr] = {}
 
-    def _match(self, coeff: sp.Expr | None, freqs: Sequence[sp.Expr]) -> int | None:
+    def _match(self, coeff: sp.Expr | None, freqs: Sequence[sp.Expr]
+               ) -> tuple[int, sp.Rational] | None:
+        """(i, r) when coeff = r·freqs[i] exactly: r = 1 by :func:`_same_number`, or any
+        non-zero rational r that SymPy's automatic evaluation of coeff/freqs[i] produces
+        (999·10^(63/64)/10 over 10^(-1/64) evaluates to the Integer 999) — an exact
+        rewriting, so sin(c·v) = sin(r·w_i·v) at w_i = freqs[i]."""
         if coeff is None or coeff.free_symbols:
             return None
         for i, freq in enumerate(freqs):
@@ -123,7 +128,11 @@ class _Abstractor:
             if key not in self._cache:
                 self._cache[key] = _same_number(coeff, freq)
             if self._cache[key]:
-                return i
+                return i, sp.Integer(1)
+        for i, freq in enumerate(freqs):
+            ratio = sp.Mul(coeff, sp.Pow(freq, -1))
+            if ratio.is_Rational and ratio != 0:   # an evaluated Rational object, not a flag
+                return i, ratio
         return None
 
     def __call__(self, expr: sp.Expr, var: sp.Symbol, freqs: Sequence[sp.Expr]) -> sp.Expr:
@@ -133,17 +142,17 @@ class _Abstractor:
         if expr.is_Mul and len(expr.args) == 2 and expr.args[0] == -1:
             sign, core = -1, expr.args[1]
         if core.func in (sp.sin, sp.cos):
-            i = self._match(_coefficient(core.args[0], var), freqs)
-            if i is not None:
-                key = (core.func, i, var, sign)
+            match = self._match(_coefficient(core.args[0], var), freqs)
+            if match is not None:
+                key = (core.func, *match, var, sign)
                 if key not in self._templates:
-                    self._templates[key] = sign * core.func(W[i] * var)
+                    self._templates[key] = sign * core.func(match[1] * W[match[0]] * var)
                 return self._templates[key]
         mapping = {}
         for atom in expr.atoms(sp.sin, sp.cos):
-            i = self._match(_coefficient(atom.args[0], var), freqs)
-            if i is not None:
-                mapping[atom] = atom.func(W[i] * var)
+            match = self._match(_coefficient(atom.args[0], var), freqs)
+            if match is not None:
+                mapping[atom] = atom.func(match[1] * W[match[0]] * var)
         return expr.xreplace(mapping)
 
 
