@@ -47,6 +47,7 @@ from .search import (
     translation_sides,
     validated_search,
 )
+from .trigzero import pretest_points
 
 
 # --------------------------------------------------------------------------- engine
@@ -275,7 +276,9 @@ class _Engine:
         steps.append(Step(f"the identity does not reduce to 0 on dims {list(cols)[:8]}"
                           f"{'…' if len(cols) > 8 else ''}", "exact rewriting"))
         randoms = list(zip(self.m.points(), self.m.points(), strict=True))
-        ce = validated_search(sides, candidate_points(randoms), self.deadline)
+        # The pretest's points too: a group certainly false there is where the search stops.
+        ce = validated_search(sides, candidate_points([*randoms, *pretest_points(X, DELTA)]),
+                              self.deadline)
         if ce is None:
             return Proof(name, statement, "unknown", steps,
                          note="no symbolic proof, and no counterexample at the exact points "

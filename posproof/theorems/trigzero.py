@@ -36,7 +36,7 @@ import sympy as sp
 from .. import validated
 from .budget import Deadline
 
-__all__ = ["is_zero_exp", "largest_multiple", "nonzero_somewhere"]
+__all__ = ["is_zero_exp", "largest_multiple", "nonzero_somewhere", "pretest_points"]
 
 #: Terms an exponential normal form may hold before the attempt is abandoned.
 MAX_TERMS = 3000
@@ -160,6 +160,14 @@ def _env(symbols: Iterable[sp.Symbol], shift: int) -> dict[sp.Symbol, Fraction]:
     ordered = sorted(symbols, key=str)
     return {s: _GENERIC[(i + shift) % len(_GENERIC)] * (1 + shift) for i, s in
             enumerate(ordered)}
+
+
+def pretest_points(x: sp.Symbol, delta: sp.Symbol, points: int = 2
+                   ) -> list[tuple[Fraction, Fraction]]:
+    """The (x, Δ) values :func:`nonzero_somewhere` tries for an identity in ``x`` and ``delta``
+    (so a counterexample search can visit the points where the pretest saw a non-zero)."""
+    envs = [_env({x, delta}, shift) for shift in range(points)]
+    return [(env[x], env[delta]) for env in envs]
 
 
 def nonzero_somewhere(exprs: Sequence[sp.Expr], deadline: Deadline | None = None,
