@@ -80,6 +80,7 @@ from .numeric import (
 )
 from .precise import DEFAULT_DPS, mp_values
 from .report import Check, Proof, Report
+from .validated import irrational, rational_value
 
 __all__ = ["AUDIT_DTYPES", "CHECKS", "DEFAULT_MAX_LEN", "check", "run_checks"]
 
@@ -362,15 +363,21 @@ def _periodicity(ctx: _Context) -> Check:
         return Check("periodicity", "pass", values, certified)
     assert period is not None
     values["period"] = str(period)
-    if not period.is_rational:
+    exact_p = rational_value(period)          # proved rational, never SymPy's is_rational
+    why = irrational(period) if exact_p is None else None
+    if exact_p is None and why is None:
+        values.update(integer_period=None, summary=f"period P = {period}: whether integer "
+                      "positions repeat is undecided (P not proved rational or irrational)")
+        return Check("periodicity", "pass", values, certified)
+    if exact_p is None:
         values.update(integer_period=None,
                       summary=f"period P = {period}: integer positions never repeat exactly")
-        certified += "; P is irrational, so no integer offset is a period"
+        certified += f"; P is irrational ({why}), so no integer offset is a period"
         if not no_return:
             return Check("periodicity", "fail", values, certified,
                          _inconsistent("an exact return at an integer offset"))
         return Check("periodicity", "pass", values, certified)
-    p = int(sp.Rational(period).p)                  # smallest integer multiple of P
+    p = int(exact_p.p)                              # smallest integer multiple of P
     values["integer_period"] = p
     if p > length - 1:
         values["summary"] = f"period {p} (proved), beyond L = {length}"

@@ -193,7 +193,9 @@ def _how(item: Proof) -> str:
         ce = item.counterexample
         where = ", ".join(f"{k}={ce[k]}" for k in ("x", "y", "delta", "shift", "column", "columns")
                           if k in ce)
-        return f"counterexample {where} (mpmath, {ce.get('dps')} digits)"
+        how = ("interval arithmetic, certified" if ce.get("certified")
+               else f"mpmath, {ce.get('dps')} digits")
+        return f"counterexample {where} ({how})"
     if item.status == "unknown":
         return item.note or ""
     rules = []
@@ -328,10 +330,25 @@ def _run_prove(args: argparse.Namespace, general: bool) -> int:
                    claim_period=getattr(args, "claim_period", None),
                    claim_bound=getattr(args, "claim_bound", None),
                    claim_permutation=getattr(args, "claim_permutation", None),
-                   seed=args.seed)
+                   seed=args.seed, **_timeout(args))
     if args.command == "verify":
         report.checks = _run_checks(enc, args, proofs=report.theorems)
     return _output(report, args, time.perf_counter() - start)
+
+
+def _timeout(args: argparse.Namespace) -> dict[str, float | None]:
+    """prove's ``timeout`` from ``--timeout`` (0: no limit; absent: the default)."""
+    text = getattr(args, "timeout", None)
+    if text is None:
+        return {}
+    try:
+        seconds = float(text)
+    except (TypeError, ValueError):
+        seconds = float("nan")
+    if not (math.isfinite(seconds) and seconds >= 0):
+        raise InvalidParameter(f"--timeout={text!r} is not a number of seconds >= 0; pass e.g. "
+                               "--timeout 30 (0: no limit)")
+    return {"timeout": seconds or None}
 
 
 def _output(report: Report, args: argparse.Namespace, seconds: float) -> int:
@@ -392,6 +409,9 @@ def make_parser() -> argparse.ArgumentParser:
     prove.add_argument("--claim-permutation", metavar="LAYOUT:PERM",
                        help="a claimed column map to another layout: column j of PE in LAYOUT "
                             "is column PERM[j] of this one, e.g. 'split:0,2,1,3'")
+    prove.add_argument("--timeout", metavar="SECONDS",
+                       help="budget per theorem in seconds (default 5); a theorem not "
+                            "decided within it is unknown, with the reason (0: no limit)")
     _output_options(prove, report=False)
     from . import cli_derive, cli_rope, cli_sweep, cli_testing
 

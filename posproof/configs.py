@@ -37,6 +37,7 @@ import sympy as sp
 
 from .errors import InvalidParameter, PosproofError, UnknownName
 from .schedules import exact_number
+from .validated import compare
 
 __all__ = ["HF_ROPE_TYPES", "RopeConfig", "parse_spec", "read_config"]
 
@@ -286,7 +287,7 @@ def read_config(source: Any, *, default_theta: Any = None, layout: str | None = 
         notes.append(f"rope_theta missing: using default_theta={default_theta} as passed "
                      "explicitly")
     rope_theta = _number(where, "rope_theta", theta)
-    if not bool(rope_theta > 1):
+    if compare(rope_theta, 1) != 1:      # certified, not SymPy's relational
         raise InvalidParameter(f"{where}: rope_theta={theta!r} must be > 1, e.g. 10000")
 
     # ---- dims

@@ -1,15 +1,20 @@
 """Ground truth in mpmath, at a precision that lives in a local context.
 
-Exact SymPy numbers are turned into mpmath numbers by walking the expression
-(integers and rationals stay exact until the final division; π comes from
-mpmath), never through a double.  Every function takes ``dps`` and works
-inside ``mpmath.workdps(dps)``: the global ``mpmath.mp`` is never changed.
+Exact SymPy numbers are turned into mpmath numbers through an interval
+enclosure (:func:`posproof.validated.enclose`), never through a double: the
+working precision is raised until the enclosure pins the value to ``dps``
+digits, so catastrophic cancellation (``(log(8)/log(2) - 3)*10**85``, exactly
+0) cannot produce garbage digits.  Only functions the enclosure does not know
+fall back to a plain mpmath walk.  Every function takes ``dps`` and works in a
+local context: the global ``mpmath.mp`` is never changed.
 
 >>> import sympy as sp
 >>> str(mp_value(sp.Pow(10000, sp.Rational(-1, 4), evaluate=False), 30))
 '0.1'
 >>> import mpmath; mpmath.mp.dps
 15
+>>> mp_value("4 + (log(27)/log(3) - 3)*10**100", 20)
+mpf('4.0')
 """
 
 from __future__ import annotations
@@ -20,6 +25,9 @@ from typing import Any
 
 import mpmath
 import sympy as sp
+
+from .errors import InvalidParameter
+from .validated import BUDGET_BITS, Unenclosable, Unresolved, bounds, enclose, width_ok
 
 __all__ = ["DEFAULT_DPS", "mp_value", "mp_values"]
 
@@ -70,19 +78,50 @@ def _walk(expr: sp.Expr, env: dict[sp.Symbol, Any], memo: bool = True) -> mpmath
 
 def mp_value(expr: sp.Expr, dps: int = DEFAULT_DPS,
              env: dict[sp.Symbol, Any] | None = None) -> mpmath.mpf:
-    """An exact SymPy expression evaluated in mpmath with ``dps`` significant digits.
+    """An exact SymPy expression evaluated in mpmath, correct to ``dps`` significant digits
+    (or to 10^-dps absolutely when its magnitude is below 1).
 
     ``env`` gives values (integers, or mpmath numbers) for the symbols it contains.
+    Raises :class:`~posproof.errors.InvalidParameter` when no enclosure that narrow is
+    reached within :data:`~posproof.validated.BUDGET_BITS` bits.
     """
+    expr = sp.sympify(expr)
+    if not env:
+        return _constant_value(expr, dps)
+    return _value(expr, dps, env)
+
+
+@lru_cache(maxsize=1 << 14)
+def _constant_value(expr: sp.Expr, dps: int) -> mpmath.mpf:
+    return _value(expr, dps, None)
+
+
+def _value(expr: sp.Expr, dps: int, env: dict[sp.Symbol, Any] | None) -> mpmath.mpf:
+    bits = int(dps * 3.33) + 24
+    while bits <= BUDGET_BITS:
+        try:
+            x = enclose(expr, env, bits)
+        except Unresolved:
+            x = None
+        except Unenclosable:
+            return _walk_value(expr, dps, env)
+        if x is not None and width_ok(x, dps):
+            a, b = bounds(x)
+            with mpmath.workdps(dps):
+                return +((a + b) / 2)
+        bits *= 2
+    raise InvalidParameter(f"{sp.sstr(expr)[:80]} cannot be evaluated to {dps} digits within "
+                           f"{BUDGET_BITS} bits of interval arithmetic")
+
+
+def _walk_value(expr: sp.Expr, dps: int, env: dict[sp.Symbol, Any] | None) -> mpmath.mpf:
+    """Plain mpmath walk: only for functions :func:`~posproof.validated.enclose` does not know."""
     with mpmath.workdps(dps + 10):
-        value = _walk(sp.sympify(expr), env or {})
+        value = _walk(expr, env or {})
     with mpmath.workdps(dps):
         return +value
 
 
 def mp_values(exprs: Sequence[sp.Expr], dps: int = DEFAULT_DPS) -> list[mpmath.mpf]:
     """:func:`mp_value` for a sequence, in one precision context."""
-    with mpmath.workdps(dps + 10):
-        values = [_walk(sp.sympify(e), {}) for e in exprs]
-    with mpmath.workdps(dps):
-        return [+v for v in values]
+    return [mp_value(e, dps) for e in exprs]

@@ -26,6 +26,7 @@ import sympy as sp
 
 from .errors import InvalidEncoding, InvalidExpression, InvalidParameter, check_finite
 from .expressions import MAX_BITS, _size, parse_expression
+from .validated import compare
 
 __all__ = [
     "BinaryDials",
@@ -93,7 +94,12 @@ def _short(value: object) -> str:
 
 
 def _greater_than(name: str, value: sp.Expr, bound: int) -> sp.Expr:
-    if not bool(value > bound):
+    """``value`` when it is certified > ``bound`` (interval arithmetic, not SymPy's flags)."""
+    order = compare(value, bound)
+    if order is None:
+        raise InvalidParameter(f"{name}={value} could not be certified > {bound} (it agrees "
+                               "with it to thousands of digits); pass a simplified value")
+    if order != 1:
         raise InvalidParameter(f"{name}={value} must be > {bound}")
     return value
 
@@ -171,9 +177,9 @@ class TensorToTensor(Schedule):
     def __post_init__(self) -> None:
         lo = _greater_than("min_timescale", exact_number("min_timescale", self.min_timescale), 0)
         hi = exact_number("max_timescale", self.max_timescale)
-        if not bool(hi > lo):
+        if compare(hi, lo) != 1:
             raise InvalidParameter(
-                f"max_timescale={hi} must be > min_timescale={lo}")
+                f"max_timescale={hi} must be > min_timescale={lo} (certified)")
         object.__setattr__(self, "min_timescale", lo)
         object.__setattr__(self, "max_timescale", hi)
 
@@ -366,8 +372,5 @@ def _approx(expr: sp.Expr, env: dict[sp.Symbol, float]) -> float:
 
 
 def _is_positive(value: sp.Expr) -> bool:
-    known = value.is_positive
-    if known is not None:
-        return bool(known)
-    approx = sp.N(value, 30)
-    return bool(approx.is_real and approx > 0)
+    """Certified positivity (interval arithmetic); False when it cannot be certified."""
+    return compare(value, 0) == 1

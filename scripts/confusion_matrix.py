@@ -7,6 +7,16 @@ is counted only when its counterexample is recomputed independently (from the
 exact SymPy objects, in mpmath at 50 digits); one that is not confirmed gets
 its own column.  Exit status 1 when a bar is missed: a false statement proved,
 a true one not proved, fewer than 40 false statements.
+
+A second matrix covers tests/corpus_hair.py (claims wrong by a hair, true claims
+in disguise), each statement under a hard time limit (a "hang" column): false
+ones must be refuted with a certified counterexample, true ones proved or
+unknown, never refuted.
+
+A third covers tests/corpus_validated.py (issue 12 §0: every reproduction, and
+claims around disguised rationals such as log(8)/log(2) or (1/(√2−1) − 1)²
+times 10^100): false never proved, true never refuted, every refutation
+confirmed by an independent interval evaluation, no crash, no hang.
 """
 
 from __future__ import annotations
@@ -22,6 +32,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import corpus  # noqa: E402
+import corpus_hair  # noqa: E402
+import corpus_validated  # noqa: E402
 
 COLUMNS = ("proved", "refuted", "refuted_unconfirmed", "unknown")
 
@@ -52,9 +64,11 @@ def main(argv: list[str] | None = None) -> int:
         "true statements unknown == 0": table["true"]["unknown"] == 0,
         "true statements proved": table["true"]["proved"] == true_total,
     }
+    hair = _hair_section(args)
+    validated = corpus_validated.section(listing=args.list)
     if args.json:
-        print(json.dumps({"matrix": table, "bars": bars, "seconds": round(seconds, 1)},
-                         indent=2))
+        print(json.dumps({"matrix": table, "bars": bars, "seconds": round(seconds, 1),
+                          "hair": hair, "validated": validated}, indent=2))
     else:
         width = 12
         print(f"{'':14}" + "".join(f"{c.replace('_unconfirmed', '?'):>{width}}"
@@ -70,7 +84,63 @@ def main(argv: list[str] | None = None) -> int:
         for name, ok in bars.items():
             print(f"  {'✓' if ok else '✗'} {name}")
         print(f"{len(outcomes)} statements in {seconds:.1f} s")
-    return 0 if all(bars.values()) else 1
+        _print_hair(hair)
+        corpus_validated.print_section(validated)
+    sections_ok = all(hair["bars"].values()) and all(validated["bars"].values())
+    return 0 if all(bars.values()) and sections_ok else 1
+
+
+def _hair_section(args: argparse.Namespace) -> dict:
+    """Claims wrong by a hair and true claims in disguise (tests/corpus_hair.py), each under
+    a hard time limit: false ones must be refuted with a certified counterexample, true
+    ones proved or unknown (never refuted), none may hang."""
+    start = time.perf_counter()
+    outcomes = []
+    for statement in corpus_hair.statements():
+        outcome = corpus_hair.evaluate_within(statement)
+        outcomes.append(outcome)
+        if args.list:
+            ok = (outcome.status in ("proved", "unknown") if statement.truth
+                  else outcome.status == "refuted" and outcome.confirmed)
+            print(f"{'ok' if ok else 'WRONG':5} {'true ' if statement.truth else 'false'} "
+                  f"{outcome.status:8} {outcome.seconds:6.2f}s  {statement.id}")
+    seconds = time.perf_counter() - start
+    table = {truth: Counter() for truth in ("false", "true")}
+    for o in outcomes:
+        column = ("refuted_unconfirmed" if o.status == "refuted" and o.confirmed is False
+                  else o.status)
+        table["true" if o.statement.truth else "false"][column] += 1
+    false_total, true_total = (sum(table[t].values()) for t in ("false", "true"))
+    bars = {
+        "hair: false statements >= 20, true statements >= 20": (
+            false_total >= 20 and true_total >= 20),
+        "hair: false statements refuted with a confirmed counterexample": (
+            table["false"]["refuted"] == false_total),
+        "hair: true statements refuted == 0": (
+            table["true"]["refuted"] + table["true"]["refuted_unconfirmed"] == 0),
+        f"hair: no statement ran past {corpus_hair.LIMIT:g} s": (
+            table["false"]["hang"] + table["true"]["hang"] == 0),
+    }
+    columns = (*COLUMNS, "hang")
+    return {"section": "claims wrong by a hair / true claims in disguise (tests/corpus_hair.py)",
+            "matrix": {t: {c: row[c] for c in columns} for t, row in table.items()},
+            "bars": bars, "seconds": round(seconds, 1), "statements": len(outcomes)}
+
+
+def _print_hair(hair: dict) -> None:
+    width = 12
+    columns = (*COLUMNS, "hang")
+    print(f"\n{hair['section']}")
+    print(f"{'':14}" + "".join(f"{c.replace('_unconfirmed', '?'):>{width}}"
+                                for c in columns) + f"{'total':>{width}}")
+    for truth in ("false", "true"):
+        row = hair["matrix"][truth]
+        print(f"{truth + ' statement':14}" + "".join(f"{row[c]:>{width}}" for c in columns)
+              + f"{sum(row.values()):>{width}}")
+    for name, ok in hair["bars"].items():
+        print(f"  {'✓' if ok else '✗'} {name}")
+    print(f"{hair['statements']} statements in {hair['seconds']:.1f} s "
+          f"(budget {corpus_hair.BUDGET:g} s per theorem, limit {corpus_hair.LIMIT:g} s each)")
 
 
 if __name__ == "__main__":

@@ -247,11 +247,14 @@ def test_llama3_band_edges_and_values():
 
 
 def test_decide_is_exact_for_rationals_and_refuses_ties():
-    """decide(): exact on rationals; equal irrational values cannot be separated → error."""
+    """decide(): exact on rationals; a tie is 0 only when proved by exact rewriting
+    (log 8 = 3 log 2); values closer than the precision budget and not provably equal → error."""
     assert decide(sp.Rational(1, 3), sp.Rational(1, 3)) == 0
     assert decide(sp.pi, sp.Rational(314159, 100000)) == 1
-    with pytest.raises(InvalidParameter, match="agree to 240 digits"):
-        decide(sp.log(8), 3 * sp.log(2))
+    assert decide(sp.log(8), 3 * sp.log(2)) == 0
+    assert decide(sp.log(8) + sp.Rational(1, 10**200), 3 * sp.log(2)) == 1
+    with pytest.raises(InvalidParameter, match="not provably equal"):
+        decide(sp.exp(sp.Rational(1, 10**6000)), 1)
 
 
 # --------------------------------------------------------------------------- invariants

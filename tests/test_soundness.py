@@ -9,6 +9,7 @@ at 50 digits.
 from __future__ import annotations
 
 import corpus
+import corpus_hair
 import mpmath
 import pytest
 import sympy as sp
@@ -130,3 +131,56 @@ def test_random_claimed_blocks_are_never_wrongly_decided(mutations, layout, conv
     assert proof.status == ("proved" if true else "refuted"), (block, worst, proof.note)
     if not true:
         corpus.confirm_translation(enc, matrix, convention)(proof)
+
+
+# --------------------------------------------------------------------------- claims wrong by a hair
+# Issue 12 §5 and the hangs of §0 (tests/corpus_hair.py): every item runs under a hard time
+# limit; a refutation counts only when its residual has a certified sign (interval
+# arithmetic) and an independent 120-digit recomputation agrees with the engine's residual.
+HAIR_FALSE = corpus_hair.false_statements()
+HAIR_TRUE = corpus_hair.true_statements()
+
+
+def test_the_hair_corpus_is_large_enough() -> None:
+    thin = [s for s in HAIR_FALSE if s.group == "hair-thin claim"]
+    assert len(thin) >= 20
+    assert len(HAIR_TRUE) >= 20
+    assert not any(s.truth for s in HAIR_FALSE)
+    assert all(s.truth for s in HAIR_TRUE)
+
+
+@pytest.mark.parametrize("statement", HAIR_FALSE, ids=_ids(HAIR_FALSE))
+def test_a_claim_wrong_by_a_hair_is_refuted_within_the_limit(
+        statement: corpus.Statement) -> None:
+    outcome = corpus_hair.evaluate_within(statement)
+    assert outcome.status == "refuted", (statement.description, outcome.detail,
+                                         outcome.proof and outcome.proof.note)
+    assert outcome.confirmed, outcome.detail
+
+
+@pytest.mark.parametrize("statement", HAIR_TRUE, ids=_ids(HAIR_TRUE))
+def test_a_true_claim_in_disguise_is_never_refuted(statement: corpus.Statement) -> None:
+    outcome = corpus_hair.evaluate_within(statement)
+    assert outcome.status in ("proved", "unknown"), (statement.description, outcome.detail)
+    if outcome.status == "unknown":  # within the budget, with the reason
+        assert outcome.proof.note
+
+
+def test_the_hair_confirmer_rejects_a_point_where_the_claim_holds() -> None:
+    """A made-up counterexample to a true disguised block has no certified sign."""
+    statement = next(s for s in HAIR_TRUE if s.id == "disguise:cube[0,0]")
+    proof = statement.ask()
+    enc = preset("vaswani", dim=8)
+    claim = corpus.block_matrix(enc, corpus_hair._matrix(corpus_hair.TRUE_BLOCKS["cube[0,0]"][1]))
+    proof.counterexample = {"x": 1, "delta": 1, "column": 0, "residual": "1e-40", "dps": 57}
+    with pytest.raises(AssertionError, match="no certified sign"):
+        corpus_hair.confirm_validated(enc, claim, "row")(proof)
+
+
+def test_the_time_limit_stops_a_statement_that_runs_away() -> None:
+    def forever():
+        while True:
+            sum(range(100))
+    outcome = corpus_hair.evaluate_within(corpus.Statement("loop", True, "g", forever), 0.5)
+    assert outcome.status == "hang"
+    assert outcome.seconds < 5

@@ -24,8 +24,8 @@ from ..schedules import B as BSYM
 from ..schedules import D as DSYM
 from ..schedules import Geometric, Schedule, exact_number
 from ..schedules import K as KSYM
+from ..validated import compare
 
-_DECIDE_DPS = (30, 60, 120, 240)
 _TABLE_DPS = 40
 
 
@@ -33,8 +33,9 @@ _TABLE_DPS = 40
 def decide(a: Any, b: Any, what: str = "comparison") -> int:
     """Certified sign of ``a − b`` for exact numbers: −1, 0 or +1.
 
-    Rational differences are decided exactly; others in mpmath at 30, 60, 120,
-    then 240 digits, accepted only with a relative margin of 10^−(dps−15).
+    Rational differences are decided exactly; others by
+    :func:`posproof.validated.compare` (interval arithmetic with rising precision;
+    equality only when proved by exact rewriting).
 
     >>> decide(2 * sp.pi, sp.Rational(2048, 1)), decide(sp.Rational(1, 3), sp.Rational(2, 6))
     (-1, 0)
@@ -42,17 +43,12 @@ def decide(a: Any, b: Any, what: str = "comparison") -> int:
     a, b = sp.sympify(a), sp.sympify(b)
     if a == b:
         return 0
-    if a.is_Rational and b.is_Rational:
-        return int(sp.sign(a - b))
-    for dps in _DECIDE_DPS:
-        x, y = mp_value(a, dps + 5), mp_value(b, dps + 5)
-        with mpmath.workdps(dps + 5):
-            diff = x - y
-            if abs(diff) > mpmath.mpf(10) ** -(dps - 15) * (abs(x) + abs(y) + 1):
-                return 1 if diff > 0 else -1
+    order = compare(a, b)       # interval arithmetic; 0 only by exact rewriting
+    if order is not None:
+        return order
     raise InvalidParameter(
-        f"{what}: the two sides agree to {_DECIDE_DPS[-1]} digits, so the rule's branch "
-        "cannot be decided; perturb the parameter slightly")
+        f"{what}: the two sides agree to thousands of digits and are not provably equal, "
+        "so the rule's branch cannot be decided; perturb the parameter slightly")
 
 
 @lru_cache(maxsize=1024)
@@ -75,7 +71,7 @@ def _positive(name: str, value: Any, *, allow_none: bool = False) -> sp.Expr | N
     if value is None and allow_none:
         return None
     expr = exact_number(name, value)
-    if not bool(expr > 0):
+    if compare(expr, 0) != 1:           # certified, never bool(expr > 0) on a SymPy flag
         raise InvalidParameter(f"{name}={value!r} must be > 0; pass a positive number")
     return expr
 
@@ -112,7 +108,7 @@ class Scaling(Schedule):
 
     def __post_init__(self) -> None:
         value = exact_number("rope_theta", self.base)
-        if not bool(value > 1):
+        if compare(value, 1) != 1:
             raise InvalidParameter(f"rope_theta={self.base!r} must be > 1, e.g. 10000")
         object.__setattr__(self, "base", value)
 
@@ -440,7 +436,7 @@ class Llama3Scaling(Scaling):
             object.__setattr__(self, name, _positive(name, getattr(self, name)))
         object.__setattr__(self, "original_max_position_embeddings", check_int(
             "original_max_position_embeddings", self.original_max_position_embeddings, minimum=1))
-        if not bool(self.low_freq_factor < self.high_freq_factor):
+        if compare(self.low_freq_factor, self.high_freq_factor) != -1:
             raise InvalidParameter(
                 f"low_freq_factor={self.low_freq_factor} must be < high_freq_factor="
                 f"{self.high_freq_factor} (Llama 3.1 uses low_freq_factor=1, "
@@ -659,7 +655,7 @@ def make_scaling(kind: str | None, base: Any = 10000, **params: Any) -> Schedule
 
 def _check_base(base: Any) -> sp.Expr:
     value = exact_number("rope_theta", base)
-    if not bool(value > 1):
+    if compare(value, 1) != 1:
         raise InvalidParameter(f"rope_theta={base!r} must be > 1, e.g. 10000")
     return value
 

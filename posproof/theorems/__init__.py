@@ -26,6 +26,7 @@ general-d proofs and claim parsing in :mod:`posproof.theorems.api`.
 
 from __future__ import annotations
 
+from ..encoding import X as X
 from .api import CONCRETE_THEOREMS as CONCRETE_THEOREMS
 from .api import GENERAL_THEOREMS as GENERAL_THEOREMS
 from .api import _claim_entries as _claim_entries
@@ -36,6 +37,7 @@ from .api import _general_crosscheck as _general_crosscheck
 from .api import _matrix as _matrix
 from .api import parse_block as parse_block
 from .api import prove as prove
+from .budget import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
 from .engine import _Engine as _Engine
 from .identities import _CONFIRM_DIGITS as _CONFIRM_DIGITS
 from .identities import _MAX_OPS as _MAX_OPS
@@ -46,7 +48,6 @@ from .identities import NSYM as NSYM
 from .identities import A as A
 from .identities import B as B
 from .identities import W as W
-from .identities import X as X
 from .identities import Y as Y
 from .identities import _Abstractor as _Abstractor
 from .identities import _coefficient as _coefficient
@@ -58,7 +59,6 @@ from .identities import _fmt as _fmt
 from .identities import _Model as _Model
 from .identities import _mp as _mp
 from .identities import _mp_entry as _mp_entry
-from .identities import _mpq as _mpq
 from .identities import _pythagoras as _pythagoras
 from .identities import _ratio as _ratio
 from .identities import _same_number as _same_number

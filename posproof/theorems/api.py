@@ -10,7 +10,7 @@ anything that is not a SymPy expression or a number.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -22,6 +22,7 @@ from ..errors import InvalidParameter, PosproofError, UnknownName, check_int, ch
 from ..layouts import partition_lemma
 from ..precise import DEFAULT_DPS
 from ..report import Proof, Report, Step
+from .budget import DEFAULT_TIMEOUT, Deadline, check_timeout, within
 from .engine import _Engine
 from .identities import DSYM, KSYM, W, _CrossCheckFailure, _fmt
 
@@ -37,8 +38,39 @@ GENERAL_THEOREMS = (
 )
 
 
+_STATEMENTS = {"translation[row]": "PE(x+Δ) = PE(x)·T(Δ)",
+               "translation[column]": "PE(x+Δ)ᵀ = T(Δ)·PE(x)ᵀ",
+               "dot_product": "PE(x)·PE(y) = Σ_{k<n} cos(ω_k(x−y))",
+               "norm": "‖PE(x)‖² = d/2", "bounded": "|PE_i(x)| ≤ 1",
+               "orthogonal": "T(Δ)ᵀT(Δ) = I", "determinant": "det T(Δ) = 1",
+               "identity_at_zero": "T(0) = I", "group_law": "T(a)T(b) = T(a+b)",
+               "inverse_is_transpose": "T(−a) = T(a)ᵀ",
+               "layout_equivalence": "T_L = P_LᵀT P_L for every layout L",
+               "periodicity": "the curve of positions is periodic or aperiodic",
+               "claim[row]": "PE(x+Δ) = PE(x)·T(Δ), T(Δ) as claimed",
+               "claim[column]": "PE(x+Δ)ᵀ = T(Δ)·PE(x)ᵀ, T(Δ) as claimed",
+               "claim:period": "PE(x+P) = PE(x) for every real x, P as claimed",
+               "claim:bound": "|PE_i(x)| ≤ c for every column i and real x, c as claimed",
+               "claim:permutation": "PE_L(x) = PE(x)·P, P as claimed"}
+
+
+def _budgeted(engines: Sequence[_Engine], timeout: float | None, name: str, statement: str,
+              attempt: Callable[[], Proof]) -> Proof:
+    """One theorem within its budget: the proof, or ``unknown`` saying what ran out."""
+    deadline = Deadline(timeout)
+    for engine in engines:
+        engine.deadline = deadline
+    proof, why = within(deadline, attempt)
+    if proof is not None:
+        return proof
+    return Proof(name, statement, "unknown",
+                 note=f"not decided within the budget of {deadline.describe(short=True)} per "
+                      f"theorem ({why}); raise it with timeout= or --timeout")
+
+
 # --------------------------------------------------------------------------- general d
-def _general(enc: Encoding, names: Sequence[str], seed: int) -> list[Proof]:
+def _general(enc: Encoding, names: Sequence[str], seed: int,
+             timeout: float | None = None) -> list[Proof]:
     """Proofs for every even d at once, with a symbolic pair index k."""
     if enc.schedule is None:
         return [Proof(f"general:{n}", "for every even d", "unknown",
@@ -59,28 +91,23 @@ def _general(enc: Encoding, names: Sequence[str], seed: int) -> list[Proof]:
         engines.append(inst)
     out = []
     for name in names:
-        statement = {"translation[row]": "PE(x+Δ) = PE(x)·T(Δ)",
-                     "translation[column]": "PE(x+Δ)ᵀ = T(Δ)·PE(x)ᵀ",
-                     "dot_product": "PE(x)·PE(y) = Σ_{k<n} cos(ω_k(x−y))",
-                     "norm": "‖PE(x)‖² = d/2", "bounded": "|PE_i(x)| ≤ 1",
-                     "orthogonal": "T(Δ)ᵀT(Δ) = I", "determinant": "det T(Δ) = 1",
-                     "identity_at_zero": "T(0) = I", "group_law": "T(a)T(b) = T(a+b)",
-                     "inverse_is_transpose": "T(−a) = T(a)ᵀ",
-                     "layout_equivalence": "T_L = P_LᵀT P_L for every layout L"}[name]
-        statement += f" for every even d (pair index k symbolic, {instance})"
+        statement = (f"{_STATEMENTS[name]} for every even d (pair index k symbolic, "
+                     f"{instance})")
         if not ok:
             out.append(Proof(name, statement, "unknown", [lemma], general=True, note=why))
             continue
-        generic = _concrete(engine, name)
-        if generic.status != "proved":
-            out.append(Proof(name, statement, "unknown", [lemma, *generic.steps], general=True,
-                             note="the generic pair identity was not proved"))
-            continue
-        steps = [lemma, Step("pair k holds sin(ω(k)x) and cos(ω(k)x); replacing ω(k) by a "
-                             "free symbol w, the statement reduces to the pair identity below",
-                             "generic pair"), *generic.steps]
-        cc = _general_crosscheck(engines, name)
-        out.append(Proof(name, statement, "proved", steps, general=True, crosscheck=cc))
+
+        def attempt(name: str = name, statement: str = statement) -> Proof:
+            generic = _concrete(engine, name)
+            if generic.status != "proved":
+                return Proof(name, statement, "unknown", [lemma, *generic.steps], general=True,
+                             note="the generic pair identity was not proved")
+            steps = [lemma, Step("pair k holds sin(ω(k)x) and cos(ω(k)x); replacing ω(k) by "
+                                 "a free symbol w, the statement reduces to the pair identity "
+                                 "below", "generic pair"), *generic.steps]
+            cc = _general_crosscheck(engines, name)
+            return Proof(name, statement, "proved", steps, general=True, crosscheck=cc)
+        out.append(_budgeted([engine, *engines], timeout, name, statement, attempt))
     for proof in out:
         proof.name = f"general:{proof.name}"
     return out
@@ -207,7 +234,7 @@ def _claim_entries(enc: Encoding, claim: Any, claim_block: Any) -> dict[tuple[in
 def prove(encoding: Encoding, *, theorems: Sequence[str] | None = None, general: bool = False,
           claim: Any = None, claim_block: Any = None, convention: str = "row",
           claim_period: Any = None, claim_bound: Any = None, claim_permutation: Any = None,
-          seed: int = 0) -> Report:
+          seed: int = 0, timeout: float | None = DEFAULT_TIMEOUT) -> Report:
     """Prove (or refute) the theorems about ``encoding``; returns a :class:`Report`.
 
     ``claim`` is a d×d SymPy matrix in ``delta`` (or a callable of delta)
@@ -218,6 +245,10 @@ def prove(encoding: Encoding, *, theorems: Sequence[str] | None = None, general:
     ``"layout:i,j,…"``: column j of PE in that layout is column perm[j] of this
     one) are decided by :mod:`posproof.claims`.  ``general=True`` adds the
     proofs for every even d.
+
+    ``timeout`` is the budget of each theorem in seconds (``None``: no limit); a
+    theorem not decided within it is ``unknown``, with the reason in its note
+    (see :mod:`posproof.theorems.budget` for how the budget is enforced).
     """
     from .. import claims
 
@@ -229,32 +260,39 @@ def prove(encoding: Encoding, *, theorems: Sequence[str] | None = None, general:
         raise InvalidParameter(f"convention={convention!r} is not known; use 'row' (PE(x)·T) "
                                "or 'column' (T·PE(x)ᵀ)")
     seed = check_int("seed", seed, minimum=0)
+    timeout = check_timeout(timeout)
     for n in names:
         if not isinstance(n, str) or n not in CONCRETE_THEOREMS:
             raise UnknownName(f"theorem={n!r} is not known; "
                               f"use one of {', '.join(CONCRETE_THEOREMS)}")
     engine = _Engine(encoding, seed)
     report = Report(encoding.to_dict())
+
+    def add(name: str, attempt: Callable[[], Proof]) -> None:
+        report.theorems.append(_budgeted([engine], timeout, name, _STATEMENTS[name], attempt))
     try:
         if claim is not None or claim_block is not None:
             entries = _claim_entries(encoding, claim, claim_block)
-            label = "as claimed"
-            report.theorems.append(engine.translation_proof(convention, entries, label))
-            report.theorems[-1].name = f"claim[{convention}]"
+
+            def claimed() -> Proof:
+                proof = engine.translation_proof(convention, entries, "as claimed")
+                proof.name = f"claim[{convention}]"
+                return proof
+            add(f"claim[{convention}]", claimed)
             names = [n for n in names if n != f"translation[{convention}]"]
         if claim_period is not None:
-            report.theorems.append(claims.period_claim(engine, claim_period))
+            add("claim:period", lambda: claims.period_claim(engine, claim_period))
         if claim_bound is not None:
-            report.theorems.append(claims.bound_claim(engine, claim_bound))
+            add("claim:bound", lambda: claims.bound_claim(engine, claim_bound))
         if claim_permutation is not None:
             layout, perm = (claims.parse_permutation(claim_permutation)
                             if isinstance(claim_permutation, str) else claim_permutation)
-            report.theorems.append(claims.permutation_claim(engine, layout, perm))
+            add("claim:permutation", lambda: claims.permutation_claim(engine, layout, perm))
         for name in names:
-            report.theorems.append(_concrete(engine, name))
+            add(name, lambda name=name: _concrete(engine, name))
         if general:
             gen = [n for n in GENERAL_THEOREMS if theorems is None or n in theorems]
-            report.theorems.extend(_general(encoding, gen, seed))
+            report.theorems.extend(_general(encoding, gen, seed, timeout))
     except _CrossCheckFailure as exc:
         report.theorems.append(Proof("crosscheck", "every proof agrees with mpmath", "unknown",
                                      note=f"internal error, please report: {exc}"))

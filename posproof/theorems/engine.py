@@ -11,7 +11,6 @@ every identity that does not reduce to 0 goes to a counterexample search.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from fractions import Fraction
 from typing import Any
 
 import mpmath
@@ -21,6 +20,8 @@ from ..encoding import DELTA, Encoding, X
 from ..layouts import LAYOUTS, permutation
 from ..precise import DEFAULT_DPS, mp_value, mp_values
 from ..report import Proof, Step
+from ..validated import irrational
+from .budget import Deadline
 from .identities import (
     _CONFIRM_DIGITS,
     A,
@@ -30,26 +31,36 @@ from .identities import (
     _count,
     _CrossCheckFailure,
     _dps,
-    _exact,
     _fmt,
     _Model,
-    _mp,
     _mp_entry,
-    _mpq,
     _ratio,
     _tol,
     _visibly_nonzero,
     is_zero,
 )
+from .search import (
+    MAX_BITS,
+    candidate_points,
+    column,
+    spread,
+    translation_sides,
+    validated_search,
+)
+from .trigzero import pretest_points
 
 
 # --------------------------------------------------------------------------- engine
 class _Engine:
     def __init__(self, enc: Encoding, seed: int = 0) -> None:
+        #: The budget of the theorem being proved (set by :func:`posproof.prove` per theorem).
+        self.deadline = Deadline(None)
         self.m = _Model(enc)
         self.m.rng.seed(seed)
         self.enc = enc
         self.identity_cache: dict[Any, bool | None] = {}
+        #: Keys of identities certainly false at an exact point (an interval enclosure).
+        self.visibly_false: set[Any] = set()
         self._t: dict[str, dict[tuple[int, int], sp.Expr]] = {}
         self._block_cache: list[tuple[tuple[int, ...], sp.Matrix]] | None = None
 
@@ -60,10 +71,22 @@ class _Engine:
         return self._t[convention]
 
     def prove_identity(self, key: Any, build: Callable[[], Iterable[sp.Expr]]) -> bool | None:
-        """Prove every expression of a group identity is 0, caching by its shape."""
+        """Prove every expression of a group identity is 0, caching by its shape.
+
+        Tried numerically first: an identity certainly non-zero at one exact point
+        (an interval enclosure) is not expanded at all."""
         if key not in self.identity_cache:
-            results = [is_zero(e) for e in build()]
-            self.identity_cache[key] = True if all(r is True for r in results) else None
+            exprs = list(build())
+            if _visibly_nonzero(exprs, self.deadline):
+                self.identity_cache[key] = None
+                self.visibly_false.add(key)
+            else:
+                results = []
+                for e in exprs:
+                    results.append(is_zero(e, self.deadline))
+                    if results[-1] is not True:
+                        break
+                self.identity_cache[key] = True if all(r is True for r in results) else None
         return self.identity_cache[key]
 
     def outside_entries(self, dok: dict[tuple[int, int], sp.Expr]) -> list[tuple[int, int]]:
@@ -78,6 +101,7 @@ class _Engine:
         worst = mpmath.mpf(0)
         omega = self.m.omega_max
         for x, y in pairs:
+            self.deadline.check(f"the cross-check of {name}")
             # Angles ω·x lose |ω·x|·10^-dps in mpmath: add that many digits, keep the tolerance.
             extra = max(0, int(mpmath.log10(max(1, omega) * (1 + abs(x) + abs(y)))) + 5)
             with mpmath.workdps(DEFAULT_DPS + extra):
@@ -118,6 +142,7 @@ class _Engine:
         unproved = []
         shapes = {}
         for g, cols in enumerate(self.m.groups):
+            self.deadline.check(f"{name}: the group identities")
             freqs = self.m.group_freqs(cols)
             if outside:
                 unproved.append(g)
@@ -142,8 +167,12 @@ class _Engine:
                 concrete = {W[i]: f for i, f in enumerate(freqs)}
                 ckey = (key, tuple(freqs))
                 exprs = [e.xreplace(concrete) for e in build()]
-                if _visibly_nonzero(exprs) or self.prove_identity(ckey, lambda: exprs) is None:
+                if self.prove_identity(ckey, lambda: exprs) is None:
                     unproved.append(g)
+                    if ckey in self.visibly_false:
+                        # Certainly false for this group's own frequencies: the statement
+                        # is false; search for the counterexample now, not after every group.
+                        break
                     continue
             shapes.setdefault(key, (cols, block))
         if not unproved:
@@ -162,14 +191,12 @@ class _Engine:
                 row_dok, x, dl, self.m.sample_groups())[0], scale=lambda x, dl: abs(x) + abs(dl))
             return Proof(name, statement, "proved", steps, crosscheck=cc)
         cols = [j for g in unproved for j in self.m.groups[g]]
-        return self.search(name, statement, steps, lambda x, dl: self._translation_residual(
-            row_dok, x, dl, [self.m.groups[g] for g in unproved], stop=True), cols)
+        return self.search(name, statement, steps, translation_sides(
+            self.enc, row_dok, spread([self.m.groups[g] for g in unproved])), cols)
 
     def _translation_residual(self, row_dok: dict[tuple[int, int], sp.Expr], x: int, dl: int,
-                              groups: Sequence[tuple[int, ...]],
-                              stop: bool = False) -> tuple[mpmath.mpf, dict]:
-        """Largest |PE(x+Δ) − PE(x)·T(Δ)| over the groups' columns (the first confirmed
-        failure when ``stop``: a refutation needs one column, not the worst)."""
+                              groups: Sequence[tuple[int, ...]]) -> tuple[mpmath.mpf, dict]:
+        """Largest |PE(x+Δ) − PE(x)·T(Δ)| over the groups' columns (the cross-check)."""
         with mpmath.workdps(_dps()):
             worst, where = mpmath.mpf(-1), {}
             by_col: dict[int, list[tuple[int, sp.Expr]]] = {}
@@ -183,8 +210,6 @@ class _Engine:
                     r = abs(lhs - rhs)
                     if r > worst:
                         worst, where = r, {"column": j, "lhs": _fmt(lhs), "rhs": _fmt(rhs)}
-                        if stop and r > mpmath.mpf(10) ** -_CONFIRM_DIGITS:
-                            return worst, where
             return worst, where
 
     def no_translation(self, name: str, statement: str, problems: list[str]) -> Proof:
@@ -193,9 +218,9 @@ class _Engine:
         if all(f in ("sin", "zero") for f in enc.column_funcs):
             # Zero witness: PE(0) = 0 exactly, so any linear T maps it to 0 ≠ PE(Δ).
             zero = enc.vector(0)
-            if all(v == 0 for v in zero):
+            col = next((j for j, f in enumerate(enc.column_funcs) if f == "sin"), None)
+            if col is not None and all(v == 0 for v in zero):   # all-zero PE: no witness
                 with mpmath.workdps(_dps()):
-                    col = next(j for j, f in enumerate(enc.column_funcs) if f == "sin")
                     value = self.m.pe_mp(col, 1)
                 if abs(value) > mpmath.mpf(10) ** -_CONFIRM_DIGITS:
                     steps.append(Step("PE(0) = 0 exactly, so PE(0)·T = 0 for every matrix T, "
@@ -245,29 +270,24 @@ class _Engine:
         return None
 
     def search(self, name: str, statement: str, steps: list[Step],
-               residual: Callable[[int, int], tuple[mpmath.mpf, dict]],
-               cols: Sequence[int]) -> Proof:
-        """Look for a counterexample in mpmath; refuted if found, unknown if not."""
+               sides: list[tuple[dict, sp.Expr, sp.Expr]], cols: Sequence[int]) -> Proof:
+        """Look for a counterexample at exact points with interval arithmetic
+        (:mod:`posproof.theorems.search`); refuted if one is found, unknown if not."""
         steps.append(Step(f"the identity does not reduce to 0 on dims {list(cols)[:8]}"
-                          f"{'…' if len(cols) > 8 else ''}", "expand_trig"))
-        third, sevenths = Fraction(1, 3), Fraction(2, 7)
-        # Integers and non-integers: for ω a rational multiple of π, integer points see only
-        # a few angles (π/2·ℤ), where a wrong block can agree with the right one.
-        randoms = zip(self.m.points(), self.m.points(), strict=True)
-        candidates = [(1, 1), (0, 1), (3, 2), (10, 7), (third, sevenths), (sevenths, third),
-                      (1 + third, 5 + sevenths), *randoms]
-        for x, dl in candidates:
-            with mpmath.workdps(_dps() + 10):
-                value, where = residual(_mpq(x), _mpq(dl))
-            if value > mpmath.mpf(10) ** -_CONFIRM_DIGITS:
-                xs, ds = _exact(x), _exact(dl)
-                steps.append(Step(f"counterexample at x = {xs}, Δ = {ds}: residual "
-                                  f"{_fmt(value, 6)}", f"mpmath at {DEFAULT_DPS} digits"))
-                return Proof(name, statement, "refuted", steps, counterexample={
-                    "x": xs, "delta": ds, **where, "residual": _fmt(value),
-                    "dps": DEFAULT_DPS})
-        return Proof(name, statement, "unknown", steps,
-                     note="no symbolic proof and no counterexample at the points tried")
+                          f"{'…' if len(cols) > 8 else ''}", "exact rewriting"))
+        randoms = list(zip(self.m.points(), self.m.points(), strict=True))
+        # The pretest's points too: a group certainly false there is where the search stops.
+        ce = validated_search(sides, candidate_points([*randoms, *pretest_points(X, DELTA)]),
+                              self.deadline)
+        if ce is None:
+            return Proof(name, statement, "unknown", steps,
+                         note="no symbolic proof, and no counterexample at the exact points "
+                              f"tried (interval arithmetic up to {MAX_BITS} bits)")
+        steps.append(Step(f"counterexample at x = {ce['x']}, Δ = {ce['delta']}: residual "
+                          f"{ce['residual']}, enclosure [{ce['residual_enclosure'][0]}, "
+                          f"{ce['residual_enclosure'][1]}] excludes 0",
+                          f"interval arithmetic at {ce['bits']} bits"))
+        return Proof(name, statement, "refuted", steps, counterexample=ce)
 
     # -- dot product and norm ----------------------------------------------------
     def dot_product(self) -> Proof:
@@ -523,12 +543,14 @@ class _Engine:
                 same = (alt.column_funcs[j] == enc.column_funcs[perm[j]]
                         and alt.column_frequency(j) == enc.column_frequency(perm[j]))
                 if not same:
-                    return self.search(name, statement, steps, lambda x, dl: (
-                        abs(_mp(alt, j, x) - _mp(enc, perm[j], x)), {"layout": other}), [j])
+                    return self.search(name, statement, steps, [(
+                        {"layout": other, "column": j}, column(alt, j, X),
+                        column(enc, perm[j], X))], [j])
             t_alt = alt.translation_entries(DELTA, "row")
             mapped = {(perm[i], perm[j]): v for (i, j), v in t_alt.items()}
             if mapped.keys() != t_src.keys() or any(
-                    not (mapped[ij] == t_src[ij] or is_zero(mapped[ij] - t_src[ij]))
+                    not (mapped[ij] == t_src[ij]
+                         or is_zero(mapped[ij] - t_src[ij], self.deadline))
                     for ij in mapped):
                 return Proof(name, statement, "unknown", steps,
                              note=f"T_{other} ≠ Pᵀ T P entrywise")
@@ -550,27 +572,30 @@ class _Engine:
                          [Step("every column is 0", "column structure")],
                          values={"period": "any"})
         base = freqs[0]
-        denominators = []
+        ratios: list[sp.Rational] = [sp.Integer(1)]
         for k, f in enumerate(freqs[1:], start=1):
             ratio = _ratio(f, base)
             if ratio is None:
                 return Proof(name, "the curve of positions is periodic or aperiodic", "unknown",
-                             steps, note=f"could not decide whether ω_{k}/ω_0 is rational")
+                             steps, note=f"could not decide whether ω_{k}/ω_0 is rational "
+                             "(no exact simplification to a rational, no named "
+                             "irrationality proof)")
             if ratio is False:
-                steps.append(Step(f"ω_{k}/ω_0 = {sp.sstr(sp.Pow(f, 1) / base)} is irrational",
-                                  "irrational ratio"))
+                reason = irrational(sp.Mul(f.doit(), 1 / base.doit()))
+                steps.append(Step(f"ω_{k}/ω_0 = {sp.sstr(sp.Pow(f, 1) / base)} is irrational: "
+                                  f"{reason}", "irrational ratio"))
                 steps.append(Step("a common period would make ω_k/ω_0 = m_k/m_0 rational",
                                   "contradiction"))
                 return Proof(name, "the curve of positions is aperiodic (no P > 0 with "
                              "PE(x+P) = PE(x))", "proved", steps,
                              crosscheck={"method": "exact: irrationality of a frequency "
-                                         "ratio", "pair": [0, k]},
+                                         "ratio", "pair": [0, k], "proof": reason},
                              values={"period": "none"})
-            denominators.append(ratio.q)
-        m0 = sp.ilcm(*denominators, 1) if denominators else 1
+            ratios.append(ratio)
+        m0 = sp.ilcm(*(r.q for r in ratios), 1)
         period = 2 * sp.pi * m0 / base.doit()
-        turns = [sp.simplify(f.doit() * period / (2 * sp.pi)) for f in freqs]
-        if not all(t.is_integer for t in turns):
+        turns = [r * m0 for r in ratios]       # ω_k·P/2π = (ω_k/ω_0)·m0, exact rationals
+        if not all(t.is_Integer for t in turns):  # pragma: no cover - m0 clears denominators
             return Proof(name, "the curve of positions is periodic", "unknown", steps,
                          note="the computed period did not check")
         steps.append(Step(f"all ratios ω_k/ω_0 are rational; lcm of their denominators = {m0}",

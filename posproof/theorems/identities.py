@@ -4,7 +4,7 @@ The engine never simplifies a d×d product: it reduces each statement to one
 small identity per group of columns (a (sin, cos) pair or a padding column).
 This module holds what those identities are built from and how they are
 decided: the symbols (W, the per-group frequency symbols; Y, A, B, KSYM …),
-:func:`is_zero` (trig expansion, never a numeric guess), the
+:func:`is_zero` (exact rewriting within a budget, never a numeric guess), the
 :class:`_Abstractor` that replaces exact frequencies by W, the
 :class:`_Model` that sees an encoding group by group (symbolically and in
 mpmath), the exact frequency ratio :func:`_ratio`, and the small numeric
@@ -21,9 +21,12 @@ from typing import Any
 import mpmath
 import sympy as sp
 
-from ..encoding import DELTA, Encoding, X
+from ..encoding import Encoding
 from ..errors import PosproofError
 from ..precise import DEFAULT_DPS, mp_value, mp_values
+from ..validated import irrational, rational_value
+from .budget import Deadline
+from .trigzero import is_zero_exp, largest_multiple, nonzero_somewhere
 
 Y = sp.Symbol("y", real=True)
 A = sp.Symbol("a", real=True)
@@ -35,29 +38,42 @@ NSYM = sp.Symbol("n", integer=True, positive=True)
 
 _TRIG = {"sin": sp.sin, "cos": sp.cos}
 _MAX_OPS = 400          # identities larger than this are not attempted: answer unknown
+_MAX_MULTIPLE = 12      # expand_trig turns sin(m·u) into a degree-m polynomial: only small m
 _CONFIRM_DIGITS = 20    # a residual above 10**-20 at 50 digits is a confirmed counterexample
 
 
 # --------------------------------------------------------------------------- identities
-def is_zero(expr: sp.Expr) -> bool | None:
-    """Prove ``expr == 0`` by trig expansion; ``None`` when no rewrite reaches 0.
+def is_zero(expr: sp.Expr, deadline: Deadline | None = None) -> bool | None:
+    """Prove ``expr == 0`` by exact rewriting; ``None`` when no rewrite reaches 0.
 
-    Only ever called on one small group identity, never on a d×d product.
+    Only ever called on one small group identity, never on a d×d product.  First
+    the exponential normal form (:func:`posproof.theorems.trigzero.is_zero_exp`,
+    bounded in size whatever the multiples in the arguments), then, for small
+    expressions whose arguments hold no multiple above :data:`_MAX_MULTIPLE`,
+    trig expansion.  Past ``deadline`` it raises
+    :class:`posproof.theorems.budget.OutOfBudget`.
 
     >>> w, x = sp.symbols("w x", real=True)
     >>> is_zero(sp.sin(w*x)**2 + sp.cos(w*x)**2 - 1)
     True
+    >>> is_zero(sp.sin(999*w*x)**2 + sp.cos(999*w*x)**2 - 1)
+    True
     >>> is_zero(sp.sin(w*x) - sp.cos(w*x)) is None
     True
     """
+    deadline = deadline or Deadline(None)
     expr = sp.sympify(expr)
     if expr == 0:
         return True
-    if sp.count_ops(expr) > _MAX_OPS:
+    if is_zero_exp(expr, deadline):
+        return True
+    if sp.count_ops(expr) > _MAX_OPS or largest_multiple(expr) > _MAX_MULTIPLE:
         return None
+    deadline.check("the trigonometric expansion of an identity")
     expanded = sp.expand(expr, trig=True)
     if expanded == 0 or sp.expand(_pythagoras(expanded)) == 0:
         return True
+    deadline.check("the trigonometric expansion of an identity")
     if sp.expand(expanded.rewrite(sp.exp)) == 0:
         return True
     return None
@@ -99,7 +115,12 @@ class _Abstractor:
         self._cache: dict[tuple[sp.Expr, sp.Expr], bool] = {}
         self._templates: dict[tuple[Any, ...], sp.Expr] = {}
 
-    def _match(self, coeff: sp.Expr | None, freqs: Sequence[sp.Expr]) -> int | None:
+    def _match(self, coeff: sp.Expr | None, freqs: Sequence[sp.Expr]
+               ) -> tuple[int, sp.Rational] | None:
+        """(i, r) when coeff = r·freqs[i] exactly: r = 1 by :func:`_same_number`, or any
+        non-zero rational r that SymPy's automatic evaluation of coeff/freqs[i] produces
+        (999·10^(63/64)/10 over 10^(-1/64) evaluates to the Integer 999) — an exact
+        rewriting, so sin(c·v) = sin(r·w_i·v) at w_i = freqs[i]."""
         if coeff is None or coeff.free_symbols:
             return None
         for i, freq in enumerate(freqs):
@@ -107,7 +128,11 @@ class _Abstractor:
             if key not in self._cache:
                 self._cache[key] = _same_number(coeff, freq)
             if self._cache[key]:
-                return i
+                return i, sp.Integer(1)
+        for i, freq in enumerate(freqs):
+            ratio = sp.Mul(coeff, sp.Pow(freq, -1))
+            if ratio.is_Rational and ratio != 0:   # an evaluated Rational object, not a flag
+                return i, ratio
         return None
 
     def __call__(self, expr: sp.Expr, var: sp.Symbol, freqs: Sequence[sp.Expr]) -> sp.Expr:
@@ -117,17 +142,17 @@ class _Abstractor:
         if expr.is_Mul and len(expr.args) == 2 and expr.args[0] == -1:
             sign, core = -1, expr.args[1]
         if core.func in (sp.sin, sp.cos):
-            i = self._match(_coefficient(core.args[0], var), freqs)
-            if i is not None:
-                key = (core.func, i, var, sign)
+            match = self._match(_coefficient(core.args[0], var), freqs)
+            if match is not None:
+                key = (core.func, *match, var, sign)
                 if key not in self._templates:
-                    self._templates[key] = sign * core.func(W[i] * var)
+                    self._templates[key] = sign * core.func(match[1] * W[match[0]] * var)
                 return self._templates[key]
         mapping = {}
         for atom in expr.atoms(sp.sin, sp.cos):
-            i = self._match(_coefficient(atom.args[0], var), freqs)
-            if i is not None:
-                mapping[atom] = atom.func(W[i] * var)
+            match = self._match(_coefficient(atom.args[0], var), freqs)
+            if match is not None:
+                mapping[atom] = atom.func(match[1] * W[match[0]] * var)
         return expr.xreplace(mapping)
 
 
@@ -190,14 +215,10 @@ class _Model:
                 self.rng.randrange(10**6, 10**7), self.rng.randrange(-(10**5), 0)][:count]
 
 
-def _visibly_nonzero(exprs: Sequence[sp.Expr]) -> bool:
-    """True when an identity is numerically false at a generic point (so not worth a
-    symbolic attempt); it decides nothing by itself — refutations are confirmed later."""
-    env = {X: mpmath.mpf("0.3711"), DELTA: mpmath.mpf("1.1317")}
-    try:
-        return any(abs(mp_value(e, 30, env)) > 1e-12 for e in exprs)
-    except (ValueError, TypeError):
-        return False
+def _visibly_nonzero(exprs: Sequence[sp.Expr], deadline: Deadline | None = None) -> bool:
+    """True when an identity is certainly false at an exact rational point (an interval
+    enclosure excludes 0): no symbolic attempt is worth making."""
+    return nonzero_somewhere(exprs, deadline)
 
 
 def _count(n: int, noun: str, plural: str | None = None) -> str:
@@ -216,13 +237,6 @@ def _mp_entry(expr: sp.Expr, env: dict[sp.Symbol, Any]) -> mpmath.mpf:
 
 def _tol(*scales: Any) -> mpmath.mpf:
     return mpmath.mpf(10) ** (-(DEFAULT_DPS - 15)) * (1 + max(abs(mpmath.mpf(s)) for s in scales))
-
-
-def _mpq(value: int | Fraction) -> Any:
-    """An exact position as an mpmath number (integers stay integers)."""
-    if isinstance(value, Fraction) and value.denominator != 1:
-        return mpmath.mpf(value.numerator) / value.denominator
-    return int(value)
 
 
 def _exact(value: int | Fraction) -> int | str:
@@ -246,29 +260,23 @@ def _mp(enc: Encoding, j: int, x: int) -> mpmath.mpf:
 def _ratio(a: sp.Expr, b: sp.Expr) -> sp.Rational | bool | None:
     """a/b as a Rational, False when provably irrational, None when unknown.
 
-    A ratio of products of rational powers of integers is decided exactly by
-    unique factorisation: Π p^e is rational iff every combined exponent e is an
-    integer.
+    Irrational only with a named proof (:func:`posproof.validated.irrational`:
+    unique factorisation for products of rational powers of rationals,
+    Lindemann for π^k or e^r times such a product), never from SymPy's
+    ``is_rational`` flag, and never when a/b agrees with a rational of small
+    height to 100 digits.  Rational only when proved exactly
+    (:func:`posproof.validated.rational_value`).
 
     >>> _ratio(sp.Integer(500000) ** sp.Rational(-1, 20), sp.Integer(1))
     False
     >>> _ratio(sp.pi / 8, sp.pi / 2)
     1/4
+    >>> _ratio((1 / (sp.sqrt(2) - 1) - 1) ** 2, sp.Integer(1))
+    2
     """
     ratio = sp.Mul(a.doit(), 1 / b.doit())
     if ratio.is_Rational:
         return ratio
-    exponents: dict[int, sp.Rational] = {}
-    for base, exp in ratio.as_powers_dict().items():
-        if not (base.is_Rational and base > 0 and exp.is_Rational):
-            # Not a product of rational powers (e.g. e^-1): SymPy's number theory decides
-            # some of these (Lindemann for exp of a non-zero rational); otherwise unknown.
-            return False if ratio.is_rational is False else None
-        for part, sign in ((int(base.p), 1), (int(base.q), -1)):
-            if part > 10**30:
-                return None
-            for prime, mult in sp.factorint(part).items():
-                exponents[prime] = exponents.get(prime, 0) + sign * mult * exp
-    if all(e.is_integer for e in exponents.values()):
-        return sp.Mul(*(sp.Integer(p) ** e for p, e in exponents.items()))
-    return False
+    if irrational(ratio) is not None:
+        return False
+    return rational_value(ratio)
