@@ -200,6 +200,15 @@ class BaseBound:
         exact = base if isinstance(base, (int, sp.Basic)) else sp.Rational(value)
         return _point_status(self._kernel, exact, self.length)[0]
 
+    def entry(self, base: Any) -> dict[str, Any]:
+        """The numbers explore and the sweep metrics report for an encoding of this base."""
+        return {"base_bound": None if self.bound is None else _short(self.bound),
+                "base_ok": self.is_good(base),
+                "base_all_good_above": None if self.interval or self.threshold is None
+                else _short(self.threshold),
+                "base_good_set_is_interval": self.interval,
+                "base_undecided": self.undecided}
+
     def to_dict(self) -> dict[str, Any]:
         return {"length": self.length, "dim": self.dim,
                 "range": [_text(self.lowest), _text(self.highest)],
@@ -238,6 +247,28 @@ class BaseBound:
             else:
                 text += "; NOT an interval; the top of the range is not good"
         return text + f"; {self.undecided} undecided"
+
+
+def parse_base_range(text: str) -> tuple[float, float]:
+    """'LO,HI' (numbers like 2 or 1e12) as a checked base range for :func:`base_bound`.
+
+    >>> parse_base_range("2, 1e12")
+    (2.0, 1000000000000.0)
+    """
+    parts = str(text).split(",")
+    if len(parts) != 2:
+        raise InvalidParameter(f"--base-range {text!r}: expected LO,HI, e.g. 2,1e12")
+    values = []
+    for part in parts:
+        try:
+            values.append(float(part))
+        except ValueError:
+            raise InvalidParameter(f"--base-range {text!r}: {part.strip()!r} is not a number"
+                                   ) from None
+    lo, hi = values
+    if not (math.isfinite(lo) and math.isfinite(hi) and 1 < lo < hi <= HIGHEST):
+        raise InvalidParameter(f"--base-range {text!r}: need 1 < LO < HI <= {HIGHEST:g}")
+    return lo, hi
 
 
 def _text(value: Any) -> Any:
@@ -307,7 +338,7 @@ def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1
 
     >>> bb = base_bound(64, 8, lowest=2, highest=1e4, integer_bases=True)
     >>> bb.bound, bb.witness_m, bb.interval, bb.undecided
-    (40, 34, True, 0)
+    (3889, 22, False, 0)
     """
     start = time.perf_counter()
     length, dim = _length(length), check_int("dim", dim, minimum=2, maximum=MAX_DIM)
@@ -351,6 +382,7 @@ def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1
             shown = True
     if shown and progress is not None:
         progress("certified base search", 1000, 1000)
+        getattr(progress, "close", lambda: None)()   # the CLI's bar clears its line
     if kernel.work > MAX_WORK:
         out.notes.append("the work budget ran out: the rest of the range is undecided")
     (_integer_islands if integer_bases else _real_islands)(out)
