@@ -117,8 +117,8 @@ def _base_options(args: argparse.Namespace) -> dict[str, Any]:
     from .explore.basebound import parse_base_range
 
     bar = _ProgressBar(sys.stderr) if sys.stderr.isatty() else None
-    return {"base_range": parse_base_range(args.base_range), "integer_bases": args.integer_bases,
-            "progress": bar}
+    return {"base_range": parse_base_range(getattr(args, "base_range", "2,1e12")),
+            "integer_bases": bool(getattr(args, "integer_bases", False)), "progress": bar}
 
 
 def _dtypes(text: str) -> list[str]:
