@@ -42,12 +42,15 @@ HIGHEST = 1e15          # ln b ≤ 34.6 keeps the θ error bound ρ small
 MAX_WORK = 4 * 10**10   # length × pairs × evaluations: past it intervals are left undecided
 
 
-def _kernel_values(theta: np.ndarray, length: int) -> tuple[np.ndarray, float]:
-    """B(m) = Σ_k cos(mθ_k) for m = 0 … L from float64 θ taken as exact: (values, bound).
+def _kernel_values(theta: np.ndarray, length: int, weight: np.ndarray | None = None
+                   ) -> tuple[np.ndarray, float] | tuple[np.ndarray, float, np.ndarray, float]:
+    """B(m) = Σ_k cos(mθ_k) for m = 0 … L from float64 θ taken as exact: (values, bound);
+    with ``weight`` also W(m) = Σ_k w_k sin(mθ_k) and its bound.
 
     Δ = qB + r, Re(A·Bᵀ) with A[q,k] = e^{iθ_k qB} and B[r,k] = e^{iθ_k r}.
     Bound: phases within 2.02u·Lθ_max each (θ's rounding included), sin/cos
-    within 4u, two GEMMs within γ_n·n each.
+    within 4u, two GEMMs within γ_n·n each; for W the same per term times w_k
+    (w_k ≥ 0 taken as exact, plus u for the product): n → Σ w_k.
     """
     n = theta.size
     block = math.isqrt(length) + 1
@@ -55,18 +58,30 @@ def _kernel_values(theta: np.ndarray, length: int) -> tuple[np.ndarray, float]:
     b = np.multiply.outer(np.arange(block, dtype=np.float64), theta)
     cb, sb = np.cos(b).T.copy(), np.sin(b).T.copy()
     out = np.empty(rows * block)
+    if weight is not None:
+        cbw, sbw = (cb * weight[:, None]).copy(), (sb * weight[:, None]).copy()
+        wout = np.empty(rows * block)
     step = max(1, (1 << 21) // block)
     for q0 in range(0, rows, step):
         a = np.multiply.outer(np.arange(q0, min(rows, q0 + step), dtype=np.float64) * block,
                               theta)
+        ca, sa = np.cos(a), np.sin(a)
         # einsum's own loop, not BLAS: for these small products a multi-threaded BLAS
         # is several times slower on a busy machine, and never faster here
-        vals = (np.einsum("qk,kr->qr", np.cos(a), cb, optimize=False)
-                - np.einsum("qk,kr->qr", np.sin(a), sb, optimize=False))
+        vals = (np.einsum("qk,kr->qr", ca, cb, optimize=False)
+                - np.einsum("qk,kr->qr", sa, sb, optimize=False))
         out[q0 * block:q0 * block + vals.size] = vals.reshape(-1)
+        if weight is not None:
+            wv = (np.einsum("qk,kr->qr", sa, cbw, optimize=False)
+                  + np.einsum("qk,kr->qr", ca, sbw, optimize=False))
+            wout[q0 * block:q0 * block + wv.size] = wv.reshape(-1)
     gamma = n * U / (1 - n * U)
-    eps = 1.01 * (n * (4.04 * U * length * float(theta.max()) + 16 * U) + 2 * gamma * n + U * n)
-    return out[:length + 1], eps
+    per = 4.04 * U * length * float(theta.max()) + 16 * U
+    eps = 1.01 * (n * per + 2 * gamma * n + U * n)
+    if weight is None:
+        return out[:length + 1], eps
+    total = float(weight.sum()) * (1 + n * U)
+    return out[:length + 1], eps, wout[:length + 1], 1.01 * total * (per + 2 * gamma + 2 * U)
 
 
 class _Kernel:
@@ -83,28 +98,80 @@ class _Kernel:
         """S with |∂B(m)/∂t| ≤ m·S on [a, ∞)."""
         return float((self.c * np.exp(-self.c * a)).sum()) * (1 + 1e-9)
 
-    def values(self, t: float, ms: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(m, B(m; t) in float64, error bound per m) for ``ms`` (None: every m ≤ L)."""
+    def curvature(self, a: float) -> tuple[float, float]:
+        """(S2, S3) with |∂²B(m)/∂t²| ≤ m²·S2 + m·S3 on [a, ∞)."""
+        theta = np.exp(-self.c * a)
+        return (float((self.c ** 2 * theta ** 2).sum()) * (1 + 1e-9),
+                float((self.c ** 2 * theta).sum()) * (1 + 1e-9))
+
+    def spread(self, t: float, ms: np.ndarray | None, a: float, radius: float
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(m, B(m; t) in float64, half-width r_m): B(m; s) ∈ [value ± r_m] for |s − t| ≤ radius.
+
+        r_m = ε_m + min(m·S·R, (|D_m| + δ_m)·R + ½(m²S2 + m·S3)·R²): the slope bound, or
+        Taylor to second order around t with D_m = ∂B(m)/∂t at t (float64, within δ_m);
+        the smaller of the two per m.
+        """
+        ms, vals, errs, deriv = self.values(t, ms)
+        rate = ms * self.slope(a)
+        self.parts = (errs, rate, None, None)
+        first = rate * radius
+        if deriv is None:
+            return ms, vals, errs + first
+        value, bound = deriv
+        s2, s3 = self.curvature(a)
+        lin, quad = np.abs(value) + bound, (ms * ms * s2 + ms * s3) * (1 + 1e-9)
+        self.parts = (errs, rate, lin, quad)
+        second = lin * radius + 0.5 * quad * radius ** 2
+        return ms, vals, errs + np.minimum(first, second * (1 + 1e-9))
+
+    def reach(self, margin: np.ndarray, pick: np.ndarray) -> np.ndarray:
+        """Per m (``pick`` into the last :meth:`spread`): the radius r around its t over which
+        |B(m; s) − value| stays below ``margin`` (> ε_m) by the same two bounds."""
+        errs, rate, lin, quad = (None if x is None else x[pick] for x in self.parts)
+        room = margin - errs
+        r = room / np.maximum(rate, 1e-300)
+        if lin is not None:  # ½q r² + l r = room  ⇔  r = 2·room / (l + √(l² + 2q·room))
+            r = np.maximum(r, 2 * room / (lin + np.sqrt(lin * lin + 2 * quad * room)))
+        return np.where(room > 0, r * (1 - 1e-6), 0.0)
+
+    def values(self, t: float, ms: np.ndarray | None) -> tuple[np.ndarray, np.ndarray,
+                                                               np.ndarray, Any]:
+        """(m, B(m; t) in float64, error bound per m, (∂B/∂t, its error bound) or None)."""
         theta = np.exp(-self.c * t)
         rho = (2.1 * abs(t) + 4) * U
         total = float(theta.sum())
         self.evals += 1
         if ms is None or ms.size > (self.length + 1) // 8:
             self.work += (self.length + 1) * self.n // 4
-            vals, eps = _kernel_values(theta, self.length)
+            weight = self.c * theta         # w_k = c_k θ_k, within ρ + 2u relative
+            vals, eps, wvals, weps = _kernel_values(theta, self.length, weight)
             every = np.arange(self.length + 1)
             errs = eps + 1.01 * every * total * rho
+            # ∂B/∂t = m·W(m); W's terms also move by w_k·mθ_k·ρ (θ) and w_k·(ρ + 2u) (w)
+            bound = 1.02 * every * (weps + every * float((weight * theta).sum()) * rho
+                                    + float(weight.sum()) * (rho + 2 * U))
+            deriv = (every * wvals, bound)
             if ms is None:
-                return every, vals, errs
-            return ms, vals[ms], errs[ms]
-        self.work += ms.size * self.n
+                return every, vals, errs, deriv
+            return ms, vals[ms], errs[ms], (deriv[0][ms], bound[ms])
+        self.work += 2 * ms.size * self.n
         vals = np.empty(ms.size)
+        deriv = np.empty(ms.size)
+        weight = self.c * theta             # w_k = c_k θ_k, within ρ + 2u relative
         chunk = max(1, (1 << 20) // self.n)
         for i in range(0, ms.size, chunk):
             part = ms[i:i + chunk].astype(np.float64)
-            vals[i:i + chunk] = np.cos(np.multiply.outer(part, theta)).sum(axis=1)
+            phase = np.multiply.outer(part, theta)
+            vals[i:i + chunk] = np.cos(phase).sum(axis=1)
+            deriv[i:i + chunk] = part * (np.sin(phase) @ weight)
         errs = 1.01 * (ms * total * (rho + 2 * U) + 4 * U * self.n + self.gamma * self.n)
-        return ms, vals, errs
+        # each term m·w_k·sin(mθ_k): phase off by mθ_k(ρ + 2u), sin by 4u, w_k by ρ + 2u,
+        # the products by 2u, the sum by γ_n·Σ|terms|
+        wsum = float(weight.sum())
+        bound = 1.02 * ms * (ms * float((weight * theta).sum()) * (rho + 2 * U)
+                             + wsum * (rho + 8 * U + self.gamma))
+        return ms, vals, errs, (deriv, bound)
 
 
 @dataclass
@@ -291,18 +358,19 @@ def _short(value: Any) -> str:
 
 
 def _classify(kernel: _Kernel, a: float, c: float, cand: np.ndarray | None,
-              tries: np.ndarray) -> tuple[str, int | None, np.ndarray, np.ndarray]:
-    """State of [a, c]: ("good" | "bad" | "open", witness, m still in doubt, best witnesses)."""
+              tries: np.ndarray) -> tuple[str, Any, np.ndarray, np.ndarray]:
+    """State of [a, c]: ("good" | "bad" | "open", witness, m still in doubt, best witnesses).
+
+    When open, ``witness`` may be a settled core (state, witness, lo, hi) ⊂ [a, c]
+    around the midpoint (or None)."""
     p = 0.5 * (a + c)
     radius = max(c - p, p - a) * (1 + 4 * U)
-    slope = kernel.slope(a)
     if tries.size:  # the parent's best witnesses first: one m settles most bad intervals
-        ms, vals, errs = kernel.values(p, tries)
-        upper = vals + errs + ms * slope * radius
+        ms, vals, spread = kernel.spread(p, tries, a, radius)
+        upper = vals + spread
         if upper.min() < 0:
             return "bad", int(ms[int(np.argmin(upper))]), tries, tries
-    ms, vals, errs = kernel.values(p, cand)
-    spread = errs + ms * slope * radius
+    ms, vals, spread = kernel.spread(p, cand, a, radius)
     upper = vals + spread
     i = int(np.argmin(upper))
     if upper[i] < 0:
@@ -311,7 +379,20 @@ def _classify(kernel: _Kernel, a: float, c: float, cand: np.ndarray | None,
     if not doubt.any():
         return "good", None, ms[:0], ms[:0]
     best = ms[np.argsort(upper)[:4]]
-    return "open", None, ms[doubt], best
+    # what the midpoint settles around itself: the widest bad ball of one m, or the good
+    # ball where every m in doubt keeps its sign
+    if vals.min() < 0:
+        pick = np.flatnonzero(vals < 0)
+        reach = kernel.reach(-vals[pick], pick)
+        j = int(np.argmax(reach))
+        core = ("bad", int(ms[pick[j]]), float(reach[j]))
+    else:
+        pick = np.flatnonzero(doubt)
+        core = ("good", None, float(kernel.reach(vals[pick], pick).min()))
+    lo, hi = max(a, p - core[2]), min(c, p + core[2])
+    if not (core[2] > 0 and lo < hi and hi - lo >= 0.01 * (c - a)):
+        return "open", None, ms[doubt], best
+    return "open", (core[0], core[1], lo, hi), ms[doubt], best
 
 
 def _point_status(kernel: _Kernel, base: Any, length: int) -> tuple[str, int | None]:
@@ -355,18 +436,28 @@ def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1
     t_hi = math.log(highest) * (1 + 4 * U)
     span = t_hi - t_lo
     none = np.zeros(0, dtype=np.int64)
-    stack: list[tuple[float, float, np.ndarray | None, np.ndarray]] = [(t_lo, t_hi, None, none)]
+    stack: list[tuple[float, float, Any, Any]] = [(t_lo, t_hi, None, none)]
     pieces = out.pieces
     shown = False
     while stack:
         a, c, cand, tries = stack.pop()
-        if kernel.work > MAX_WORK:
+        if isinstance(cand, str):      # a core settled by its parent
+            state, witness = cand, tries
+        elif kernel.work > MAX_WORK:
             pieces.append(Piece(a, c, "undecided"))
             continue
-        state, witness, doubt, best = _classify(kernel, a, c, cand, tries)
-        if state == "open" and not _splittable(a, c, out):
+        else:
+            state, witness, doubt, best = _classify(kernel, a, c, cand, tries)
+        if state == "open" and witness is None and not _splittable(a, c, out):
             state = "undecided"
-        if state == "open":
+        if state == "open" and witness is not None:   # [a, lo], the core, [hi, c]
+            core_state, core_witness, lo, hi = witness
+            if hi < c:
+                stack.append((hi, c, doubt, best))
+            stack.append((lo, hi, core_state, core_witness))
+            if a < lo:
+                stack.append((a, lo, doubt, best))
+        elif state == "open":
             mid = 0.5 * (a + c)
             stack.append((mid, c, doubt, best))
             stack.append((a, mid, doubt, best))
