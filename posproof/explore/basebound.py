@@ -370,6 +370,13 @@ def _classify(kernel: _Kernel, a: float, c: float, cand: np.ndarray | None,
         upper = vals + spread
         if upper.min() < 0:
             return "bad", int(ms[int(np.argmin(upper))]), tries, tries
+        neg = np.flatnonzero(vals < 0)
+        if neg.size:  # no try covers [a, c], but one may cover a good part of it
+            reach = kernel.reach(-vals[neg], neg)
+            j = int(np.argmax(reach))
+            lo, hi = max(a, p - float(reach[j])), min(c, p + float(reach[j]))
+            if reach[j] > 0 and hi - lo >= 0.25 * (c - a):
+                return "open", ("bad", int(ms[neg[j]]), lo, hi), cand, tries
     ms, vals, spread = kernel.spread(p, cand, a, radius)
     upper = vals + spread
     i = int(np.argmin(upper))
