@@ -143,7 +143,7 @@ class Exploration:
                 ("first B(m) < 0",
                  lambda n: str(n["first_negative"]["m"] or f"none ≤ {self.length}")),
                 ("base bound (geom.)", lambda n: n.get("base_bound") or "—"),
-                ("base ≥ bound", lambda n: n.get("base_ok", "—")),
+                ("base is good", lambda n: n.get("base_ok", "—")),
                 ("pairs covered by L", lambda n: f"{n['bands']['count']}/{n['bands']['pairs']}"),
                 ("d_extra (T_train)", lambda n: str(n.get("critical_dimension", {})
                                                     .get("d_extra", "—"))),
