@@ -39,6 +39,8 @@ from ..schedules import Geometric
 from .metrics import U, _length, kernel_first_negative
 
 HIGHEST = 1e15          # ln b ≤ 34.6 keeps the θ error bound ρ small
+# a settled ball must be wide enough that its 10⁻⁶ relative slack dwarfs the rounding of p ± r
+_TINY = 4e6 * U
 MAX_WORK = 4 * 10**10   # length × pairs × evaluations: past it intervals are left undecided
 
 
@@ -375,7 +377,7 @@ def _classify(kernel: _Kernel, a: float, c: float, cand: np.ndarray | None,
             reach = kernel.reach(-vals[neg], neg)
             j = int(np.argmax(reach))
             lo, hi = max(a, p - float(reach[j])), min(c, p + float(reach[j]))
-            if reach[j] > 0 and hi - lo >= 0.25 * (c - a):
+            if reach[j] > _TINY * (abs(p) + 1) and hi - lo >= 0.25 * (c - a):
                 return "open", ("bad", int(ms[neg[j]]), lo, hi), cand, tries
     ms, vals, spread = kernel.spread(p, cand, a, radius)
     upper = vals + spread
@@ -397,7 +399,7 @@ def _classify(kernel: _Kernel, a: float, c: float, cand: np.ndarray | None,
         pick = np.flatnonzero(doubt)
         core = ("good", None, float(kernel.reach(vals[pick], pick).min()))
     lo, hi = max(a, p - core[2]), min(c, p + core[2])
-    if not (core[2] > 0 and lo < hi and hi - lo >= 0.01 * (c - a)):
+    if not (core[2] > _TINY * (abs(p) + 1) and hi - lo >= 0.01 * (c - a)):
         return "open", None, ms[doubt], best
     return "open", (core[0], core[1], lo, hi), ms[doubt], best
 
