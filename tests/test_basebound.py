@@ -92,6 +92,23 @@ def test_d128_finds_good_bases_below_the_old_grid_bound():
     assert not is_good(threshold - 1, 128, 1024)
 
 
+def test_undecided_intervals_are_never_called_good_or_bad(monkeypatch):
+    """With the work budget cut short, the rest of the range is undecided: reported and
+    counted, inside no island, and no smallest good base is claimed below it."""
+    monkeypatch.setattr(sys.modules["posproof.explore.basebound"], "MAX_WORK", 3000)
+    bb = base_bound(256, 16, lowest=10, highest=1e9)
+    assert bb.undecided == len(bb.undecided_where) >= 1
+    assert any("work budget" in n for n in bb.notes)
+    for lo, hi in bb.undecided_where:
+        for island in bb.islands:
+            assert float(hi) <= float(island.start[1]) or float(lo) >= float(island.end[0])
+    first_undecided = min(float(lo) for lo, _ in bb.undecided_where)
+    assert bb.bound is None or float(bb.bound) < first_undecided or "certified only" in " ".join(
+        bb.notes)
+    assert "undecided" in bb.summary()
+    assert "certified" in bb.summary() or bb.islands
+
+
 def test_every_base_in_a_bad_piece_has_its_witness():
     """A bad piece's witness m is negative at both of its ends (mpmath, 40 digits)."""
     bb = base_bound(300, 12, lowest=2, highest=1e5)

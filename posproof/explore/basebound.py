@@ -303,7 +303,8 @@ class BaseBound:
         where = (f"for L={self.length}, d={self.dim}, bases in [{_text(self.lowest)}, "
                  f"{_text(self.highest)}]")
         if not self.islands:
-            text = f"no good base {where}"
+            text = (f"no good base {where}" if not self.undecided else
+                    f"no good base certified {where} (the undecided intervals may hold some)")
         else:
             lo, hi = self.smallest  # type: ignore[misc]
             first = (f"= {_text(hi)}" if lo == hi else f"∈ [{_text(lo)}, {_text(hi)}]")
@@ -533,7 +534,8 @@ def _real_islands(out: BaseBound) -> None:
             pieces[i - 2] if i >= 2 else None)
         out.islands.append(Island(start, end, below.witness if below else None))
     if out.undecided:
-        out.notes.append(f"{out.undecided} undecided interval(s) at the resolution limit: "
+        out.notes.append(f"{out.undecided} undecided interval(s) (resolution limit or work "
+                         "budget): "
                          "the smallest good base is certified only if none lies below it")
 
 
