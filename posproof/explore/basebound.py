@@ -15,11 +15,16 @@ Why it is rigorous (docs/base-bound.md has the long form):
   (relative error ρ = (2.1|p| + 4)u) — the whole vector m = 0 … L by the GEMM
   trick of :func:`_kernel_values` (bound stated there), or only the m still in
   doubt directly, within ε_m = 1.01·(m·Σθ·(ρ + 2u) + 4u·n + γ_n·n);
-* so B(m; t) ∈ [V_m − ε_m − m·S(a)·R, V_m + ε_m + m·S(a)·R] on [p − R, p + R];
+* second order: |∂²B(m)/∂t²| ≤ m²·Σc_k²θ_k(a)² + m·Σc_k²θ_k(a) on [a, c], so
+  with D_m = ∂B(m)/∂t at p (float64, within δ_m) the spread over the radius R
+  is also ≤ (|D_m| + δ_m)·R + ½(m²S₂ + mS₃)·R²; the smaller bound is used;
+* so B(m; t) ∈ [V_m − ε_m − spread_m, V_m + ε_m + spread_m] on [p − R, p + R];
   an interval is all good when every lower end is > 0, all bad when one upper
-  end is < 0.  A child interval only re-evaluates the m its parent could not
-  certify good (the others are good on the whole parent), so the work goes to
-  the few m that decide each island's ends.
+  end is < 0; otherwise the ball around p that one m keeps negative (or every
+  doubtful m keeps positive) is settled and the rest bisected.  A child interval
+  only re-evaluates the m its parent could not certify good (the others are
+  good on the whole parent), so the work goes to the few m that decide each
+  island's ends.
 """
 
 from __future__ import annotations
