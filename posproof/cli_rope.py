@@ -97,13 +97,28 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         help="training length T of the critical dimension (explore default L; "
                              "explain default the config's (original_)max_position_embeddings)")
     parser.add_argument("--base-bound", action="store_true",
-                        help="also scan bases for Men et al.'s base bound at L (a few seconds)")
+                        help="also search bases for Men et al.'s base bound at L: a certified "
+                             "branch and bound, every island of good bases (seconds)")
+    parser.add_argument("--base-range", metavar="LO,HI", default="2,1e12",
+                        help="bases searched by --base-bound (default 2,1e12)")
+    parser.add_argument("--integer-bases", action="store_true",
+                        help="--base-bound over integer bases only: island ends exact")
     parser.add_argument("--dtypes", default="float32,float16,bfloat16",
                         help="dtypes of the audit, comma-separated ('' for none)")
     parser.add_argument("--plot", metavar="FILE", help="write the overlaid curves to FILE "
                         "(needs matplotlib: pip install 'posproof[plot]')")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random test points")
+
+
+def _base_options(args: argparse.Namespace) -> dict[str, Any]:
+    """explore's base-bound options from --base-range / --integer-bases (progress on a tty)."""
+    from .cli import _ProgressBar
+    from .explore.basebound import parse_base_range
+
+    bar = _ProgressBar(sys.stderr) if sys.stderr.isatty() else None
+    return {"base_range": parse_base_range(getattr(args, "base_range", "2,1e12")),
+            "integer_bases": bool(getattr(args, "integer_bases", False)), "progress": bar}
 
 
 def _dtypes(text: str) -> list[str]:
@@ -160,7 +175,8 @@ def _explore(args: argparse.Namespace) -> int:
                                "rope:base=500000,dim=128,scaling=llama3,factor=8")
     result = explore(encodings, length, proofs=not args.no_proofs,
                      base_bounds=args.base_bound, dtypes=_dtypes(args.dtypes),
-                     train_length=getattr(args, "train_length", None), seed=args.seed)
+                     train_length=getattr(args, "train_length", None), seed=args.seed,
+                     **_base_options(args))
     if args.plot:
         plot_exploration(result, args.plot)
     if args.json:
@@ -192,7 +208,8 @@ def _explain(args: argparse.Namespace) -> int:
     train = (getattr(args, "train_length", None) or cfg.params.get(
         "original_max_position_embeddings") or cfg.max_position_embeddings)
     result = explore([rot], length, base_bounds=args.base_bound, dtypes=_dtypes(args.dtypes),
-                     train_length=train, seed=args.seed)
+                     train_length=train, seed=args.seed,
+                     **_base_options(args))
     theta = rot.frequencies_float
     default = float_frequencies(_default_schedule(rot.schedule), rot.rotary_dim)
     bands = rot.schedule.bands(rot.rotary_dim) if isinstance(rot.schedule, Scaling) else None

@@ -102,12 +102,12 @@ def test_cli_reference_lists_every_command() -> None:
     assert "`--format LIST`" in text
 
 
-@pytest.mark.parametrize("page", ["guide.md"])
-def test_examples_in_the_docs_run(page: str) -> None:
-    """The Python examples of the guide are doctests."""
+@pytest.mark.parametrize(("page", "examples"), [("guide.md", 10), ("base-bound.md", 2)])
+def test_examples_in_the_docs_run(page: str, examples: int) -> None:
+    """The Python examples of the guide (and the base-bound page) are doctests."""
     result = doctest.testfile(str(DOCS / page), module_relative=False, verbose=False,
                               optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS)
-    assert result.attempted > 10
+    assert result.attempted > examples
     assert result.failed == 0
 
 

@@ -73,29 +73,36 @@ def certify_good(base, dim, length):
 
 
 def test_base_bound_interval_case_is_certified():
-    """d = 32, L = 128: the good set is an interval on the grid; both bracket ends certified."""
-    bb = base_bound(128, 32, lowest=10, highest=1e8)
+    """d = 32, L = 128, integer bases: one island up to the top, its start exact and certified."""
+    bb = base_bound(128, 32, lowest=10, highest=1e8, integer_bases=True)
     assert bb.interval
-    assert bb.smallest.monotone
-    assert bb.smallest.upper_certified
-    lo, hi = bb.smallest.lower, bb.smallest.upper
-    assert hi - lo == 1
-    assert 1000 < hi < 1500
-    assert certify_good(hi, 32, 128)
-    assert not certify_good(lo, 32, 128)
-    assert brute_kernel(Geometric(lo).frequencies(32), bb.smallest.witness_m, 30) < 0
+    assert bb.undecided == 0
+    assert len(bb.islands) == 1
+    first = bb.bound
+    assert 1000 < first < 1500
+    assert bb.smallest == (first, first)
+    assert certify_good(first, 32, 128)
+    assert not certify_good(first - 1, 32, 128)
+    assert brute_kernel(Geometric(first - 1).frequencies(32), bb.witness_m, 30) < 0
 
 
 def test_base_bound_reports_a_good_set_that_is_not_an_interval():
-    """d = 16, L = 256: several runs of good bases; reported honestly, both bounds bracketed."""
+    """d = 16, L = 256: several islands; each start and end bracket is good inside, bad outside."""
     bb = base_bound(256, 16, lowest=10, highest=1e9)
     assert not bb.interval
-    assert len(bb.good_runs) > 1
-    assert bb.smallest.upper < bb.threshold.upper
-    assert any("not an interval" in n for n in bb.notes)
-    assert certify_good(bb.smallest.upper, 16, 256)
-    assert certify_good(bb.threshold.upper, 16, 256)
-    assert not certify_good(bb.threshold.lower, 16, 256)
+    assert bb.undecided == 0
+    assert len(bb.islands) > 1
+    assert bb.bound < bb.threshold
+    for i, island in enumerate(bb.islands):
+        assert certify_good(sp.Rational(str(island.start[1])), 16, 256)
+        assert certify_good(sp.Rational(str(island.end[0])), 16, 256)
+        if i:   # the bases just outside an island (bracket ends) are bad
+            assert not certify_good(sp.Rational(str(island.start[0])), 16, 256)
+            assert brute_kernel(Geometric(sp.Rational(str(island.start[0]))).frequencies(16),
+                                island.witness_below, 30) < 0
+        if i + 1 < len(bb.islands):
+            assert not certify_good(sp.Rational(str(island.end[1])), 16, 256)
+    assert bb.threshold == bb.islands[-1].start[1]
     assert "NOT an interval" in bb.summary()
     assert json.dumps(bb.to_dict())
 

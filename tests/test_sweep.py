@@ -299,7 +299,9 @@ original_max_position_embeddings = 1024
     assert got["float16_first_overflow"] is None
     assert got["bfloat16_first_unrepresentable"] == 257
     assert (got["base_bound"], got["base_ok"]) == (n["base_bound"], n["base_ok"])
-    assert got["base_bound"] == str(base_bound(3000, 16).bound)
+    bb = base_bound(3000, 16)
+    assert got["base_bound"] == f"{float(bb.bound):.7g}"
+    assert got["base_ok"] == bb.is_good(500000) in ("yes", "no")
     check = {c.name: c for c in run_checks(enc.encoding(), max_len=3000,
                                            checks=["separation", "decay"])}
     assert got["separation"] == check["separation"].values["min_distance_mp"]

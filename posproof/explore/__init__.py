@@ -8,8 +8,8 @@ decision) recomputed in mpmath at ≥ 50 digits inside ``mpmath.workdps``.
   (the offset kernel of :class:`posproof.numeric.OffsetKernel`, a GEMM scan);
 * :func:`decay_curve` — RoFormer's long-term decay (1/n)·Σ_{j=1..n} |S_j|,
   S_j = Σ_{i<j} e^{iΔθ_i};
-* :func:`base_bound` — the smallest base with B(m) ≥ 0 for all m ∈ 0 … L (Men et
-  al. 2024), after a grid scan that shows what the set of good bases looks like;
+* :func:`base_bound` — every base with B(m) ≥ 0 for all m ∈ 0 … L (Men et al.
+  2024) in a range: a certified branch and bound over the islands of good bases;
 * :func:`critical_dimension` — d_extra = 2·⌈(d/2)·log_b(T/(2π))⌉ (Liu et al. 2023);
 * :func:`band_coverage` — which pairs have a wavelength 2π/θ_k that fits in L;
 * :func:`dtype_audit` — first integer position a dtype cannot hold, and the phase
@@ -26,8 +26,7 @@ sinusoidal or rotary; :func:`plot_exploration` overlays the curves.
 from __future__ import annotations
 
 from .basebound import BaseBound as BaseBound
-from .basebound import Bracket as Bracket
-from .basebound import _fast_min as _fast_min
+from .basebound import Island as Island
 from .basebound import _short as _short
 from .basebound import base_bound as base_bound
 from .exploration import Exploration as Exploration
@@ -48,8 +47,8 @@ from .metrics import pair_frequencies as pair_frequencies
 
 __all__ = [
     "BaseBound",
-    "Bracket",
     "Exploration",
+    "Island",
     "band_coverage",
     "base_bound",
     "critical_dimension",

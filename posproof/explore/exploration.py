@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +20,7 @@ from ..encoding import Encoding
 from ..errors import InvalidParameter, check_int, check_sequence
 from ..precise import mp_value
 from ..schedules import Schedule
-from .basebound import BaseBound, _short, base_bound
+from .basebound import BaseBound, base_bound
 from .metrics import (
     DTYPES,
     MAX_LENGTH,
@@ -142,7 +142,7 @@ class Exploration:
                 ("first B(m) < 0",
                  lambda n: str(n["first_negative"]["m"] or f"none ≤ {self.length}")),
                 ("base bound (geom.)", lambda n: n.get("base_bound") or "—"),
-                ("base ≥ bound", lambda n: n.get("base_ok", "—")),
+                ("base is good", lambda n: n.get("base_ok", "—")),
                 ("pairs covered by L", lambda n: f"{n['bands']['count']}/{n['bands']['pairs']}"),
                 ("d_extra (T_train)", lambda n: str(n.get("critical_dimension", {})
                                                     .get("d_extra", "—"))),
@@ -213,7 +213,9 @@ def _subject(item: Any, label: str | None = None) -> Subject:
 
 def explore(encodings: Sequence[Any], length: int = 4096, *, proofs: bool = True,
             base_bounds: bool = False, dtypes: Sequence[str] = DTYPES,
-            train_length: int | None = None, seed: int = 0) -> Exploration:
+            train_length: int | None = None, seed: int = 0,
+            base_range: tuple[float, float] = (2.0, 1e12), integer_bases: bool = False,
+            progress: Callable[[str, int, int], None] | None = None) -> Exploration:
     """Compare encodings (Rotary or sinusoidal Encoding) at context length L.
 
     For each: the theorems (:func:`posproof.rope.prove_rotary`, or
@@ -222,8 +224,10 @@ def explore(encodings: Sequence[Any], length: int = 4096, *, proofs: bool = True
     the dtype audit, Liu et al.'s critical dimension for the training length
     ``train_length`` (default L; computed from the base, i.e. for the
     unscaled schedule); with ``base_bounds``, once per rotated dim, the
-    geometric base bound for L (a scan over many bases: seconds, not
-    milliseconds).
+    geometric base bound for L: :func:`base_bound`'s certified search over
+    ``base_range`` (``integer_bases``: integer bases only), ``progress`` its
+    progress callback; each encoding gets ``base_ok`` = 'yes', 'no' or
+    'unknown' (is its own base good, certified).
 
     >>> from posproof.rope import rotary
     >>> ex = explore([rotary(10000, 8), rotary(10000, 8, scaling="linear", factor=2)], 64,
@@ -283,13 +287,10 @@ def explore(encodings: Sequence[Any], length: int = 4096, *, proofs: bool = True
                                                              train_length or length)
         if base_bounds and s.base is not None:
             if s.dim not in bounds:
-                bounds[s.dim] = base_bound(length, s.dim)
-            bb = bounds[s.dim]
-            if bb.bound is not None:
-                entry["base_bound"] = _short(bb.bound)
-                entry["base_ok"] = "yes" if bool(s.base >= bb.bound) else "no"
-                if not bb.interval and bb.threshold.upper is not None:
-                    entry["base_all_good_above"] = _short(bb.threshold.upper)
+                bounds[s.dim] = base_bound(length, s.dim, lowest=base_range[0],
+                                           highest=base_range[1], integer_bases=integer_bases,
+                                           progress=progress)
+            entry.update(bounds[s.dim].entry(s.base))
         numbers.append(entry)
     out = Exploration(length, subjects, reports, numbers, bounds)
     out.seconds = time.perf_counter() - start

@@ -96,16 +96,18 @@ def _metric_table() -> dict[str, Metric]:
         ]
     rows += [
         ("base_bound", "base_bound", "base_bound",
-         "smallest good base for (L, rotated dim), geometric rule (Men et al.; ~0.1–1 s a point)",
-         lambda b: b["bound"]),
-        ("base_ok", "base_bound", "base_bound", "'yes' when the point's base ≥ base_bound",
-         lambda b: b["base_ok"]),
+         "smallest good base for (L, rotated dim) in [2, 1e12], geometric rule (Men et al.), "
+         "certified branch and bound (an upper end of its bracket)",
+         lambda b: b["base_bound"]),
+        ("base_ok", "base_bound", "base_bound",
+         "'yes'/'no'/'unknown': the point's own base is good (B(m) >= 0 for all m <= L), "
+         "certified", lambda b: b["base_ok"]),
         ("base_all_good_above", "base_bound", "base_bound",
-         "every scanned base above this is good (null when the good set is an interval)",
-         lambda b: b["all_good_above"]),
+         "every base from here to 1e12 is good (null when the good set is an interval)",
+         lambda b: b["base_all_good_above"]),
         ("base_good_set_is_interval", "base_bound", "base_bound",
-         "whether the good bases form one interval on the scan grid",
-         lambda b: b["interval"]),
+         "whether the certified good bases form one interval up to 1e12",
+         lambda b: b["base_good_set_is_interval"]),
         ("theorems_ok", "proofs", "proofs",
          "every theorem explore proves holds (expected refutations aside)",
          lambda r: r["ok"]),

@@ -38,7 +38,7 @@ def _base_bound(length: int, dim: int) -> Any:
 
 def _compute(point: Point) -> tuple[dict[str, Any], dict[str, str], list[str]]:
     """The point's metrics, how each was certified, and notes (metrics that do not apply)."""
-    from ..explore import _short, _subject, explore
+    from ..explore import _subject, explore
 
     obj = _encoding(point)
     length = point.length
@@ -81,21 +81,17 @@ def _compute(point: Point) -> tuple[dict[str, Any], dict[str, str], list[str]]:
                                      "refutations confirmed in mpmath")
         if "base_bound" in sources:
             subject = _subject(obj)
-            entry: dict[str, Any] = {"bound": None, "base_ok": None, "all_good_above": None,
-                                     "interval": None}
+            entry: dict[str, Any] = {"base_bound": None, "base_ok": None,
+                                     "base_all_good_above": None,
+                                     "base_good_set_is_interval": None}
             cert = ""
             if subject.base is None:
                 notes.append("base_bound: not applicable (the schedule has no base)")
             else:   # as explore(base_bounds=True) does, for this one encoding
                 bb = _base_bound(length, subject.dim)
                 cert = bb.to_dict()["certified"]
-                if bb.bound is not None:
-                    entry["bound"] = _short(bb.bound)
-                    entry["base_ok"] = "yes" if bool(subject.base >= bb.bound) else "no"
-                    if not bb.interval and bb.threshold.upper is not None:
-                        entry["all_good_above"] = _short(bb.threshold.upper)
-                entry["interval"] = bb.interval
-                notes.extend(f"base_bound: {n}" for n in bb.notes if "resolution" not in n)
+                entry.update(bb.entry(subject.base))
+                notes.extend(f"base_bound: {n}" for n in bb.notes)
             for m in wanted:
                 if m.source == "base_bound":
                     values[m.name] = m.get(entry)

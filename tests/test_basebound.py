@@ -1,0 +1,144 @@
+"""The certified base search (Men et al.'s base bound) against brute force over integer bases."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from posproof.errors import InvalidParameter
+from posproof.explore import base_bound
+from posproof.explore.basebound import parse_base_range
+
+
+def _b_mp(base, dim: int, m: int) -> mpmath.mpf:
+    with mpmath.workdps(40):
+        b = mpmath.mpf(str(base))
+        return mpmath.fsum(mpmath.cos(m * b ** (-mpmath.mpf(2 * k) / dim)) for k in range(dim // 2))
+
+
+def is_good(base, dim: int, length: int) -> bool:
+    """B(m) >= 0 for all m <= L: float64 with a 1e-8 margin, mpmath for anything closer."""
+    theta = float(base) ** (-2.0 * np.arange(dim // 2) / dim)
+    values = np.cos(np.multiply.outer(np.arange(length + 1.0), theta)).sum(axis=1)
+    if values.min() < -1e-8:
+        return False
+    close = np.flatnonzero(values <= 1e-8)
+    return all(_b_mp(base, dim, int(m)) >= 0 for m in close)
+
+
+def good_integers(dim: int, length: int, lo: int, hi: int) -> set[int]:
+    return {b for b in range(lo, hi + 1) if is_good(b, dim, length)}
+
+
+@given(dim=st.sampled_from([4, 6, 8, 10, 12, 16]), length=st.integers(2, 160),
+       lo=st.integers(2, 400), width=st.integers(1, 1500))
+def test_integer_islands_are_exactly_the_good_integers(dim, length, lo, width):
+    """--integer-bases: the islands hold exactly the integers brute force finds good; an
+    undecided run is neither good nor bad (and there is none at this size)."""
+    hi = lo + width
+    bb = base_bound(length, dim, lowest=lo, highest=hi, integer_bases=True)
+    found = {b for i in bb.islands for b in range(i.start[0], i.end[0] + 1)}
+    for i in bb.islands:
+        assert i.start == (i.start[0],) * 2
+        assert i.end == (i.end[0],) * 2
+    undecided = {b for a, c in bb.undecided_where for b in range(a, c + 1)}
+    assert not found & undecided
+    assert bb.undecided == 0
+    assert found == good_integers(dim, length, lo, hi)
+    if bb.islands and bb.islands[0].start[0] > lo:   # the certificate below the smallest
+        below = bb.islands[0].start[0] - 1
+        assert _b_mp(below, dim, bb.witness_m) < 0
+
+
+@given(dim=st.sampled_from([4, 8, 12, 16]), length=st.integers(2, 160),
+       lo=st.integers(2, 400), width=st.integers(1, 1500))
+def test_real_islands_bracket_the_good_integers(dim, length, lo, width):
+    """Real bases: every good integer lies in an island's outer brackets, every integer
+    strictly inside an island's inner ends is good, and island ends are tight."""
+    hi = lo + width
+    bb = base_bound(length, dim, lowest=lo, highest=hi)
+    good = good_integers(dim, length, lo, hi)
+    assert bb.undecided == 0
+    for b in range(lo, hi + 1):
+        outer = any(float(i.start[0]) <= b <= float(i.end[1]) for i in bb.islands)
+        inner = any(float(i.start[1]) <= b <= float(i.end[0]) for i in bb.islands)
+        assert (b in good) <= outer
+        assert inner <= (b in good)
+        assert bb.is_good(b) == ("yes" if b in good else "no")
+    for i in bb.islands:
+        assert float(i.start[1]) - float(i.start[0]) <= 1e-8 * float(i.start[1])
+        assert float(i.end[1]) - float(i.end[0]) <= 1e-8 * float(i.end[1])
+
+
+def test_d128_finds_good_bases_below_the_old_grid_bound():
+    """d = 128, L = 1024: the old 400-per-decade grid reported ~6018; integers far below
+    are good (brute force), and the certified smallest good base is below them."""
+    bb = base_bound(1024, 128, integer_bases=True, lowest=2, highest=1e5)
+    first = bb.islands[0]
+    assert is_good(first.start[0], 128, 1024)
+    assert not is_good(first.start[0] - 1, 128, 1024)
+    assert _b_mp(first.start[0] - 1, 128, bb.witness_m) < 0
+    assert first.start[0] < 4400 < 6018
+    assert not bb.interval
+    threshold = bb.threshold
+    assert is_good(threshold, 128, 1024)
+    assert not is_good(threshold - 1, 128, 1024)
+
+
+def test_undecided_intervals_are_never_called_good_or_bad(monkeypatch):
+    """With the work budget cut short, the rest of the range is undecided: reported and
+    counted, inside no island, and no smallest good base is claimed below it."""
+    monkeypatch.setattr(sys.modules["posproof.explore.basebound"], "MAX_WORK", 3000)
+    bb = base_bound(256, 16, lowest=10, highest=1e9)
+    assert bb.undecided == len(bb.undecided_where) >= 1
+    assert any("work budget" in n for n in bb.notes)
+    for lo, hi in bb.undecided_where:
+        for island in bb.islands:
+            assert float(hi) <= float(island.start[1]) or float(lo) >= float(island.end[0])
+    first_undecided = min(float(lo) for lo, _ in bb.undecided_where)
+    assert bb.bound is None or float(bb.bound) < first_undecided or "certified only" in " ".join(
+        bb.notes)
+    assert "undecided" in bb.summary()
+    assert "certified" in bb.summary() or bb.islands
+
+
+def test_every_base_in_a_bad_piece_has_its_witness():
+    """A bad piece's witness m is negative at both of its ends (mpmath, 40 digits)."""
+    bb = base_bound(300, 12, lowest=2, highest=1e5)
+    bad = [p for p in bb.pieces if p.state == "bad"]
+    assert bad
+    for p in bad[:: max(1, len(bad) // 40)]:
+        for t in (p.lo, p.hi):
+            assert _b_mp(mpmath.exp(t), 12, p.witness) < 0
+
+
+@pytest.mark.parametrize("text", ["5,3", "abc,4", "1,100", "2", "2,1e300", "nan,5", "2,inf",
+                                  "", "0.5,10"])
+def test_bad_base_ranges_are_refused(text):
+    with pytest.raises(InvalidParameter, match="base-range"):
+        parse_base_range(text)
+
+
+def test_cli_base_range_exit_two_and_json():
+    run = [sys.executable, "-m", "posproof", "explore", "rope:base=10000,dim=16", "--length",
+           "256", "--base-bound", "--no-proofs", "--dtypes", ""]
+    bad = subprocess.run([*run, "--base-range", "9,3"], capture_output=True, text=True,
+                         check=False)
+    assert bad.returncode == 2
+    assert bad.stderr.count("\n") == 1
+    assert "base-range" in bad.stderr
+    ok = subprocess.run([*run, "--base-range", "2,1e6", "--integer-bases", "--json"],
+                        capture_output=True, text=True, check=False)
+    data = json.loads(ok.stdout)["base_bounds"]["16"]
+    assert data["integer_bases"]
+    assert data["undecided"] == 0
+    assert data["bound"] == data["islands"][0]["start"][0]
+    assert is_good(data["bound"], 16, 256)
+    assert not is_good(data["bound"] - 1, 16, 256)
