@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from posproof.errors import InvalidParameter
 from posproof.explore import base_bound
-from posproof.explore.basebound import parse_base_range
+from posproof.explore.basebound import _block_doubt, _block_floor, _Kernel, parse_base_range
 
 
 def _b_mp(base, dim: int, m: int) -> mpmath.mpf:
@@ -107,6 +107,44 @@ def test_undecided_intervals_are_never_called_good_or_bad(monkeypatch):
         bb.notes)
     assert "undecided" in bb.summary()
     assert "certified" in bb.summary() or bb.islands
+
+
+@given(dim=st.sampled_from([4, 8, 16, 64]), t=st.floats(0.7, 27), width=st.floats(1e-6, 2),
+       m0=st.integers(0, 5000), span=st.integers(0, 300))
+def test_block_floor_is_below_every_value_in_its_box(dim, t, width, m0, span):
+    """The per-block lower bound is ≤ B(m; b) (mpmath, 40 digits) at the box's corners and
+    at sampled inner points, and exact (to rounding) on a single m at a single point."""
+    kernel = _Kernel(dim, m0 + span)
+    m1 = m0 + span
+    floor = float(_block_floor(kernel, t, t + width, np.array([m0]), np.array([m1]))[0])
+    for m in {m0, m1, (m0 + m1) // 2, m0 + span // 3}:
+        for s in (t, t + width, t + width / 3):
+            assert floor <= _b_mp(mpmath.exp(s), dim, m)
+    point = float(_block_floor(kernel, t, t, np.array([m1]), np.array([m1]))[0])
+    assert abs(point - float(_b_mp(mpmath.exp(t), dim, m1))) < 1e-9 * (1 + m1)
+
+
+@given(dim=st.sampled_from([8, 16, 32]), length=st.integers(2, 400), t=st.floats(0.7, 20),
+       width=st.floats(1e-4, 3))
+def test_block_doubt_keeps_every_m_it_cannot_certify(dim, length, t, width):
+    """Every m outside the doubt set is ≥ 0 on the whole interval (sampled, mpmath)."""
+    kernel = _Kernel(dim, length)
+    doubt = _block_doubt(kernel, t, t + width, 10**9, width=16, give_up=1.0)
+    certified = sorted(set(range(length + 1)) - set(doubt.tolist()))
+    for m in certified[:: max(1, len(certified) // 25)]:
+        for s in (t, t + width / 2, t + width):
+            assert _b_mp(mpmath.exp(s), dim, m) >= 0
+
+
+def test_the_tail_is_one_good_piece_and_really_good():
+    """d = 32, L = 500: the search certifies the top of [2, 1e12] as one good piece (the
+    block bound), and bases spread over that piece are good by brute force."""
+    bb = base_bound(500, 32, lowest=2, highest=1e12)
+    last = bb.pieces[-1]
+    assert last.state == "good"
+    assert last.hi - last.lo > 1
+    for s in np.linspace(last.lo, last.hi, 12):
+        assert is_good(float(np.exp(s)), 32, 500)
 
 
 def test_every_base_in_a_bad_piece_has_its_witness():

@@ -56,39 +56,33 @@ def _kernel_values(theta: np.ndarray, length: int, weight: np.ndarray | None = N
 
     Δ = qB + r, Re(A·Bᵀ) with A[q,k] = e^{iθ_k qB} and B[r,k] = e^{iθ_k r}.
     Bound: phases within 2.02u·Lθ_max each (θ's rounding included), sin/cos
-    within 4u, two GEMMs within γ_n·n each; for W the same per term times w_k
-    (w_k ≥ 0 taken as exact, plus u for the product): n → Σ w_k.
-    """
+    within 4u, one product of length 2n (any order, FMA or not) within γ_2n·n ≤
+    2γ_n·n + u·n, as |cos a cos b| + |sin a sin b| ≤ 1; for W the same per term
+    times w_k (w_k ≥ 0 taken as exact, plus u for the product): n → Σ w_k."""
     n = theta.size
     block = math.isqrt(length) + 1
     rows = length // block + 1
     b = np.multiply.outer(np.arange(block, dtype=np.float64), theta)
-    cb, sb = np.cos(b).T.copy(), np.sin(b).T.copy()
-    out = np.empty(rows * block)
-    if weight is not None:
-        cbw, sbw = (cb * weight[:, None]).copy(), (sb * weight[:, None]).copy()
-        wout = np.empty(rows * block)
-    step = max(1, (1 << 21) // block)
+    cb, sb = np.cos(b).T, np.sin(b).T
+    # one product per step: [cos A | sin A] · [[cos B, w·sin B], [−sin B, w·cos B]]
+    right = (np.block([[cb, sb * weight[:, None]], [-sb, cb * weight[:, None]]])
+             if weight is not None else np.vstack([cb, -sb]))
+    out = np.empty((rows, right.shape[1]))
+    left = np.multiply.outer(np.arange(rows, dtype=np.float64) * block, theta)
+    left = np.hstack([np.cos(left), np.sin(left)])
+    # products under OpenBLAS's 2^18 multiply-adds stay on one thread: two threads cost
+    # twice the CPU on this shared machine for ~10 % less wall time
+    step = max(1, (1 << 18) // right.size)
     for q0 in range(0, rows, step):
-        a = np.multiply.outer(np.arange(q0, min(rows, q0 + step), dtype=np.float64) * block,
-                              theta)
-        ca, sa = np.cos(a), np.sin(a)
-        # einsum's own loop, not BLAS: for these small products a multi-threaded BLAS
-        # is several times slower on a busy machine, and never faster here
-        vals = (np.einsum("qk,kr->qr", ca, cb, optimize=False)
-                - np.einsum("qk,kr->qr", sa, sb, optimize=False))
-        out[q0 * block:q0 * block + vals.size] = vals.reshape(-1)
-        if weight is not None:
-            wv = (np.einsum("qk,kr->qr", sa, cbw, optimize=False)
-                  + np.einsum("qk,kr->qr", ca, sbw, optimize=False))
-            wout[q0 * block:q0 * block + wv.size] = wv.reshape(-1)
+        np.matmul(left[q0:q0 + step], right, out=out[q0:q0 + step])
     gamma = n * U / (1 - n * U)
     per = 4.04 * U * length * float(theta.max()) + 16 * U
     eps = 1.01 * (n * per + 2 * gamma * n + U * n)
     if weight is None:
-        return out[:length + 1], eps
+        return out.reshape(-1)[:length + 1], eps
     total = float(weight.sum()) * (1 + n * U)
-    return out[:length + 1], eps, wout[:length + 1], 1.01 * total * (per + 2 * gamma + 2 * U)
+    return (out[:, :block].reshape(-1)[:length + 1], eps, out[:, block:].reshape(-1)[:length + 1],
+            1.01 * total * (per + 2 * gamma + 2 * U))
 
 
 class _Kernel:
@@ -99,6 +93,7 @@ class _Kernel:
         self.c = np.arange(self.n, dtype=np.float64) * (2.0 / dim)
         self.gamma = self.n * U / (1 - self.n * U)
         self.evals = 0
+        self.likely_good = False
         self.work = 0
 
     def slope(self, a: float) -> float:
@@ -366,11 +361,15 @@ def _short(value: Any) -> str:
 
 
 def _classify(kernel: _Kernel, a: float, c: float, cand: np.ndarray | None,
-              tries: np.ndarray) -> tuple[str, Any, np.ndarray, np.ndarray]:
+              tries: np.ndarray, likely_good: bool = False
+              ) -> tuple[str, Any, np.ndarray, np.ndarray]:
     """State of [a, c]: ("good" | "bad" | "open", witness, m still in doubt, best witnesses).
 
     When open, ``witness`` may be a settled core (state, witness, lo, hi) ⊂ [a, c]
-    around the midpoint (or None)."""
+    around the midpoint (or None).  ``likely_good``: first let blocks of m
+    (:func:`_block_doubt`) certify most m, so only the rest is evaluated.
+    ``kernel.likely_good`` tells whether the midpoint's values were all ≥ 0."""
+    kernel.likely_good = False
     p = 0.5 * (a + c)
     radius = max(c - p, p - a) * (1 + 4 * U)
     if tries.size:  # the parent's best witnesses first: one m settles most bad intervals
@@ -385,7 +384,15 @@ def _classify(kernel: _Kernel, a: float, c: float, cand: np.ndarray | None,
             lo, hi = max(a, p - float(reach[j])), min(c, p + float(reach[j]))
             if reach[j] > _TINY * (abs(p) + 1) and hi - lo >= 0.25 * (c - a):
                 return "open", ("bad", int(ms[neg[j]]), lo, hi), cand, tries
+    if likely_good and (cand is None or cand.size > (kernel.length + 1) // 8):
+        doubt = _block_doubt(kernel, a, c, (kernel.length + 1) // 8)
+        if doubt is not None and cand is not None:
+            doubt = np.intersect1d(doubt, cand, assume_unique=True)
+        if doubt is not None and not doubt.size:
+            return "good", None, doubt, doubt
+        cand = cand if doubt is None else doubt
     ms, vals, spread = kernel.spread(p, cand, a, radius)
+    kernel.likely_good = bool(vals.min() >= 0)
     upper = vals + spread
     i = int(np.argmin(upper))
     if upper[i] < 0:
@@ -393,7 +400,7 @@ def _classify(kernel: _Kernel, a: float, c: float, cand: np.ndarray | None,
     doubt = vals - spread <= 0
     if not doubt.any():
         return "good", None, ms[:0], ms[:0]
-    best = ms[np.argsort(upper)[:4]]
+    best = ms[np.argpartition(upper, 3)[:4]] if ms.size > 4 else ms
     # what the midpoint settles around itself: the widest bad ball of one m, or the good
     # ball where every m in doubt keeps its sign
     if vals.min() < 0:
@@ -408,6 +415,66 @@ def _classify(kernel: _Kernel, a: float, c: float, cand: np.ndarray | None,
     if not (core[2] > _TINY * (abs(p) + 1) and hi - lo >= 0.01 * (c - a)):
         return "open", None, ms[doubt], best
     return "open", (core[0], core[1], lo, hi), ms[doubt], best
+
+
+def _block_floor(kernel: _Kernel, a: float, c: float, m0: np.ndarray, m1: np.ndarray
+                 ) -> np.ndarray:
+    """Per block: a certified lower bound of B(m; t) over m ∈ [m0, m1] and t ∈ [a, c].
+
+    Term k's phase mθ_k(t) lies in [m0·θ_k(c), m1·θ_k(a)] (θ_k decreases in t), widened
+    by its float error (ρ + 2u relative); cos over that range is ≥ −1 if it holds an
+    odd multiple of π, else ≥ its smaller end value (cos has no other interior
+    minimum), less 4u for cos itself; the sum over k loses ≤ γ_n·n more."""
+    rho = (2.1 * max(abs(a), abs(c)) + 4) * U + 2 * U
+    hi = np.multiply.outer(m1.astype(np.float64), np.exp(-kernel.c * a))
+    lo = np.multiply.outer(m0.astype(np.float64), np.exp(-kernel.c * c))
+    hi += hi * rho
+    lo -= lo * rho
+    slack = 1e-12 * (hi + 10)   # far above the rounding of the odd-multiple test
+    odd = (2 * np.floor((hi - math.pi) / (2 * math.pi) + slack) + 1) * math.pi
+    term = np.where(odd >= lo - slack, -1.0, np.minimum(np.cos(lo), np.cos(hi)))
+    kernel.work += m0.size * kernel.n * 4
+    return term.sum(axis=1) - 1.01 * (kernel.gamma + 4 * U) * kernel.n
+
+
+def _block_doubt(kernel: _Kernel, a: float, c: float, budget: int, width: int = 256,
+                 give_up: float = 0.5) -> np.ndarray | None:
+    """The m ≤ L that blocks of m (halved down to single m) leave in doubt on [a, c]:
+    every other m is certified B(m; t) ≥ 0 on all of [a, c] by :func:`_block_floor`.
+    None once more than ``budget`` blocks would be needed, or when more than ``give_up``
+    of the first blocks fail (no information)."""
+    m0 = np.arange(0, kernel.length + 1, width)
+    m1 = np.minimum(m0 + width - 1, kernel.length)
+    used = 0
+    while m0.size:
+        used += m0.size
+        if used > budget:
+            return None
+        keep = _block_floor(kernel, a, c, m0, m1) < 0
+        if used == keep.size and keep.mean() > give_up:  # hopeless: most blocks fail at once
+            return None
+        m0, m1 = m0[keep], m1[keep]
+        if (m0 == m1).all():
+            break
+        one, mid = m0 == m1, (m0 + m1) // 2
+        m0 = np.concatenate([m0[one], m0[~one], mid[~one] + 1])
+        m1 = np.concatenate([m1[one], mid[~one], m1[~one]])
+    return np.sort(m0)
+
+
+def _good_tail(kernel: _Kernel, t_lo: float, t_hi: float, steps: int = 10) -> float:
+    """The smallest t_c (on a grid of ``steps`` bisections) with [t_c, t_hi] certified all
+    good in one piece by :func:`_block_doubt`; t_hi if none."""
+    def good(t: float) -> bool:
+        doubt = _block_doubt(kernel, t, t_hi, kernel.length // 2 + 512, give_up=1.0)
+        return doubt is not None and doubt.size == 0
+    hi, lo = t_hi, t_lo
+    if good(t_lo):
+        return t_lo
+    for _ in range(steps):
+        mid = 0.5 * (hi + lo)
+        hi, lo = (mid, lo) if good(mid) else (hi, mid)
+    return hi
 
 
 def _point_status(kernel: _Kernel, base: Any, length: int) -> tuple[str, int | None]:
@@ -451,31 +518,39 @@ def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1
     t_hi = math.log(highest) * (1 + 4 * U)
     span = t_hi - t_lo
     none = np.zeros(0, dtype=np.int64)
-    stack: list[tuple[float, float, Any, Any]] = [(t_lo, t_hi, None, none)]
+    t_tail = _good_tail(kernel, t_lo, t_hi)   # [t_tail, t_hi]: all good in one piece
+    stack: list[tuple[float, float, Any, Any, bool]] = [(t_lo, t_tail, None, none, True)
+                                                         ] * (t_tail > t_lo)
     pieces = out.pieces
     shown = False
+    recent: list[int] = []   # the last witnesses: a bad interval's neighbour's often works
     while stack:
-        a, c, cand, tries = stack.pop()
+        a, c, cand, tries, likely = stack.pop()
         if isinstance(cand, str):      # a core settled by its parent
             state, witness = cand, tries
         elif kernel.work > MAX_WORK:
             pieces.append(Piece(a, c, "undecided"))
             continue
         else:
-            state, witness, doubt, best = _classify(kernel, a, c, cand, tries)
+            if recent:
+                tries = np.union1d(tries, recent)
+            state, witness, doubt, best = _classify(kernel, a, c, cand, tries, likely)
+            likely = kernel.likely_good
+        if state == "bad" and witness not in recent:
+            recent = [witness, *recent[:5]]
         if state == "open" and witness is None and not _splittable(a, c, out):
             state = "undecided"
         if state == "open" and witness is not None:   # [a, lo], the core, [hi, c]
             core_state, core_witness, lo, hi = witness
             if hi < c:
-                stack.append((hi, c, doubt, best))
-            stack.append((lo, hi, core_state, core_witness))
+                stack.append((hi, c, doubt, best, likely))
+            stack.append((lo, hi, core_state, core_witness, likely))
             if a < lo:
-                stack.append((a, lo, doubt, best))
+                stack.append((a, lo, doubt, best, likely))
         elif state == "open":
             mid = 0.5 * (a + c)
-            stack.append((mid, c, doubt, best))
-            stack.append((a, mid, doubt, best))
+            stack.append((mid, c, doubt, best, likely))
+            stack.append((a, mid, doubt, best, likely))
         else:
             if pieces and pieces[-1].state == state and (
                     state == "good" or pieces[-1].witness == witness):
@@ -486,6 +561,11 @@ def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1
             progress("certified base search", round(1000 * ((c if state != "open" else a)
                                                               - t_lo) / span), 1000)
             shown = True
+    if t_tail < t_hi:
+        if pieces and pieces[-1].state == "good":
+            pieces[-1].hi = t_hi
+        else:
+            pieces.append(Piece(t_tail, t_hi, "good"))
     if shown and progress is not None:
         progress("certified base search", 1000, 1000)
         getattr(progress, "close", lambda: None)()   # the CLI's bar clears its line
