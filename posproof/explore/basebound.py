@@ -477,6 +477,24 @@ def _good_tail(kernel: _Kernel, t_lo: float, t_hi: float, steps: int = 10) -> fl
     return hi
 
 
+def _sweep_good_down(kernel: _Kernel, t_floor: float, t_top: float,
+                     smallest: float = 1e-4) -> float:
+    """Extend an all-good [t_top, …] downwards: steps [t − w, t] certified all good (blocks
+    of m, then the few m left by :meth:`_Kernel.spread` on the whole step), w growing on
+    success and halving on failure; stops once w < ``smallest``.  Returns the new end."""
+    t, w, few = t_top, 0.01, (kernel.length + 1) // 8
+    while t > t_floor and w >= smallest:
+        a = max(t_floor, t - w)
+        doubt = _block_doubt(kernel, a, t, few, give_up=0.9)
+        ok = doubt is not None and not doubt.size
+        if doubt is not None and doubt.size:
+            p = 0.5 * (a + t)
+            _, vals, spread = kernel.spread(p, doubt, a, max(t - p, p - a) * (1 + 4 * U))
+            ok = bool((vals - spread > 0).all())
+        t, w = (a, 1.5 * w) if ok else (t, 0.5 * w)
+    return t
+
+
 def _point_status(kernel: _Kernel, base: Any, length: int) -> tuple[str, int | None]:
     """Is this exact base good? ("yes" | "no" | "unknown", witness)."""
     t = math.log(float(base))  # within u/2 + u·|t| of ln(base)
@@ -519,6 +537,7 @@ def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1
     span = t_hi - t_lo
     none = np.zeros(0, dtype=np.int64)
     t_tail = _good_tail(kernel, t_lo, t_hi)   # [t_tail, t_hi]: all good in one piece
+    t_tail = _sweep_good_down(kernel, t_lo, t_tail)
     stack: list[tuple[float, float, Any, Any, bool]] = [(t_lo, t_tail, None, none, True)
                                                          ] * (t_tail > t_lo)
     pieces = out.pieces
