@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from posproof.errors import InvalidParameter
 from posproof.explore import base_bound
-from posproof.explore.basebound import _block_doubt, _block_floor, _Kernel, parse_base_range
+from posproof.explore.basebound import parse_base_range
+from posproof.explore.basekernel import _block_doubt, _block_floor, _Kernel
 
 
 def _b_mp(base, dim: int, m: int) -> mpmath.mpf:

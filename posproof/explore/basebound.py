@@ -24,7 +24,13 @@ Why it is rigorous (docs/base-bound.md has the long form):
   doubtful m keeps positive) is settled and the rest bisected.  A child interval
   only re-evaluates the m its parent could not certify good (the others are
   good on the whole parent), so the work goes to the few m that decide each
-  island's ends.
+  island's ends;
+* blocks (:mod:`.basekernel`): over m ∈ [m0, m1] and t ∈ [a, c] each term's phase
+  lies in [m0·θ_k(c), m1·θ_k(a)], so cos is ≥ −1 if that range holds an odd
+  multiple of π and ≥ its smaller end value otherwise.  This certifies the top of
+  the range in one good piece (then swept down to the last gap) and, in intervals
+  that look good, most m before any evaluation.  The kernel sits in
+  :mod:`.basekernel` (``_kernel_values``, ``_Kernel``); the search is here.
 """
 
 from __future__ import annotations
@@ -41,139 +47,13 @@ import sympy as sp
 
 from ..errors import MAX_DIM, InvalidParameter, check_finite, check_int
 from ..schedules import Geometric
+from .basekernel import _block_doubt, _good_tail, _Kernel, _sweep_good_down
 from .metrics import U, _length, kernel_first_negative
 
 HIGHEST = 1e15          # ln b ≤ 34.6 keeps the θ error bound ρ small
 # a settled ball must be wide enough that its 10⁻⁶ relative slack dwarfs the rounding of p ± r
 _TINY = 4e6 * U
 MAX_WORK = 4 * 10**10   # length × pairs × evaluations: past it intervals are left undecided
-
-
-def _kernel_values(theta: np.ndarray, length: int, weight: np.ndarray | None = None
-                   ) -> tuple[np.ndarray, float] | tuple[np.ndarray, float, np.ndarray, float]:
-    """B(m) = Σ_k cos(mθ_k) for m = 0 … L from float64 θ taken as exact: (values, bound);
-    with ``weight`` also W(m) = Σ_k w_k sin(mθ_k) and its bound.
-
-    Δ = qB + r, Re(A·Bᵀ) with A[q,k] = e^{iθ_k qB} and B[r,k] = e^{iθ_k r}.
-    Bound: phases within 2.02u·Lθ_max each (θ's rounding included), sin/cos
-    within 4u, one product of length 2n (any order, FMA or not) within γ_2n·n ≤
-    2γ_n·n + u·n, as |cos a cos b| + |sin a sin b| ≤ 1; for W the same per term
-    times w_k (w_k ≥ 0 taken as exact, plus u for the product): n → Σ w_k."""
-    n = theta.size
-    block = math.isqrt(length) + 1
-    rows = length // block + 1
-    b = np.multiply.outer(np.arange(block, dtype=np.float64), theta)
-    cb, sb = np.cos(b).T, np.sin(b).T
-    # one product per step: [cos A | sin A] · [[cos B, w·sin B], [−sin B, w·cos B]]
-    right = (np.block([[cb, sb * weight[:, None]], [-sb, cb * weight[:, None]]])
-             if weight is not None else np.vstack([cb, -sb]))
-    out = np.empty((rows, right.shape[1]))
-    left = np.multiply.outer(np.arange(rows, dtype=np.float64) * block, theta)
-    left = np.hstack([np.cos(left), np.sin(left)])
-    # products under OpenBLAS's 2^18 multiply-adds stay on one thread: two threads cost
-    # twice the CPU on this shared machine for ~10 % less wall time
-    step = max(1, (1 << 18) // right.size)
-    for q0 in range(0, rows, step):
-        np.matmul(left[q0:q0 + step], right, out=out[q0:q0 + step])
-    gamma = n * U / (1 - n * U)
-    per = 4.04 * U * length * float(theta.max()) + 16 * U
-    eps = 1.01 * (n * per + 2 * gamma * n + U * n)
-    if weight is None:
-        return out.reshape(-1)[:length + 1], eps
-    total = float(weight.sum()) * (1 + n * U)
-    return (out[:, :block].reshape(-1)[:length + 1], eps, out[:, block:].reshape(-1)[:length + 1],
-            1.01 * total * (per + 2 * gamma + 2 * U))
-
-
-class _Kernel:
-    """B(m; t) with rigorous error bounds, for m in 0 … L and float t = ln b."""
-
-    def __init__(self, dim: int, length: int) -> None:
-        self.n, self.length = dim // 2, length
-        self.c = np.arange(self.n, dtype=np.float64) * (2.0 / dim)
-        self.gamma = self.n * U / (1 - self.n * U)
-        self.evals = 0
-        self.likely_good = False
-        self.work = 0
-
-    def slope(self, a: float) -> float:
-        """S with |∂B(m)/∂t| ≤ m·S on [a, ∞)."""
-        return float((self.c * np.exp(-self.c * a)).sum()) * (1 + 1e-9)
-
-    def curvature(self, a: float) -> tuple[float, float]:
-        """(S2, S3) with |∂²B(m)/∂t²| ≤ m²·S2 + m·S3 on [a, ∞)."""
-        theta = np.exp(-self.c * a)
-        return (float((self.c ** 2 * theta ** 2).sum()) * (1 + 1e-9),
-                float((self.c ** 2 * theta).sum()) * (1 + 1e-9))
-
-    def spread(self, t: float, ms: np.ndarray | None, a: float, radius: float
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(m, B(m; t) in float64, half-width r_m): B(m; s) ∈ [value ± r_m] for |s − t| ≤ radius.
-
-        r_m = ε_m + min(m·S·R, (|D_m| + δ_m)·R + ½(m²S2 + m·S3)·R²): the slope bound, or
-        Taylor to second order around t with D_m = ∂B(m)/∂t at t (float64, within δ_m);
-        the smaller of the two per m.
-        """
-        ms, vals, errs, deriv = self.values(t, ms)
-        rate = ms * self.slope(a)
-        self.parts = (errs, rate, None, None)
-        first = rate * radius
-        if deriv is None:
-            return ms, vals, errs + first
-        value, bound = deriv
-        s2, s3 = self.curvature(a)
-        lin, quad = np.abs(value) + bound, (ms * ms * s2 + ms * s3) * (1 + 1e-9)
-        self.parts = (errs, rate, lin, quad)
-        second = lin * radius + 0.5 * quad * radius ** 2
-        return ms, vals, errs + np.minimum(first, second * (1 + 1e-9))
-
-    def reach(self, margin: np.ndarray, pick: np.ndarray) -> np.ndarray:
-        """Per m (``pick`` into the last :meth:`spread`): the radius r around its t over which
-        |B(m; s) − value| stays below ``margin`` (> ε_m) by the same two bounds."""
-        errs, rate, lin, quad = (None if x is None else x[pick] for x in self.parts)
-        room = margin - errs
-        r = room / np.maximum(rate, 1e-300)
-        if lin is not None:  # ½q r² + l r = room  ⇔  r = 2·room / (l + √(l² + 2q·room))
-            r = np.maximum(r, 2 * room / (lin + np.sqrt(lin * lin + 2 * quad * room)))
-        return np.where(room > 0, r * (1 - 1e-6), 0.0)
-
-    def values(self, t: float, ms: np.ndarray | None) -> tuple[np.ndarray, np.ndarray,
-                                                               np.ndarray, Any]:
-        """(m, B(m; t) in float64, error bound per m, (∂B/∂t, its error bound) or None)."""
-        theta = np.exp(-self.c * t)
-        rho = (2.1 * abs(t) + 4) * U
-        total = float(theta.sum())
-        self.evals += 1
-        if ms is None or ms.size > (self.length + 1) // 8:
-            self.work += (self.length + 1) * self.n // 4
-            weight = self.c * theta         # w_k = c_k θ_k, within ρ + 2u relative
-            vals, eps, wvals, weps = _kernel_values(theta, self.length, weight)
-            every = np.arange(self.length + 1)
-            errs = eps + 1.01 * every * total * rho
-            # ∂B/∂t = m·W(m); W's terms also move by w_k·mθ_k·ρ (θ) and w_k·(ρ + 2u) (w)
-            bound = 1.02 * every * (weps + every * float((weight * theta).sum()) * rho
-                                    + float(weight.sum()) * (rho + 2 * U))
-            deriv = (every * wvals, bound)
-            if ms is None:
-                return every, vals, errs, deriv
-            return ms, vals[ms], errs[ms], (deriv[0][ms], bound[ms])
-        self.work += 2 * ms.size * self.n
-        vals = np.empty(ms.size)
-        deriv = np.empty(ms.size)
-        weight = self.c * theta             # w_k = c_k θ_k, within ρ + 2u relative
-        chunk = max(1, (1 << 20) // self.n)
-        for i in range(0, ms.size, chunk):
-            part = ms[i:i + chunk].astype(np.float64)
-            phase = np.multiply.outer(part, theta)
-            vals[i:i + chunk] = np.cos(phase).sum(axis=1)
-            deriv[i:i + chunk] = part * (np.sin(phase) @ weight)
-        errs = 1.01 * (ms * total * (rho + 2 * U) + 4 * U * self.n + self.gamma * self.n)
-        # each term m·w_k·sin(mθ_k): phase off by mθ_k(ρ + 2u), sin by 4u, w_k by ρ + 2u,
-        # the products by 2u, the sum by γ_n·Σ|terms|
-        wsum = float(weight.sum())
-        bound = 1.02 * ms * (ms * float((weight * theta).sum()) * (rho + 2 * U)
-                             + wsum * (rho + 8 * U + self.gamma))
-        return ms, vals, errs, (deriv, bound)
 
 
 @dataclass
@@ -415,84 +295,6 @@ def _classify(kernel: _Kernel, a: float, c: float, cand: np.ndarray | None,
     if not (core[2] > _TINY * (abs(p) + 1) and hi - lo >= 0.01 * (c - a)):
         return "open", None, ms[doubt], best
     return "open", (core[0], core[1], lo, hi), ms[doubt], best
-
-
-def _block_floor(kernel: _Kernel, a: float, c: float, m0: np.ndarray, m1: np.ndarray
-                 ) -> np.ndarray:
-    """Per block: a certified lower bound of B(m; t) over m ∈ [m0, m1] and t ∈ [a, c].
-
-    Term k's phase mθ_k(t) lies in [m0·θ_k(c), m1·θ_k(a)] (θ_k decreases in t), widened
-    by its float error (ρ + 2u relative); cos over that range is ≥ −1 if it holds an
-    odd multiple of π, else ≥ its smaller end value (cos has no other interior
-    minimum), less 4u for cos itself; the sum over k loses ≤ γ_n·n more."""
-    rho = (2.1 * max(abs(a), abs(c)) + 4) * U + 2 * U
-    hi = np.multiply.outer(m1.astype(np.float64), np.exp(-kernel.c * a))
-    lo = np.multiply.outer(m0.astype(np.float64), np.exp(-kernel.c * c))
-    hi += hi * rho
-    lo -= lo * rho
-    slack = 1e-12 * (hi + 10)   # far above the rounding of the odd-multiple test
-    odd = (2 * np.floor((hi - math.pi) / (2 * math.pi) + slack) + 1) * math.pi
-    term = np.where(odd >= lo - slack, -1.0, np.minimum(np.cos(lo), np.cos(hi)))
-    kernel.work += m0.size * kernel.n * 4
-    return term.sum(axis=1) - 1.01 * (kernel.gamma + 4 * U) * kernel.n
-
-
-def _block_doubt(kernel: _Kernel, a: float, c: float, budget: int, width: int = 256,
-                 give_up: float = 0.5) -> np.ndarray | None:
-    """The m ≤ L that blocks of m (halved down to single m) leave in doubt on [a, c]:
-    every other m is certified B(m; t) ≥ 0 on all of [a, c] by :func:`_block_floor`.
-    None once more than ``budget`` blocks would be needed, or when more than ``give_up``
-    of the first blocks fail (no information)."""
-    m0 = np.arange(0, kernel.length + 1, width)
-    m1 = np.minimum(m0 + width - 1, kernel.length)
-    used = 0
-    while m0.size:
-        used += m0.size
-        if used > budget:
-            return None
-        keep = _block_floor(kernel, a, c, m0, m1) < 0
-        if used == keep.size and keep.mean() > give_up:  # hopeless: most blocks fail at once
-            return None
-        m0, m1 = m0[keep], m1[keep]
-        if (m0 == m1).all():
-            break
-        one, mid = m0 == m1, (m0 + m1) // 2
-        m0 = np.concatenate([m0[one], m0[~one], mid[~one] + 1])
-        m1 = np.concatenate([m1[one], mid[~one], m1[~one]])
-    return np.sort(m0)
-
-
-def _good_tail(kernel: _Kernel, t_lo: float, t_hi: float, steps: int = 10) -> float:
-    """The smallest t_c (on a grid of ``steps`` bisections) with [t_c, t_hi] certified all
-    good in one piece by :func:`_block_doubt`; t_hi if none."""
-    def good(t: float) -> bool:
-        doubt = _block_doubt(kernel, t, t_hi, kernel.length // 2 + 512, give_up=1.0)
-        return doubt is not None and doubt.size == 0
-    hi, lo = t_hi, t_lo
-    if good(t_lo):
-        return t_lo
-    for _ in range(steps):
-        mid = 0.5 * (hi + lo)
-        hi, lo = (mid, lo) if good(mid) else (hi, mid)
-    return hi
-
-
-def _sweep_good_down(kernel: _Kernel, t_floor: float, t_top: float,
-                     smallest: float = 1e-4) -> float:
-    """Extend an all-good [t_top, …] downwards: steps [t − w, t] certified all good (blocks
-    of m, then the few m left by :meth:`_Kernel.spread` on the whole step), w growing on
-    success and halving on failure; stops once w < ``smallest``.  Returns the new end."""
-    t, w, few = t_top, 0.01, (kernel.length + 1) // 8
-    while t > t_floor and w >= smallest:
-        a = max(t_floor, t - w)
-        doubt = _block_doubt(kernel, a, t, few, give_up=0.9)
-        ok = doubt is not None and not doubt.size
-        if doubt is not None and doubt.size:
-            p = 0.5 * (a + t)
-            _, vals, spread = kernel.spread(p, doubt, a, max(t - p, p - a) * (1 + 4 * U))
-            ok = bool((vals - spread > 0).all())
-        t, w = (a, 1.5 * w) if ok else (t, 0.5 * w)
-    return t
 
 
 def _point_status(kernel: _Kernel, base: Any, length: int) -> tuple[str, int | None]:
