@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from posproof.errors import InvalidParameter
 from posproof.explore import base_bound
 from posproof.explore.basebound import parse_base_range
-from posproof.explore.basekernel import _block_doubt, _block_floor, _Kernel
+from posproof.explore.basekernel import _block_doubt, _block_floor, _Kernel, _kernel_values
 
 
 def _b_mp(base, dim: int, m: int) -> mpmath.mpf:
@@ -135,6 +135,23 @@ def test_block_doubt_keeps_every_m_it_cannot_certify(dim, length, t, width):
     for m in certified[:: max(1, len(certified) // 25)]:
         for s in (t, t + width / 2, t + width):
             assert _b_mp(mpmath.exp(s), dim, m) >= 0
+
+
+@given(dim=st.sampled_from([8, 64, 128]), length=st.integers(1, 3000), t=st.floats(0.7, 30))
+def test_kernel_values_are_within_their_stated_bounds(dim, length, t):
+    """The one-product GEMM: B(m) and W(m) = Σ w_k sin(mθ_k) within the returned bounds of
+    the exact sums for the float64 θ (mpmath, 40 digits), at a few m including L."""
+    c = np.arange(dim // 2) * (2.0 / dim)
+    theta = np.exp(-c * t)
+    weight = c * theta
+    vals, eps, wvals, weps = _kernel_values(theta, length, weight)
+    with mpmath.workdps(40):
+        for m in {0, 1, length // 2, length}:
+            exact = mpmath.fsum(mpmath.cos(m * mpmath.mpf(x)) for x in theta)
+            wexact = mpmath.fsum(mpmath.mpf(w) * mpmath.sin(m * mpmath.mpf(x))
+                                 for w, x in zip(weight, theta, strict=True))
+            assert abs(vals[m] - exact) <= eps
+            assert abs(wvals[m] - wexact) <= weps
 
 
 def test_the_tail_is_one_good_piece_and_really_good():
