@@ -292,7 +292,14 @@ def _classify(kernel: _Kernel, a: float, c: float, cand: np.ndarray | None,
         pick = np.flatnonzero(doubt)
         core = ("good", None, float(kernel.reach(vals[pick], pick).min()))
     lo, hi = max(a, p - core[2]), min(c, p + core[2])
-    if not (core[2] > _TINY * (abs(p) + 1) and hi - lo >= 0.01 * (c - a)):
+    settled = core[2] > _TINY * (abs(p) + 1) and hi - lo >= 0.01 * (c - a)
+    if not settled:
+        lo = hi = p
+    # a guess (no rigour needed): the m predicted most negative at the sides' midpoints
+    for side in (0.5 * (a + lo), 0.5 * (hi + c)):
+        guess = vals + kernel.deriv * (side - p)
+        best = np.union1d(best, ms[np.argpartition(guess, 3)[:4]] if ms.size > 4 else ms)
+    if not settled:
         return "open", None, ms[doubt], best
     return "open", (core[0], core[1], lo, hi), ms[doubt], best
 

@@ -90,6 +90,7 @@ class _Kernel:
         if deriv is None:
             return ms, vals, errs + first
         value, bound = deriv
+        self.deriv = value
         s2, s3 = self.curvature(a)
         lin, quad = np.abs(value) + bound, (ms * ms * s2 + ms * s3) * (1 + 1e-9)
         self.parts = (errs, rate, lin, quad)
