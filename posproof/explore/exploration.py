@@ -140,6 +140,7 @@ class Exploration:
         lines.append("")
         rows = [("dim (rotated)", lambda n: str(n["dim"])),
                 ("base", lambda n: n.get("base") or "—"),
+                ("effective base", lambda n: _cell(n.get("effective_base_float"))),
                 ("first B(m) < 0",
                  lambda n: str(n["first_negative"]["m"] or f"none ≤ {self.length}")),
                 ("base bound (geom.)", lambda n: n.get("base_bound") or "—"),
@@ -163,9 +164,15 @@ class Exploration:
         lines.append("* expected refutation: the statement documents a pitfall of the rule")
         for d, bb in self.base_bounds.items():
             lines.append(f"base bound, rotary dim {d}: {bb.summary()}")
-        for s in self.subjects:
+        for s, n in zip(self.subjects, self.numbers, strict=True):
             for note in s.notes:
                 lines.append(f"note [{s.label}]: {note}")
+            if n.get("effective_base", n.get("base")) != n.get("base"):
+                at = (f" at sequence length {n['effective_base_seq_len']}"
+                      if "effective_base_seq_len" in n else "")
+                lines.append(f"note [{s.label}]: effective base{at} {n['effective_base']} ≈ "
+                             f"{n['effective_base_float']} (b·r^(d/(d−2)), d = {n['dim']}): "
+                             "the frequencies are those of this base")
         verdict = "OK" if self.ok else "NOT OK"
         lines.append(f"verdict: {verdict} ({self.seconds:.1f} s)")
         return "\n".join(lines)
@@ -227,7 +234,7 @@ def explore(encodings: Sequence[Any], length: int = 4096, *, proofs: bool = True
     ([None, None], True)
     """
     from ..rope import Rotary, prove_rotary
-    from ..scaling import attention_factor
+    from ..scaling import attention_factor, effective_base_numbers
     from ..theorems import prove
 
     start = time.perf_counter()
@@ -273,6 +280,7 @@ def explore(encodings: Sequence[Any], length: int = 4096, *, proofs: bool = True
             af = attention_factor(s.schedule)
             entry["attention_factor"] = str(af)
             entry["attention_factor_float"] = f"{float(mp_value(af, 20)):.10g}"
+            entry.update(effective_base_numbers(s.schedule, s.dim))
         if s.base is not None:
             entry["critical_dimension"] = critical_dimension(s.base, s.dim,
                                                              train_length or length)
