@@ -73,8 +73,9 @@ from .numeric import (
     check_max_len,
     dtype_model,
     first_unrepresentable_integer,
+    rotate_pairs,
     toeplitz_deviation,
-    translation_matrix,
+    translation_blocks,
     translation_residual,
 )
 from .precise import DEFAULT_DPS, mp_values
@@ -126,7 +127,7 @@ class _Context:
         self._kernel: OffsetKernel | None = None
         self._separation: Extreme | None = None
         self._omega_mp: list[mpmath.mpf] | None = None
-        self._translations: dict[float, np.ndarray] = {}
+        self._translations: dict[float, tuple[np.ndarray, np.ndarray]] = {}
         self.label = ""
 
     def omega_mp(self) -> list[mpmath.mpf]:
@@ -135,11 +136,11 @@ class _Context:
             self._omega_mp = mp_values(self.enc.frequencies, self.dps + 30)
         return self._omega_mp
 
-    def translation(self, delta: float) -> np.ndarray:
-        """The numeric T(Δ) (row convention), cached per Δ."""
+    def translation(self, delta: float) -> tuple[np.ndarray, np.ndarray]:
+        """The blocks of the numeric T(Δ): sin and cos per pair (O(d), never d × d), cached."""
         key = float(delta)
         if key not in self._translations:
-            self._translations[key] = translation_matrix(self.enc, key)
+            self._translations[key] = translation_blocks(self.enc, key)
         return self._translations[key]
 
     def tick(self, done: int, total: int) -> None:
@@ -631,33 +632,24 @@ def _dtype_residuals(ctx: _Context, dtype: str) -> dict[str, float]:
         out[..., funcs == "zero"] = 0.0
         return model.round(out)
 
+    pair_sin = np.asarray(enc.pairs, dtype=np.int64).reshape(-1, 2)[:, 0]
     rounded, formed = 0.0, 0.0
     for xi, di in zip(x, d, strict=True):
-        t_exact = ctx.translation(di)
+        sin_d, cos_d = ctx.translation(di)
         rounded = max(rounded, float(np.abs(
             model.round(enc.table([xi + di])[0])
-            - model.round(enc.table([xi])[0]) @ model.round(t_exact)).max()))
+            - rotate_pairs(enc, model.round(enc.table([xi])[0]), model.round(sin_d),
+                           model.round(cos_d))).max()))
         ang_x = angles_in_dtype([xi], freq, dtype)[0]
         ang_xd = angles_in_dtype([xi + di], freq, dtype)[0]
         ang_d = angles_in_dtype([di], freq, dtype)[0]
-        t_formed = _block_matrix(enc, np.sin(ang_d), np.cos(ang_d), model)
         with np.errstate(invalid="ignore"):
+            moved = rotate_pairs(enc, rows(ang_x), model.round(np.sin(ang_d[pair_sin])),
+                                 model.round(np.cos(ang_d[pair_sin])))
             formed = max(formed, float(np.nan_to_num(
-                np.abs(rows(ang_xd) - rows(ang_x) @ t_formed), nan=np.inf).max()))
+                np.abs(rows(ang_xd) - moved), nan=np.inf).max()))
     return {"positions_below": top, "residual_table_rounded": rounded,
             "residual_angles_in_dtype": formed}
-
-
-def _block_matrix(enc: Encoding, sin: np.ndarray, cos: np.ndarray, model: Any) -> np.ndarray:
-    """T from per-column sin/cos of the angles (rounded to the dtype), row convention."""
-    out = np.zeros((enc.dim, enc.dim))
-    pairs = np.asarray(enc.pairs, dtype=np.int64).reshape(-1, 2)
-    s, c = pairs[:, 0], pairs[:, 1]
-    out[s, s] = out[c, c] = cos[s]
-    out[c, s], out[s, c] = sin[s], -sin[s]
-    pad = np.arange(2 * enc.n_pairs, enc.dim)
-    out[pad, pad] = 1.0
-    return model.round(out)
 
 
 def _dtype_audit(ctx: _Context) -> Check:
