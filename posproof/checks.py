@@ -70,7 +70,7 @@ from .numeric import (
     OffsetKernel,
     U,
     angles_in_dtype,
-    check_max_len,
+    check_scan,
     dtype_model,
     first_unrepresentable_integer,
     rotate_pairs,
@@ -81,7 +81,7 @@ from .numeric import (
 from .precise import DEFAULT_DPS, mp_values
 from .report import Check, Proof, Report
 
-__all__ = ["AUDIT_DTYPES", "CHECKS", "DEFAULT_MAX_LEN", "check", "run_checks"]
+__all__ = ["AUDIT_DTYPES", "CHECKS", "DEFAULT_MAX_LEN", "check", "check_scan_options", "run_checks"]
 
 CHECKS = ("bounds", "separation", "near_return", "periodicity", "translation_residual",
           "toeplitz", "decay", "dtype_audit")
@@ -723,6 +723,25 @@ def _names(checks: Sequence[str] | None) -> list[str]:
     return names
 
 
+def check_scan_options(encoding: Encoding, max_len: Any, dps: Any) -> tuple[int, int]:
+    """Validate the scan length and the digits of :func:`check` for ``encoding``, up front.
+
+    ``max_len`` is at most :data:`~posproof.numeric.MAX_LEN` and ``max_len·dim``
+    at most :data:`~posproof.numeric.MAX_SCAN_WORK`; ``dps`` is 50 … 1000.
+
+    >>> from posproof import preset
+    >>> check_scan_options(preset("vaswani", dim=8), 1000, 50)
+    (1000, 50)
+    """
+    length = check_scan(encoding, max_len)
+    try:
+        dps = check_int("dps", dps, minimum=50, maximum=1000)
+    except InvalidParameter as exc:
+        raise InvalidParameter(f"{exc} (certification uses 50 to 1000 significant "
+                               "digits)") from None
+    return length, dps
+
+
 def run_checks(encoding: Encoding, *, max_len: int = DEFAULT_MAX_LEN, dps: int = DEFAULT_DPS,
                checks: Sequence[str] | None = None, progress: Progress | None = None,
                seed: int = 0, proofs: Sequence[Proof] | None = None,
@@ -740,12 +759,7 @@ def run_checks(encoding: Encoding, *, max_len: int = DEFAULT_MAX_LEN, dps: int =
     if not isinstance(encoding, Encoding):
         raise InvalidParameter(
             f"encoding={encoding!r} is not an Encoding; build one with posproof.preset()")
-    length = check_max_len(max_len)
-    try:
-        dps = check_int("dps", dps, minimum=50, maximum=1000)
-    except InvalidParameter as exc:
-        raise InvalidParameter(f"{exc} (certification uses 50 to 1000 significant "
-                               "digits)") from None
+    length, dps = check_scan_options(encoding, max_len, dps)
     seed = check_int("seed", seed, minimum=0)
     names = _names(checks)
     if near_tol is not None:

@@ -306,6 +306,10 @@ def _run_prove(args: argparse.Namespace, general: bool) -> int:
     from .theorems import prove
 
     enc = build_encoding(args)
+    if args.command == "verify":                     # refuse a too large scan before proving
+        from .checks import check_scan_options
+
+        check_scan_options(enc, _length("max-len", args.max_len), _int("dps", args.dps))
     _report_dir(getattr(args, "report", None))
     start = time.perf_counter()
     report = prove(enc, general=general or getattr(args, "general", False),

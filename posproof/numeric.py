@@ -80,6 +80,7 @@ from .precise import DEFAULT_DPS, mp_values
 __all__ = [
     "MAX_DENSE_DIM",
     "MAX_LEN",
+    "MAX_SCAN_WORK",
     "Crossing",
     "DtypeModel",
     "Extreme",
@@ -88,6 +89,8 @@ __all__ = [
     "U",
     "angles_in_dtype",
     "apply_translation",
+    "check_scan",
+    "check_scan_work",
     "dtype_model",
     "first_unrepresentable_integer",
     "gram_is_toeplitz",
@@ -108,6 +111,11 @@ TRIG_ULPS = 4
 #: Longest scan accepted.  Scans stream in chunks, so memory is not the limit;
 #: time is (about L·n / 5·10⁹ seconds on two cores).
 MAX_LEN = 10**9
+#: Largest scan work L·d accepted by the numeric checks (``check``, ``verify``,
+#: ``derive``): the scans cost time in proportion to L·d, so at d = 512 L is at
+#: most 67 108 864 and at d = 65536 at most 524 288 (each about a minute or less
+#: on two cores within 4 GiB; see docs/cli.md, "Limits").
+MAX_SCAN_WORK = 1 << 35
 #: Kernel values computed per chunk (≈ 16 MB of float64).
 CHUNK_VALUES = 1 << 21
 #: At most this many kernel values are kept in memory (128 MB); longer scans stream.
@@ -1051,3 +1059,25 @@ def check_max_len(max_len: Any) -> int:
         elif "too small" in text:
             text += " (the number of positions to scan, such as 100000)"
         raise InvalidParameter(text) from None
+
+
+def check_scan(encoding: Encoding, max_len: Any) -> int:
+    """Validate a scan length L for ``encoding``: 1 ≤ L ≤ MAX_LEN and L·d ≤ MAX_SCAN_WORK.
+
+    >>> check_scan(Encoding(Geometric(10000), "interleaved", 64), 10**9)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    posproof.errors.InvalidParameter: max_len=1000000000 at dim=64 is too large: ... <= 536870912 ...
+    """
+    return check_scan_work("max_len", check_max_len(max_len), encoding.dim)
+
+
+def check_scan_work(name: str, length: int, dim: int) -> int:
+    """``length`` when ``length·dim`` ≤ :data:`MAX_SCAN_WORK`; otherwise InvalidParameter
+    naming ``name`` and the longest length accepted at this ``dim``."""
+    if length * dim > MAX_SCAN_WORK:
+        raise InvalidParameter(
+            f"{name}={length} at dim={dim} is too large: L·d must be at most "
+            f"{MAX_SCAN_WORK} (the scan limit, about a minute on two cores), so {name} <= "
+            f"{MAX_SCAN_WORK // dim} at this dim")
+    return length

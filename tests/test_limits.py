@@ -1,0 +1,145 @@
+"""Every command at its largest accepted values runs within 4 GiB, or is refused up front.
+
+Issue 12, part 3.
+
+Each command runs in a subprocess under ``RLIMIT_AS`` = 4 GiB.  At its limits it
+must finish with exit 0 or 1; one step beyond, it must exit 2 at once with one
+line naming the limit — never a traceback or a MemoryError.  The limits are
+tabulated in docs/cli.md ("Limits").
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from posproof.errors import MAX_DIM
+from posproof.explore import MAX_LENGTH
+from posproof.numeric import MAX_LEN, MAX_SCAN_WORK
+from posproof.sweep.limits import HARD_MAX_POINTS
+
+resource = pytest.importorskip("resource")
+
+ROOT = Path(__file__).resolve().parent.parent
+GIB4 = 4 << 30
+MAX_SCAN_LEN = MAX_SCAN_WORK // MAX_DIM         # the longest scan at the largest dim
+
+
+def _limit_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (GIB4, GIB4))
+
+
+def _posproof(*args: str, cwd: Path, timeout: float = 600) -> tuple[int, str, str, float]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"}
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "posproof", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=timeout,
+                          preexec_fn=_limit_memory)
+    return proc.returncode, proc.stdout, proc.stderr, time.perf_counter() - start
+
+
+def _clean(stderr: str) -> None:
+    assert "Traceback" not in stderr, stderr[-2000:]
+    assert "MemoryError" not in stderr, stderr[-2000:]
+
+
+def _refused(args: list[str], tmp_path: Path, *names: str) -> str:
+    code, _, err, seconds = _posproof(*args, cwd=tmp_path, timeout=120)
+    _clean(err)
+    lines = err.strip().splitlines()
+    assert code == 2, (code, err[-2000:])
+    assert len(lines) == 1, err
+    assert lines[0].startswith("posproof: error: "), err
+    for name in names:
+        assert name in lines[0], (name, lines[0])
+    assert seconds < 30, f"refused only after {seconds:.0f} s: not up front"
+    return lines[0]
+
+
+def _runs(args: list[str], tmp_path: Path) -> str:
+    code, out, err, _ = _posproof(*args, cwd=tmp_path)
+    _clean(err)
+    assert code in (0, 1), (code, err[-2000:])
+    return out
+
+
+# ----------------------------------------------------------------- one step beyond: exit 2
+BEYOND = {
+    "check dim": (["check", "--dim", str(MAX_DIM + 2), "--max-len", "10"], ["dim"]),
+    "check max_len": (["check", "--dim", "2", "--max-len", str(MAX_LEN + 1)], ["max_len"]),
+    "check max_len·dim": (["check", "--dim", str(MAX_DIM), "--max-len", str(MAX_SCAN_LEN + 1)],
+                          ["max_len", str(MAX_SCAN_LEN)]),
+    "check dps": (["check", "--dim", "8", "--max-len", "10", "--dps", "1001"], ["dps"]),
+    # verify proves first: the scan is refused before the proofs start
+    "verify max_len·dim": (["verify", "--dim", str(MAX_DIM), "--max-len", "1e6"], ["max_len"]),
+    "verify dps": (["verify", "--dim", str(MAX_DIM), "--max-len", "10", "--dps", "5000"], ["dps"]),
+    "prove dim": (["prove", "--dim", str(MAX_DIM + 2)], ["dim"]),
+    "derive max_len·dim": (["derive", "--dim", str(MAX_DIM), "--no-figures", "--out", "doc"],
+                           ["max_len"]),
+    "explore length": (["explore", "rope:base=10000,dim=128", "--length", str(MAX_LENGTH + 1),
+                        "--no-proofs"], ["length"]),
+    "explore dim": (["explore", f"rope:base=10000,dim={MAX_DIM + 2}", "--no-proofs"], ["dim"]),
+    "check-impl max_len": (["check-impl", "math:pi", "--dim", "8", "--max-len", str(MAX_LEN + 1)],
+                           ["max_len"]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BEYOND))
+def test_one_step_beyond_a_limit_is_refused_up_front(case, tmp_path):
+    args, names = BEYOND[case]
+    _refused(args, tmp_path, *names)
+    assert not (tmp_path / "doc").exists()          # derive refuses before creating --out
+
+
+def test_a_grid_beyond_the_hard_limit_is_refused(tmp_path):
+    side = int(HARD_MAX_POINTS ** 0.5) + 1
+    (tmp_path / "grid.toml").write_text(
+        'metrics = ["first_negative"]\nlength = 100\n\n[[family]]\nkind = "rope"\n'
+        f'dim = {{ start = 2, stop = {2 * side + 2}, step = 2 }}\n'
+        f'base = {{ start = 100, stop = {100 + side}, step = 1 }}\n')
+    _refused(["sweep", "grid.toml", "--dry-run", "--yes"], tmp_path, str(HARD_MAX_POINTS))
+
+
+# ----------------------------------------------------------------- at the limits: exit 0 or 1
+@pytest.mark.slow
+def test_check_at_the_largest_dim_and_its_longest_scan(tmp_path):
+    out = _runs(["check", "--dim", str(MAX_DIM), "--max-len", str(MAX_SCAN_LEN), "--json"],
+                tmp_path)
+    assert len(json.loads(out)["checks"]) == 8
+
+
+@pytest.mark.slow
+def test_check_at_the_longest_scan_and_the_most_digits(tmp_path):
+    _runs(["check", "--dim", "2", "--max-len", str(MAX_LEN), "--dps", "1000"], tmp_path)
+
+
+@pytest.mark.slow
+def test_prove_at_the_largest_dim(tmp_path):
+    out = _runs(["prove", "--dim", str(MAX_DIM), "--json"], tmp_path)
+    assert json.loads(out)["theorems"]
+
+
+@pytest.mark.slow
+def test_explore_at_the_largest_dim_and_length(tmp_path):
+    _runs(["explore", f"rope:base=10000,dim={MAX_DIM}", "--length", str(MAX_LENGTH),
+           "--no-proofs"], tmp_path)
+
+
+@pytest.mark.slow
+def test_check_impl_at_the_longest_scan(tmp_path):
+    (tmp_path / "impl.py").write_text(
+        "import numpy as np\n\n\ndef table(pos):\n"
+        "    inv = 10000.0 ** (-np.arange(0, 64, 2) / 64)\n"
+        "    ang = np.asarray(pos, dtype=np.float64)[:, None] * inv\n"
+        "    out = np.empty((len(pos), 64))\n"
+        "    out[:, 0::2], out[:, 1::2] = np.sin(ang), np.cos(ang)\n"
+        "    return out\n")
+    out = _runs(["check-impl", "./impl.py:table", "--dim", "64", "--max-len", str(MAX_LEN)],
+                tmp_path)
+    assert out
