@@ -144,6 +144,7 @@ def cli_reference() -> str:
              "| command | what it does |", "|---|---|"]
     for name in sub.choices:
         lines.append(f"| [`posproof {name}`](#posproof-{name}) | {_cell(helps.get(name, ''))} |")
+    lines += ["", *limits_section()]
     for name, child in sub.choices.items():
         while lines and lines[-1] == "":
             lines.pop()
@@ -157,6 +158,44 @@ def cli_reference() -> str:
             lines += ["| " + " | ".join(r) + " |" for r in rows]
             lines.append("")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def limits_section() -> list[str]:
+    """The table of the largest accepted values, from the constants the code enforces."""
+    from posproof.errors import MAX_DIM
+    from posproof.explore import MAX_LENGTH
+    from posproof.expressions import MAX_LENGTH as MAX_TEXT
+    from posproof.numeric import MAX_LEN, MAX_SCAN_WORK
+    from posproof.sweep.limits import HARD_MAX_POINTS, MAX_POINTS, MAX_RANGE_VALUES
+
+    work = MAX_SCAN_WORK.bit_length() - 1
+    rows = [
+        ("dimension d (`--dim`, `dim=` of a spec, a config's head_dim)", "every command",
+         f"2 … {MAX_DIM}"),
+        ("scan length L (`--max-len`)", "verify, check, derive",
+         f"1 … {MAX_LEN:.0e}".replace("e+0", "e") + f", and L·d ≤ 2^{work} = {MAX_SCAN_WORK}: "
+         f"L ≤ {MAX_SCAN_WORK // 512} at d = 512, L ≤ {MAX_SCAN_WORK // MAX_DIM} "
+         f"at d = {MAX_DIM}"),
+        ("digits of the certification (`--dps`)", "verify, check", "50 … 1000"),
+        ("context length L (`--length`, `--train-length`)", "explore, explain",
+         f"1 … {MAX_LENGTH} (2^24), and L·d ≤ 2^{work} for each encoding"),
+        ("positions of a callable (`--max-len`)", "check-impl", "1 … 1e9 (576 of them are "
+         "evaluated)"),
+        ("grid size", "sweep", f"{MAX_POINTS} points without `--yes`, {HARD_MAX_POINTS} with "
+         f"it; {MAX_RANGE_VALUES} values per range"),
+        ("an expression (`--frequencies`, `--expression`, claims)", "verify, check, prove, "
+         "derive", f"{MAX_TEXT} characters (and bounded depth, digits and exponents)"),
+    ]
+    lines = ["## Limits", "",
+             "The largest values each command accepts. At these values every command "
+             "finishes within 4 GiB of memory (address space) and about a minute or two on "
+             "two cores; one step beyond, it exits 2 at once with one line naming the limit. "
+             "The scans cost time in proportion to L·d, hence the joint limit. "
+             "`python -m pytest -m slow tests/test_limits.py --durations=0` runs each "
+             "command at its limits under `RLIMIT_AS` = 4 GiB and prints the times.", "",
+             "| value | commands | accepted |", "|---|---|---|"]
+    lines += [f"| {a} | {b} | {c} |" for a, b, c in rows]
+    return [*lines, ""]
 
 
 # --------------------------------------------------------------------------- driver
