@@ -1067,17 +1067,17 @@ def check_scan(encoding: Encoding, max_len: Any) -> int:
     >>> check_scan(Encoding(Geometric(10000), "interleaved", 64), 10**9)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    posproof.errors.InvalidParameter: max_len=1000000000 at dim=64 is too large: ... <= 536870912 ...
+    posproof.errors.InvalidParameter: max_len=1000000000 at dim=64 is too large: ... 536870912 ...
     """
     return check_scan_work("max_len", check_max_len(max_len), encoding.dim)
 
 
-def check_scan_work(name: str, length: int, dim: int) -> int:
-    """``length`` when ``length·dim`` ≤ :data:`MAX_SCAN_WORK`; otherwise InvalidParameter
-    naming ``name`` and the longest length accepted at this ``dim``."""
-    if length * dim > MAX_SCAN_WORK:
+def check_scan_work(name: str, length: int, dim: int, limit: int = MAX_SCAN_WORK) -> int:
+    """``length`` when ``length·dim`` ≤ ``limit``; otherwise InvalidParameter naming
+    ``name`` and the longest length accepted at this ``dim``."""
+    if length * dim > limit:
         raise InvalidParameter(
             f"{name}={length} at dim={dim} is too large: L·d must be at most "
-            f"{MAX_SCAN_WORK} (the scan limit, about a minute on two cores), so {name} <= "
-            f"{MAX_SCAN_WORK // dim} at this dim")
+            f"{limit} (the scan limit, about a minute on two cores), so {name} <= "
+            f"{limit // dim} at this dim")
     return length

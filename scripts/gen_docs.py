@@ -163,7 +163,7 @@ def cli_reference() -> str:
 def limits_section() -> list[str]:
     """The table of the largest accepted values, from the constants the code enforces."""
     from posproof.errors import MAX_DIM
-    from posproof.explore import MAX_LENGTH
+    from posproof.explore import MAX_EXPLORE_WORK, MAX_LENGTH
     from posproof.expressions import MAX_LENGTH as MAX_TEXT
     from posproof.numeric import MAX_LEN, MAX_SCAN_WORK
     from posproof.sweep.limits import HARD_MAX_POINTS, MAX_POINTS, MAX_RANGE_VALUES
@@ -178,11 +178,13 @@ def limits_section() -> list[str]:
          f"at d = {MAX_DIM}"),
         ("digits of the certification (`--dps`)", "verify, check", "50 … 1000"),
         ("context length L (`--length`, `--train-length`)", "explore, explain",
-         f"1 … {MAX_LENGTH} (2^24), and L·d ≤ 2^{work} for each encoding"),
+         f"1 … {MAX_LENGTH} (2^24), and L·d ≤ 2^{MAX_EXPLORE_WORK.bit_length() - 1} for "
+         f"each encoding: L ≤ {MAX_EXPLORE_WORK // MAX_DIM} at d = {MAX_DIM}"),
         ("positions of a callable (`--max-len`)", "check-impl", "1 … 1e9 (576 of them are "
          "evaluated)"),
         ("grid size", "sweep", f"{MAX_POINTS} points without `--yes`, {HARD_MAX_POINTS} with "
-         f"it; {MAX_RANGE_VALUES} values per range"),
+         f"it; {MAX_RANGE_VALUES} values per range; each point's length and dim as "
+         "explore's"),
         ("an expression (`--frequencies`, `--expression`, claims)", "verify, check, prove, "
          "derive", f"{MAX_TEXT} characters (and bounded depth, digits and exponents)"),
     ]

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from posproof.errors import MAX_DIM
-from posproof.explore import MAX_LENGTH
+from posproof.explore import MAX_EXPLORE_WORK, MAX_LENGTH
 from posproof.numeric import MAX_LEN, MAX_SCAN_WORK
 from posproof.sweep.limits import HARD_MAX_POINTS
 
@@ -29,6 +29,7 @@ resource = pytest.importorskip("resource")
 ROOT = Path(__file__).resolve().parent.parent
 GIB4 = 4 << 30
 MAX_SCAN_LEN = MAX_SCAN_WORK // MAX_DIM         # the longest scan at the largest dim
+MAX_EXPLORE_LEN = MAX_EXPLORE_WORK // MAX_DIM   # the longest context explored there
 
 
 def _limit_memory() -> None:
@@ -85,6 +86,8 @@ BEYOND = {
     "explore length": (["explore", "rope:base=10000,dim=128", "--length", str(MAX_LENGTH + 1),
                         "--no-proofs"], ["length"]),
     "explore dim": (["explore", f"rope:base=10000,dim={MAX_DIM + 2}", "--no-proofs"], ["dim"]),
+    "explore length·dim": (["explore", f"rope:base=10000,dim={MAX_DIM}", "--length",
+                            str(MAX_EXPLORE_LEN + 1)], ["length", str(MAX_EXPLORE_LEN)]),
     "check-impl max_len": (["check-impl", "math:pi", "--dim", "8", "--max-len", str(MAX_LEN + 1)],
                            ["max_len"]),
 }
@@ -104,6 +107,14 @@ def test_a_grid_beyond_the_hard_limit_is_refused(tmp_path):
         f'dim = {{ start = 2, stop = {2 * side + 2}, step = 2 }}\n'
         f'base = {{ start = 100, stop = {100 + side}, step = 1 }}\n')
     _refused(["sweep", "grid.toml", "--dry-run", "--yes"], tmp_path, str(HARD_MAX_POINTS))
+
+
+def test_a_grid_point_beyond_the_scan_limit_is_refused_before_running(tmp_path):
+    (tmp_path / "grid.toml").write_text(
+        f'metrics = ["first_negative"]\nlength = {MAX_EXPLORE_LEN + 1}\n\n[[family]]\n'
+        f'kind = "rope"\ndim = [8, {MAX_DIM}]\n')
+    _refused(["sweep", "grid.toml", "--workers", "0"], tmp_path, "length", str(MAX_EXPLORE_LEN))
+    assert not (tmp_path / "grid.jsonl").exists()
 
 
 # ----------------------------------------------------------------- at the limits: exit 0 or 1
@@ -126,9 +137,15 @@ def test_prove_at_the_largest_dim(tmp_path):
 
 
 @pytest.mark.slow
-def test_explore_at_the_largest_dim_and_length(tmp_path):
-    _runs(["explore", f"rope:base=10000,dim={MAX_DIM}", "--length", str(MAX_LENGTH),
-           "--no-proofs"], tmp_path)
+def test_explore_at_the_largest_dim_and_its_longest_context(tmp_path):
+    out = _runs(["explore", f"rope:base=10000,dim={MAX_DIM}", "--length", str(MAX_EXPLORE_LEN),
+                 "--json"], tmp_path)
+    assert json.loads(out)["length"] == MAX_EXPLORE_LEN
+
+
+@pytest.mark.slow
+def test_explore_at_the_longest_context(tmp_path):
+    _runs(["explore", "rope:base=10000,dim=128", "--length", str(MAX_LENGTH)], tmp_path)
 
 
 @pytest.mark.slow

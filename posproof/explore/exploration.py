@@ -24,6 +24,7 @@ from ..schedules import Schedule
 from .basebound import BaseBound, _short, base_bound
 from .metrics import (
     DTYPES,
+    MAX_EXPLORE_WORK,
     MAX_LENGTH,
     _decay_deltas,
     _kernel,
@@ -248,7 +249,7 @@ def explore(encodings: Sequence[Any], length: int = 4096, *, proofs: bool = True
     if not subjects:
         raise InvalidParameter("explore needs at least one encoding")
     for s in subjects:                  # the kernel scans cost L·d: refuse before proving
-        check_scan_work("length", length, s.dim)
+        check_scan_work("length", length, s.dim, MAX_EXPLORE_WORK)
     seen: dict[str, int] = {}
     for s in subjects:
         seen[s.label] = seen.get(s.label, 0) + 1

@@ -24,6 +24,9 @@ from ..schedules import Geometric, Schedule
 U = 2.0 ** -53
 DTYPES = ("float32", "float16", "bfloat16")
 MAX_LENGTH = 1 << 24
+#: Largest L·d of one explored encoding: explore scans the kernel, the decay curve
+#: and each dtype over L for every pair, about 5 times the work of a check scan.
+MAX_EXPLORE_WORK = 1 << 33
 
 
 def _length(length: Any) -> int:

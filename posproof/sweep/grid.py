@@ -342,6 +342,15 @@ def parse_grid(text: str, *, source: str = "<grid>", confirm: bool = False) -> G
         for combo in itertools.product(*(axes[n] for n in names)):
             point = Point.make(len(points), fam_index, dict(zip(names, combo, strict=True)),
                                metrics, seed)
+            dim = point.params.get("dim")
+            if isinstance(dim, int) and dim > 0:      # refuse a too long scan before running
+                from ..explore import MAX_EXPLORE_WORK
+                from ..numeric import check_scan_work
+
+                try:
+                    check_scan_work("length", point.length, dim, MAX_EXPLORE_WORK)
+                except InvalidParameter as exc:
+                    raise InvalidParameter(f"{source}: the point {point.spec}: {exc}") from None
             if point.key in seen:
                 raise InvalidParameter(f"{source}: the point {point.spec} (length "
                                        f"{point.length}) appears twice (points {seen[point.key]}"
