@@ -160,3 +160,19 @@ def test_check_impl_at_the_longest_scan(tmp_path):
     out = _runs(["check-impl", "./impl.py:table", "--dim", "64", "--max-len", str(MAX_LEN)],
                 tmp_path)
     assert out
+
+
+@pytest.mark.slow
+def test_verify_at_the_largest_dim_and_its_longest_scan(tmp_path):
+    out = _runs(["verify", "--dim", str(MAX_DIM), "--max-len", str(MAX_SCAN_LEN), "--json"],
+                tmp_path)
+    report = json.loads(out)
+    assert report["theorems"]
+    assert len(report["checks"]) == 8
+
+
+@pytest.mark.slow
+def test_derive_at_the_largest_dim_and_its_longest_scan(tmp_path):
+    _runs(["derive", "--dim", str(MAX_DIM), "--max-len", str(MAX_SCAN_LEN), "--out", "doc",
+           "--figures", "png"], tmp_path)
+    assert (tmp_path / "doc" / "derivation.md").stat().st_size > 0
