@@ -167,6 +167,7 @@ def limits_section() -> list[str]:
     from posproof.expressions import MAX_LENGTH as MAX_TEXT
     from posproof.numeric import MAX_LEN, MAX_SCAN_WORK
     from posproof.sweep.limits import HARD_MAX_POINTS, MAX_POINTS, MAX_RANGE_VALUES
+    from posproof.testing.rotary import MAX_HEAD_DIM
 
     work = MAX_SCAN_WORK.bit_length() - 1
     rows = [
@@ -182,6 +183,9 @@ def limits_section() -> list[str]:
          f"each encoding: L ≤ {MAX_EXPLORE_WORK // MAX_DIM} at d = {MAX_DIM}"),
         ("positions of a callable (`--max-len`)", "check-impl", "1 … 1e9 (576 of them are "
          "evaluated)"),
+        ("head dim and largest position of a rotary embedding (`--rotary --dim`, "
+         "`--max-position`)", "check-impl", f"head_dim ≤ {MAX_HEAD_DIM} (every basis vector is "
+         "rotated), position 64 … 2^40"),
         ("grid size", "sweep", f"{MAX_POINTS} points without `--yes`, {HARD_MAX_POINTS} with "
          f"it; {MAX_RANGE_VALUES} values per range; each point's length and dim as "
          "explore's"),

@@ -23,6 +23,7 @@ from posproof.errors import MAX_DIM
 from posproof.explore import MAX_EXPLORE_WORK, MAX_LENGTH
 from posproof.numeric import MAX_LEN, MAX_SCAN_WORK
 from posproof.sweep.limits import HARD_MAX_POINTS
+from posproof.testing.rotary import MAX_HEAD_DIM
 
 resource = pytest.importorskip("resource")
 
@@ -88,6 +89,8 @@ BEYOND = {
     "explore dim": (["explore", f"rope:base=10000,dim={MAX_DIM + 2}", "--no-proofs"], ["dim"]),
     "explore length·dim": (["explore", f"rope:base=10000,dim={MAX_DIM}", "--length",
                             str(MAX_EXPLORE_LEN + 1)], ["length", str(MAX_EXPLORE_LEN)]),
+    "check-impl rotary head_dim": (["check-impl", "math:pi", "--rotary", "--dim",
+                                    str(MAX_HEAD_DIM + 2)], ["head_dim", str(MAX_HEAD_DIM)]),
     "check-impl max_len": (["check-impl", "math:pi", "--dim", "8", "--max-len", str(MAX_LEN + 1)],
                            ["max_len"]),
 }
@@ -176,3 +179,13 @@ def test_derive_at_the_largest_dim_and_its_longest_scan(tmp_path):
     _runs(["derive", "--dim", str(MAX_DIM), "--max-len", str(MAX_SCAN_LEN), "--out", "doc",
            "--figures", "png"], tmp_path)
     assert (tmp_path / "doc" / "derivation.md").stat().st_size > 0
+
+
+@pytest.mark.slow
+def test_check_impl_rotary_at_the_largest_head_and_position(tmp_path):
+    (tmp_path / "rimpl.py").write_text(
+        "import posproof\n\n"
+        f"apply = posproof.rotary(10000, {MAX_HEAD_DIM}, layout='half').apply\n")
+    out = _runs(["check-impl", "./rimpl.py:apply", "--rotary", "--dim", str(MAX_HEAD_DIM),
+                 "--max-position", str(2**40)], tmp_path)
+    assert "matches_spec" in out
