@@ -162,6 +162,7 @@ def cli_reference() -> str:
 
 def limits_section() -> list[str]:
     """The table of the largest accepted values, from the constants the code enforces."""
+    from posproof.cli_testing import MAX_TABLE_BYTES
     from posproof.errors import MAX_DIM
     from posproof.explore import MAX_EXPLORE_WORK, MAX_LENGTH
     from posproof.expressions import MAX_LENGTH as MAX_TEXT
@@ -186,6 +187,8 @@ def limits_section() -> list[str]:
         ("head dim and largest position of a rotary embedding (`--rotary --dim`, "
          "`--max-position`)", "check-impl", f"head_dim ≤ {MAX_HEAD_DIM} (every basis vector is "
          "rotated), position 64 … 2^40"),
+        ("array data in a table file (.npy, .npz unpacked, .pt, .safetensors)", "identify",
+         f"{MAX_TABLE_BYTES >> 20} MiB"),
         ("grid size", "sweep", f"{MAX_POINTS} points without `--yes`, {HARD_MAX_POINTS} with "
          f"it; {MAX_RANGE_VALUES} values per range; each point's length and dim as "
          "explore's"),

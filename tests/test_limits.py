@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from posproof.cli_testing import MAX_TABLE_BYTES
 from posproof.errors import MAX_DIM
 from posproof.explore import MAX_EXPLORE_WORK, MAX_LENGTH
 from posproof.numeric import MAX_LEN, MAX_SCAN_WORK
@@ -101,6 +102,16 @@ def test_one_step_beyond_a_limit_is_refused_up_front(case, tmp_path):
     args, names = BEYOND[case]
     _refused(args, tmp_path, *names)
     assert not (tmp_path / "doc").exists()          # derive refuses before creating --out
+
+
+def test_a_table_file_beyond_the_size_limit_is_refused_before_reading(tmp_path):
+    import numpy as np
+
+    path = tmp_path / "big.npy"
+    np.save(path, np.zeros((4, 4), dtype=np.float32))
+    with open(path, "r+b") as fh:                   # sparse: no disk written
+        fh.truncate(MAX_TABLE_BYTES + 1)
+    _refused(["identify", "big.npy"], tmp_path, str(MAX_TABLE_BYTES))
 
 
 def test_a_grid_beyond_the_hard_limit_is_refused(tmp_path):
@@ -189,3 +200,18 @@ def test_check_impl_rotary_at_the_largest_head_and_position(tmp_path):
     out = _runs(["check-impl", "./rimpl.py:apply", "--rotary", "--dim", str(MAX_HEAD_DIM),
                  "--max-position", str(2**40)], tmp_path)
     assert "matches_spec" in out
+
+
+@pytest.mark.slow
+def test_identify_at_the_largest_table(tmp_path):
+    import numpy as np
+
+    from posproof import preset
+
+    dim = 4096
+    rows = (MAX_TABLE_BYTES - 1024) // (4 * dim)     # float32, and room for the .npy header
+    np.save(tmp_path / "pe.npy", preset("vaswani", dim=dim).table(np.arange(rows))
+            .astype(np.float32))
+    assert (tmp_path / "pe.npy").stat().st_size <= MAX_TABLE_BYTES
+    out = _runs(["identify", "pe.npy", "--json"], tmp_path)
+    assert json.loads(out)["rows"] == rows
