@@ -164,7 +164,7 @@ def limits_section() -> list[str]:
     """The table of the largest accepted values, from the constants the code enforces."""
     from posproof.cli_testing import MAX_TABLE_BYTES
     from posproof.errors import MAX_DIM
-    from posproof.explore import MAX_EXPLORE_WORK, MAX_LENGTH
+    from posproof.explore import MAX_EXPLORE_DIM, MAX_EXPLORE_WORK, MAX_LENGTH
     from posproof.expressions import MAX_LENGTH as MAX_TEXT
     from posproof.numeric import MAX_LEN, MAX_SCAN_WORK
     from posproof.sweep.limits import HARD_MAX_POINTS, MAX_POINTS, MAX_RANGE_VALUES
@@ -172,7 +172,8 @@ def limits_section() -> list[str]:
 
     work = MAX_SCAN_WORK.bit_length() - 1
     rows = [
-        ("dimension d (`--dim`, `dim=` of a spec, a config's head_dim)", "every command",
+        ("dimension d (`--dim`, `dim=` of a spec, a config's head_dim)", "every command "
+         "(explore: see below)",
          f"2 … {MAX_DIM}"),
         ("scan length L (`--max-len`)", "verify, check, derive",
          f"1 … {MAX_LEN:.0e}".replace("e+0", "e") + f", and L·d ≤ 2^{work} = {MAX_SCAN_WORK}: "
@@ -181,7 +182,9 @@ def limits_section() -> list[str]:
         ("digits of the certification (`--dps`)", "verify, check", "50 … 1000"),
         ("context length L (`--length`, `--train-length`)", "explore, explain",
          f"1 … {MAX_LENGTH} (2^24), and L·d ≤ 2^{MAX_EXPLORE_WORK.bit_length() - 1} for "
-         f"each encoding: L ≤ {MAX_EXPLORE_WORK // MAX_DIM} at d = {MAX_DIM}"),
+         f"each encoding: L ≤ {MAX_EXPLORE_WORK // MAX_EXPLORE_DIM} at d = {MAX_EXPLORE_DIM}"),
+        ("dimension d of an explored encoding", "explore, explain, sweep",
+         f"2 … {MAX_EXPLORE_DIM} (its proofs take minutes beyond)"),
         ("positions of a callable (`--max-len`)", "check-impl", "1 … 1e9 (576 of them are "
          "evaluated)"),
         ("head dim and largest position of a rotary embedding (`--rotary --dim`, "

@@ -21,7 +21,7 @@ import pytest
 
 from posproof.cli_testing import MAX_TABLE_BYTES
 from posproof.errors import MAX_DIM
-from posproof.explore import MAX_EXPLORE_WORK, MAX_LENGTH
+from posproof.explore import MAX_EXPLORE_DIM, MAX_EXPLORE_WORK, MAX_LENGTH
 from posproof.numeric import MAX_LEN, MAX_SCAN_WORK
 from posproof.sweep.limits import HARD_MAX_POINTS
 from posproof.testing.rotary import MAX_HEAD_DIM
@@ -31,7 +31,7 @@ resource = pytest.importorskip("resource")
 ROOT = Path(__file__).resolve().parent.parent
 GIB4 = 4 << 30
 MAX_SCAN_LEN = MAX_SCAN_WORK // MAX_DIM         # the longest scan at the largest dim
-MAX_EXPLORE_LEN = MAX_EXPLORE_WORK // MAX_DIM   # the longest context explored there
+MAX_EXPLORE_LEN = MAX_EXPLORE_WORK // MAX_EXPLORE_DIM   # the longest context at explore's dim
 
 
 def _limit_memory() -> None:
@@ -87,8 +87,9 @@ BEYOND = {
                            ["max_len"]),
     "explore length": (["explore", "rope:base=10000,dim=128", "--length", str(MAX_LENGTH + 1),
                         "--no-proofs"], ["length"]),
-    "explore dim": (["explore", f"rope:base=10000,dim={MAX_DIM + 2}", "--no-proofs"], ["dim"]),
-    "explore length·dim": (["explore", f"rope:base=10000,dim={MAX_DIM}", "--length",
+    "explore dim": (["explore", f"rope:base=10000,dim={MAX_EXPLORE_DIM + 2}", "--no-proofs"],
+                    ["dim", str(MAX_EXPLORE_DIM)]),
+    "explore length·dim": (["explore", f"rope:base=10000,dim={MAX_EXPLORE_DIM}", "--length",
                             str(MAX_EXPLORE_LEN + 1)], ["length", str(MAX_EXPLORE_LEN)]),
     "check-impl rotary head_dim": (["check-impl", "math:pi", "--rotary", "--dim",
                                     str(MAX_HEAD_DIM + 2)], ["head_dim", str(MAX_HEAD_DIM)]),
@@ -126,7 +127,7 @@ def test_a_grid_beyond_the_hard_limit_is_refused(tmp_path):
 def test_a_grid_point_beyond_the_scan_limit_is_refused_before_running(tmp_path):
     (tmp_path / "grid.toml").write_text(
         f'metrics = ["first_negative"]\nlength = {MAX_EXPLORE_LEN + 1}\n\n[[family]]\n'
-        f'kind = "rope"\ndim = [8, {MAX_DIM}]\n')
+        f'kind = "rope"\ndim = [8, {MAX_EXPLORE_DIM}]\n')
     _refused(["sweep", "grid.toml", "--workers", "0"], tmp_path, "length", str(MAX_EXPLORE_LEN))
     assert not (tmp_path / "grid.jsonl").exists()
 
@@ -152,7 +153,8 @@ def test_prove_at_the_largest_dim(tmp_path):
 
 @pytest.mark.slow
 def test_explore_at_the_largest_dim_and_its_longest_context(tmp_path):
-    out = _runs(["explore", f"rope:base=10000,dim={MAX_DIM}", "--length", str(MAX_EXPLORE_LEN),
+    out = _runs(["explore", f"rope:base=10000,dim={MAX_EXPLORE_DIM}", "--length",
+                 str(MAX_EXPLORE_LEN),
                  "--json"], tmp_path)
     assert json.loads(out)["length"] == MAX_EXPLORE_LEN
 

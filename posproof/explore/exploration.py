@@ -18,18 +18,17 @@ import sympy as sp
 
 from ..encoding import Encoding
 from ..errors import InvalidParameter, check_int, check_sequence
-from ..numeric import check_scan_work
 from ..precise import mp_value
 from ..schedules import Schedule
 from .basebound import BaseBound, _short, base_bound
 from .metrics import (
     DTYPES,
-    MAX_EXPLORE_WORK,
     MAX_LENGTH,
     _decay_deltas,
     _kernel,
     _length,
     band_coverage,
+    check_explore_size,
     critical_dimension,
     decay_curve,
     dtype_audit,
@@ -248,8 +247,8 @@ def explore(encodings: Sequence[Any], length: int = 4096, *, proofs: bool = True
         train_length = check_int("train_length", train_length, minimum=1, maximum=MAX_LENGTH)
     if not subjects:
         raise InvalidParameter("explore needs at least one encoding")
-    for s in subjects:                  # the kernel scans cost L·d: refuse before proving
-        check_scan_work("length", length, s.dim, MAX_EXPLORE_WORK)
+    for s in subjects:                  # refuse before proving: see docs/cli.md, "Limits"
+        check_explore_size(length, s.dim)
     seen: dict[str, int] = {}
     for s in subjects:
         seen[s.label] = seen.get(s.label, 0) + 1

@@ -344,11 +344,10 @@ def parse_grid(text: str, *, source: str = "<grid>", confirm: bool = False) -> G
                                metrics, seed)
             dim = point.params.get("dim")
             if isinstance(dim, int) and dim > 0:      # refuse a too long scan before running
-                from ..explore import MAX_EXPLORE_WORK
-                from ..numeric import check_scan_work
+                from ..explore.metrics import check_explore_size
 
                 try:
-                    check_scan_work("length", point.length, dim, MAX_EXPLORE_WORK)
+                    check_explore_size(point.length, dim)
                 except InvalidParameter as exc:
                     raise InvalidParameter(f"{source}: the point {point.spec}: {exc}") from None
             if point.key in seen:
