@@ -723,11 +723,17 @@ def _names(checks: Sequence[str] | None) -> list[str]:
     return names
 
 
+#: Largest dps·d: each frequency is evaluated at dps + 30 digits (d = 65536 at
+#: 1000 digits took minutes); 50 digits are accepted up to d = 65536, 1000 up to 4096.
+MAX_DPS_WORK = 1 << 22
+
+
 def check_scan_options(encoding: Encoding, max_len: Any, dps: Any) -> tuple[int, int]:
     """Validate the scan length and the digits of :func:`check` for ``encoding``, up front.
 
     ``max_len`` is at most :data:`~posproof.numeric.MAX_LEN` and ``max_len·dim``
-    at most :data:`~posproof.numeric.MAX_SCAN_WORK`; ``dps`` is 50 … 1000.
+    at most :data:`~posproof.numeric.MAX_SCAN_WORK`; ``dps`` is 50 … 1000 and
+    ``dps·dim`` at most :data:`MAX_DPS_WORK`.
 
     >>> from posproof import preset
     >>> check_scan_options(preset("vaswani", dim=8), 1000, 50)
@@ -739,6 +745,11 @@ def check_scan_options(encoding: Encoding, max_len: Any, dps: Any) -> tuple[int,
     except InvalidParameter as exc:
         raise InvalidParameter(f"{exc} (certification uses 50 to 1000 significant "
                                "digits)") from None
+    if dps * encoding.dim > MAX_DPS_WORK:
+        raise InvalidParameter(
+            f"dps={dps} at dim={encoding.dim} is too large: dps·d must be at most "
+            f"{MAX_DPS_WORK} (every frequency is certified at dps digits), so dps <= "
+            f"{MAX_DPS_WORK // encoding.dim} at this dim")
     return length, dps
 
 

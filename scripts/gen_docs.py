@@ -162,6 +162,7 @@ def cli_reference() -> str:
 
 def limits_section() -> list[str]:
     """The table of the largest accepted values, from the constants the code enforces."""
+    from posproof.checks import MAX_DPS_WORK
     from posproof.cli_testing import MAX_TABLE_BYTES
     from posproof.errors import MAX_DIM
     from posproof.explore import MAX_EXPLORE_DIM, MAX_EXPLORE_WORK, MAX_LENGTH
@@ -179,7 +180,9 @@ def limits_section() -> list[str]:
          f"1 … {MAX_LEN:.0e}".replace("e+0", "e") + f", and L·d ≤ 2^{work} = {MAX_SCAN_WORK}: "
          f"L ≤ {MAX_SCAN_WORK // 512} at d = 512, L ≤ {MAX_SCAN_WORK // MAX_DIM} "
          f"at d = {MAX_DIM}"),
-        ("digits of the certification (`--dps`)", "verify, check", "50 … 1000"),
+        ("digits of the certification (`--dps`)", "verify, check",
+         f"50 … 1000, and dps·d ≤ {MAX_DPS_WORK}: dps ≤ {MAX_DPS_WORK // MAX_DIM} at "
+         f"d = {MAX_DIM}"),
         ("context length L (`--length`, `--train-length`)", "explore, explain",
          f"1 … {MAX_LENGTH} (2^24), and L·d ≤ 2^{MAX_EXPLORE_WORK.bit_length() - 1} for "
          f"each encoding: L ≤ {MAX_EXPLORE_WORK // MAX_EXPLORE_DIM} at d = {MAX_EXPLORE_DIM}"),

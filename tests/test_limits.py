@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from posproof.checks import MAX_DPS_WORK
 from posproof.cli_testing import MAX_TABLE_BYTES
 from posproof.errors import MAX_DIM
 from posproof.explore import MAX_EXPLORE_DIM, MAX_EXPLORE_WORK, MAX_LENGTH
@@ -79,6 +80,8 @@ BEYOND = {
     "check max_len·dim": (["check", "--dim", str(MAX_DIM), "--max-len", str(MAX_SCAN_LEN + 1)],
                           ["max_len", str(MAX_SCAN_LEN)]),
     "check dps": (["check", "--dim", "8", "--max-len", "10", "--dps", "1001"], ["dps"]),
+    "check dps·dim": (["check", "--dim", str(MAX_DIM), "--max-len", "10", "--dps",
+                       str(MAX_DPS_WORK // MAX_DIM + 1)], ["dps", str(MAX_DPS_WORK // MAX_DIM)]),
     # verify proves first: the scan is refused before the proofs start
     "verify max_len·dim": (["verify", "--dim", str(MAX_DIM), "--max-len", "1e6"], ["max_len"]),
     "verify dps": (["verify", "--dim", str(MAX_DIM), "--max-len", "10", "--dps", "5000"], ["dps"]),
@@ -135,14 +138,21 @@ def test_a_grid_point_beyond_the_scan_limit_is_refused_before_running(tmp_path):
 # ----------------------------------------------------------------- at the limits: exit 0 or 1
 @pytest.mark.slow
 def test_check_at_the_largest_dim_and_its_longest_scan(tmp_path):
-    out = _runs(["check", "--dim", str(MAX_DIM), "--max-len", str(MAX_SCAN_LEN), "--json"],
-                tmp_path)
+    out = _runs(["check", "--dim", str(MAX_DIM), "--max-len", str(MAX_SCAN_LEN), "--dps",
+                 str(MAX_DPS_WORK // MAX_DIM), "--json"], tmp_path)
     assert len(json.loads(out)["checks"]) == 8
 
 
 @pytest.mark.slow
 def test_check_at_the_longest_scan_and_the_most_digits(tmp_path):
     _runs(["check", "--dim", "2", "--max-len", str(MAX_LEN), "--dps", "1000"], tmp_path)
+
+
+@pytest.mark.slow
+def test_check_at_the_most_digits_and_their_largest_dim(tmp_path):
+    dim = MAX_DPS_WORK // 1000 // 2 * 2
+    _runs(["check", "--dim", str(dim), "--max-len", str(MAX_SCAN_WORK // dim), "--dps", "1000"],
+          tmp_path)
 
 
 @pytest.mark.slow
