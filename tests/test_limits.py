@@ -226,4 +226,6 @@ def test_identify_at_the_largest_table(tmp_path):
             .astype(np.float32))
     assert (tmp_path / "pe.npy").stat().st_size <= MAX_TABLE_BYTES
     out = _runs(["identify", "pe.npy", "--json"], tmp_path)
-    assert json.loads(out)["rows"] == rows
+    found = json.loads(out)
+    assert found["matched"] is True
+    assert found["checks"][0]["rows"] == rows
