@@ -71,18 +71,19 @@ from .numeric import (
     OffsetKernel,
     U,
     angles_in_dtype,
-    check_max_len,
+    check_scan,
     dtype_model,
     first_unrepresentable_integer,
+    rotate_pairs,
     toeplitz_deviation,
-    translation_matrix,
+    translation_blocks,
     translation_residual,
 )
 from .precise import DEFAULT_DPS, mp_values
 from .report import Check, Proof, Report
 from .validated import irrational, rational_value
 
-__all__ = ["AUDIT_DTYPES", "CHECKS", "DEFAULT_MAX_LEN", "check", "run_checks"]
+__all__ = ["AUDIT_DTYPES", "CHECKS", "DEFAULT_MAX_LEN", "check", "check_scan_options", "run_checks"]
 
 CHECKS = ("bounds", "separation", "near_return", "periodicity", "translation_residual",
           "toeplitz", "decay", "dtype_audit")
@@ -128,7 +129,7 @@ class _Context:
         self._kernel: OffsetKernel | None = None
         self._separation: Extreme | None = None
         self._omega_mp: list[mpmath.mpf] | None = None
-        self._translations: dict[float, np.ndarray] = {}
+        self._translations: dict[float, tuple[np.ndarray, np.ndarray]] = {}
         self.label = ""
 
     def omega_mp(self) -> list[mpmath.mpf]:
@@ -137,11 +138,11 @@ class _Context:
             self._omega_mp = mp_values(self.enc.frequencies, self.dps + 30)
         return self._omega_mp
 
-    def translation(self, delta: float) -> np.ndarray:
-        """The numeric T(Δ) (row convention), cached per Δ."""
+    def translation(self, delta: float) -> tuple[np.ndarray, np.ndarray]:
+        """The blocks of the numeric T(Δ): sin and cos per pair (O(d), never d × d), cached."""
         key = float(delta)
         if key not in self._translations:
-            self._translations[key] = translation_matrix(self.enc, key)
+            self._translations[key] = translation_blocks(self.enc, key)
         return self._translations[key]
 
     def tick(self, done: int, total: int) -> None:
@@ -645,33 +646,24 @@ def _dtype_residuals(ctx: _Context, dtype: str) -> dict[str, float]:
         out[..., funcs == "zero"] = 0.0
         return model.round(out)
 
+    pair_sin = np.asarray(enc.pairs, dtype=np.int64).reshape(-1, 2)[:, 0]
     rounded, formed = 0.0, 0.0
     for xi, di in zip(x, d, strict=True):
-        t_exact = ctx.translation(di)
+        sin_d, cos_d = ctx.translation(di)
         rounded = max(rounded, float(np.abs(
             model.round(enc.table([xi + di])[0])
-            - model.round(enc.table([xi])[0]) @ model.round(t_exact)).max()))
+            - rotate_pairs(enc, model.round(enc.table([xi])[0]), model.round(sin_d),
+                           model.round(cos_d))).max()))
         ang_x = angles_in_dtype([xi], freq, dtype)[0]
         ang_xd = angles_in_dtype([xi + di], freq, dtype)[0]
         ang_d = angles_in_dtype([di], freq, dtype)[0]
-        t_formed = _block_matrix(enc, np.sin(ang_d), np.cos(ang_d), model)
         with np.errstate(invalid="ignore"):
+            moved = rotate_pairs(enc, rows(ang_x), model.round(np.sin(ang_d[pair_sin])),
+                                 model.round(np.cos(ang_d[pair_sin])))
             formed = max(formed, float(np.nan_to_num(
-                np.abs(rows(ang_xd) - rows(ang_x) @ t_formed), nan=np.inf).max()))
+                np.abs(rows(ang_xd) - moved), nan=np.inf).max()))
     return {"positions_below": top, "residual_table_rounded": rounded,
             "residual_angles_in_dtype": formed}
-
-
-def _block_matrix(enc: Encoding, sin: np.ndarray, cos: np.ndarray, model: Any) -> np.ndarray:
-    """T from per-column sin/cos of the angles (rounded to the dtype), row convention."""
-    out = np.zeros((enc.dim, enc.dim))
-    pairs = np.asarray(enc.pairs, dtype=np.int64).reshape(-1, 2)
-    s, c = pairs[:, 0], pairs[:, 1]
-    out[s, s] = out[c, c] = cos[s]
-    out[c, s], out[s, c] = sin[s], -sin[s]
-    pad = np.arange(2 * enc.n_pairs, enc.dim)
-    out[pad, pad] = 1.0
-    return model.round(out)
 
 
 def _dtype_audit(ctx: _Context) -> Check:
@@ -745,6 +737,36 @@ def _names(checks: Sequence[str] | None) -> list[str]:
     return names
 
 
+#: Largest dps·d: each frequency is evaluated at dps + 30 digits (d = 65536 at
+#: 1000 digits took minutes); 50 digits are accepted up to d = 65536, 1000 up to 4096.
+MAX_DPS_WORK = 1 << 22
+
+
+def check_scan_options(encoding: Encoding, max_len: Any, dps: Any) -> tuple[int, int]:
+    """Validate the scan length and the digits of :func:`check` for ``encoding``, up front.
+
+    ``max_len`` is at most :data:`~posproof.numeric.MAX_LEN` and ``max_len·dim``
+    at most :data:`~posproof.numeric.MAX_SCAN_WORK`; ``dps`` is 50 … 1000 and
+    ``dps·dim`` at most :data:`MAX_DPS_WORK`.
+
+    >>> from posproof import preset
+    >>> check_scan_options(preset("vaswani", dim=8), 1000, 50)
+    (1000, 50)
+    """
+    length = check_scan(encoding, max_len)
+    try:
+        dps = check_int("dps", dps, minimum=50, maximum=1000)
+    except InvalidParameter as exc:
+        raise InvalidParameter(f"{exc} (certification uses 50 to 1000 significant "
+                               "digits)") from None
+    if dps * encoding.dim > MAX_DPS_WORK:
+        raise InvalidParameter(
+            f"dps={dps} at dim={encoding.dim} is too large: dps·d must be at most "
+            f"{MAX_DPS_WORK} (every frequency is certified at dps digits), so dps <= "
+            f"{MAX_DPS_WORK // encoding.dim} at this dim")
+    return length, dps
+
+
 def run_checks(encoding: Encoding, *, max_len: int = DEFAULT_MAX_LEN, dps: int = DEFAULT_DPS,
                checks: Sequence[str] | None = None, progress: Progress | None = None,
                seed: int = 0, proofs: Sequence[Proof] | None = None,
@@ -762,12 +784,7 @@ def run_checks(encoding: Encoding, *, max_len: int = DEFAULT_MAX_LEN, dps: int =
     if not isinstance(encoding, Encoding):
         raise InvalidParameter(
             f"encoding={encoding!r} is not an Encoding; build one with posproof.preset()")
-    length = check_max_len(max_len)
-    try:
-        dps = check_int("dps", dps, minimum=50, maximum=1000)
-    except InvalidParameter as exc:
-        raise InvalidParameter(f"{exc} (certification uses 50 to 1000 significant "
-                               "digits)") from None
+    length, dps = check_scan_options(encoding, max_len, dps)
     seed = check_int("seed", seed, minimum=0)
     names = _names(checks)
     if near_tol is not None:

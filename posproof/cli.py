@@ -114,10 +114,11 @@ def _check_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("numeric checks")
     group.add_argument("--max-len", default=str(DEFAULT_MAX_LEN), metavar="L",
                        help=f"positions 0 … L−1 to scan (default {DEFAULT_MAX_LEN}, which keeps "
-                            "`posproof verify` under 5 s on two cores; scans stream, so 1e7 "
-                            "and more fit in memory)")
+                            "`posproof verify` under 5 s on two cores; at most 1e9, and "
+                            "L·d at most 2^35, e.g. L ≤ 67108864 at d = 512: the scans "
+                            "stream, time is the limit)")
     group.add_argument("--dps", default="50",
-                       help="digits of the mpmath certification (default 50, at least 50)")
+                       help="digits of the mpmath certification (default 50; 50 to 1000)")
     group.add_argument("--dtype", action="append", metavar="NAME",
                        help="dtype audited by dtype_audit (repeatable; default float32, "
                             "float16, bfloat16)")
@@ -321,6 +322,10 @@ def _run_prove(args: argparse.Namespace, general: bool) -> int:
     from .theorems import prove
 
     enc = build_encoding(args)
+    if args.command == "verify":                     # refuse a too large scan before proving
+        from .checks import check_scan_options
+
+        check_scan_options(enc, _length("max-len", args.max_len), _int("dps", args.dps))
     _report_dir(getattr(args, "report", None))
     start = time.perf_counter()
     report = prove(enc, general=general or getattr(args, "general", False),

@@ -160,7 +160,10 @@ def _execute(args: argparse.Namespace) -> tuple[Any, list[Path]]:
 
         _matplotlib()                              # fail fast when matplotlib is missing
     enc = build_encoding(args)
-    max_len = _length("max-len", args.max_len)
+    from .checks import check_scan_options
+    from .precise import DEFAULT_DPS
+
+    max_len = check_scan_options(enc, _length("max-len", args.max_len), DEFAULT_DPS)[0]
     names = [] if args.no_figures else list(args.figure_names)
     _prepare(args.out)
     jobs = args.jobs

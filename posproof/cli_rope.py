@@ -232,6 +232,10 @@ def _explain(args: argparse.Namespace) -> int:
              f"rope_theta={cfg.rope_theta}, "
              f"head_dim={cfg.head_dim}, rotary_dim={cfg.rotary_dim}, layout={cfg.layout}, "
              f"attention factor={rot.attention_factor}",
+             *(f"effective base: {eb['effective_base']} ≈ {eb['effective_base_float']}"
+               + (f" at sequence length {eb['effective_base_seq_len']}"
+                  if "effective_base_seq_len" in eb else "")
+               for eb in [result.numbers[0]] if "effective_base" in eb),
              "scaling parameters: " + (", ".join(f"{k}={v}" for k, v in rot.schedule.params()
                                                     .items() if len(str(v)) < 60) or "none"),
              *(f"note: {n}" for n in cfg.notes), "",

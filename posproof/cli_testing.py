@@ -171,6 +171,11 @@ def load_arrays(path: str, key: str | None = None) -> dict[str, Any]:
     if not p.is_file():
         raise InvalidParameter(f"{path}: no such file")
     suffix = p.suffix.lower()
+    size = _unpacked_size(p, suffix)
+    if size > MAX_TABLE_BYTES:
+        raise InvalidParameter(f"{path} holds {size} bytes of arrays; at most {MAX_TABLE_BYTES} "
+                               f"({MAX_TABLE_BYTES >> 20} MiB) are read (identify widens them "
+                               "to float64); pass a slice of the table, e.g. its first rows")
     try:
         arrays = _read(p, suffix)
     except PosproofError:
@@ -185,6 +190,24 @@ def load_arrays(path: str, key: str | None = None) -> dict[str, Any]:
                                    f"{', '.join(sorted(arrays)) or 'none'}")
         return {key: arrays[key]}
     return arrays
+
+
+#: Largest array data read from a file (identify, check-impl tables): widened to
+#: float64 and measured, a table takes a few times its size in memory.
+MAX_TABLE_BYTES = 1 << 28
+
+
+def _unpacked_size(p: Path, suffix: str) -> int:
+    """Bytes of array data in the file: the file size, or for .npz the members' sizes."""
+    if suffix == ".npz":
+        import zipfile
+
+        try:
+            with zipfile.ZipFile(p) as z:
+                return sum(info.file_size for info in z.infolist())
+        except (zipfile.BadZipFile, OSError):
+            pass                                    # _read names the problem
+    return p.stat().st_size
 
 
 def _read(p: Path, suffix: str) -> dict[str, Any]:

@@ -78,7 +78,9 @@ from .errors import InvalidEncoding, InvalidParameter, UnknownName, check_int
 from .precise import DEFAULT_DPS, mp_values
 
 __all__ = [
+    "MAX_DENSE_DIM",
     "MAX_LEN",
+    "MAX_SCAN_WORK",
     "Crossing",
     "DtypeModel",
     "Extreme",
@@ -86,13 +88,18 @@ __all__ = [
     "OffsetKernel",
     "U",
     "angles_in_dtype",
+    "apply_translation",
+    "check_scan",
+    "check_scan_work",
     "dtype_model",
     "first_unrepresentable_integer",
     "gram_is_toeplitz",
     "lambdify_encoding",
     "lambdify_pair",
+    "rotate_pairs",
     "round_to_dtype",
     "toeplitz_deviation",
+    "translation_blocks",
     "translation_matrix",
     "translation_residual",
 ]
@@ -104,6 +111,11 @@ TRIG_ULPS = 4
 #: Longest scan accepted.  Scans stream in chunks, so memory is not the limit;
 #: time is (about L·n / 5·10⁹ seconds on two cores).
 MAX_LEN = 10**9
+#: Largest scan work L·d accepted by the numeric checks (``check``, ``verify``,
+#: ``derive``): the scans cost time in proportion to L·d, so at d = 512 L is at
+#: most 67 108 864 and at d = 65536 at most 524 288 (each about a minute or less
+#: on two cores within 4 GiB; see docs/cli.md, "Limits").
+MAX_SCAN_WORK = 1 << 35
 #: Kernel values computed per chunk (≈ 16 MB of float64).
 CHUNK_VALUES = 1 << 21
 #: At most this many kernel values are kept in memory (128 MB); longer scans stream.
@@ -225,13 +237,78 @@ def _pair_frequencies(encoding: Encoding) -> list[sp.Expr]:
     return [encoding.frequencies[encoding.column_freq_index[s]] for s, _ in encoding.pairs]
 
 
+#: Largest dim for which :func:`translation_matrix` forms the dense dim × dim T(Δ)
+#: (128 MiB of float64); numeric code applies T blockwise (:func:`apply_translation`).
+MAX_DENSE_DIM = 4096
+
+
+def translation_blocks(encoding: Encoding, delta: float) -> tuple[np.ndarray, np.ndarray]:
+    """sin(ω_k Δ) and cos(ω_k Δ) per pair: the n blocks of T(Δ), O(d) numbers.
+
+    >>> s, c = translation_blocks(Encoding(Geometric(10000), "interleaved", 4), math.pi / 2)
+    >>> s.round(3).tolist(), c.round(3).tolist()
+    ([1.0, 0.016], [0.0, 1.0])
+    """
+    _pair_frequencies(encoding)
+    pairs = np.asarray(encoding.pairs, dtype=np.int64).reshape(-1, 2)
+    omega = encoding.column_frequencies_float[pairs[:, 0]]
+    sc = lambdify_pair()(float(delta), omega)                  # (n, 2): sin, cos
+    return sc[:, 0], sc[:, 1]
+
+
+def rotate_pairs(encoding: Encoding, rows: Any, sin: Any, cos: Any) -> np.ndarray:
+    """``rows · T`` for the block-diagonal T with pair k's block built from ``sin[k]``, ``cos[k]``.
+
+    Row convention, as :func:`translation_matrix`: the sin column s and the cos
+    column c of pair k become ``row_s·cos + row_c·sin`` and
+    ``row_c·cos − row_s·sin``; columns outside the pairs (padding) are kept.
+    O(rows · d) time and memory: T is never formed.  ``rows`` has shape
+    ``(..., dim)``.
+
+    >>> enc = Encoding(Geometric(10000), "split", 4)
+    >>> rows = np.arange(8.0).reshape(2, 4)
+    >>> s, c = translation_blocks(enc, 0.7)
+    >>> bool(np.allclose(rotate_pairs(enc, rows, s, c), rows @ translation_matrix(enc, 0.7)))
+    True
+    """
+    rows = np.asarray(rows, dtype=np.float64)
+    pairs = np.asarray(encoding.pairs, dtype=np.int64).reshape(-1, 2)
+    s_col, c_col = pairs[:, 0], pairs[:, 1]
+    out = rows.copy()
+    rs, rc = rows[..., s_col], rows[..., c_col]
+    out[..., s_col] = rs * cos + rc * sin
+    out[..., c_col] = rc * cos - rs * sin
+    return out
+
+
+def apply_translation(encoding: Encoding, rows: Any, delta: float, convention: str = "row"
+                      ) -> np.ndarray:
+    """``rows · T(Δ)`` in O(rows · d), for T(Δ) in the given convention (never formed).
+
+    With the row convention, ``apply_translation(enc, enc.table([x]), Δ)`` is
+    the row PE(x + Δ) up to rounding; the column convention's T(Δ) is the
+    transpose, so ``rows · T_column(Δ) = rows · T_row(−Δ)``.
+
+    >>> enc = Encoding(Geometric(10000), "interleaved", 8)
+    >>> moved = apply_translation(enc, enc.table([3]), 4.0)
+    >>> bool(np.allclose(moved, enc.table([7])))
+    True
+    """
+    if convention not in ("row", "column"):
+        raise UnknownName(f"convention={convention!r} is not known; use 'row' or 'column'")
+    sin, cos = translation_blocks(encoding, delta)
+    return rotate_pairs(encoding, rows, sin if convention == "row" else -sin, cos)
+
+
 def translation_matrix(encoding: Encoding, delta: float, convention: str = "row") -> np.ndarray:
     """The numeric T(Δ), shape ``(dim, dim)``, built blockwise from the frequencies.
 
     Row convention: PE(x+Δ) = PE(x)·T(Δ); column convention: the transpose.
     Each block is the lambdified pair at (Δ, ω_k) placed at the layout's
     (sin, cos) columns, as in :meth:`Encoding.translation`; padding columns
-    carry 1 on the diagonal.
+    carry 1 on the diagonal.  The matrix is dense (dim² numbers): it is
+    refused above ``dim`` = :data:`MAX_DENSE_DIM`; to move rows, use
+    :func:`apply_translation`, which never forms it.
 
     >>> translation_matrix(Encoding(Geometric(10000), "interleaved", 2), math.pi / 2).round(12)
     array([[ 0., -1.],
@@ -239,19 +316,13 @@ def translation_matrix(encoding: Encoding, delta: float, convention: str = "row"
     """
     if convention not in ("row", "column"):
         raise UnknownName(f"convention={convention!r} is not known; use 'row' or 'column'")
-    _pair_frequencies(encoding)
-    pairs = np.asarray(encoding.pairs, dtype=np.int64).reshape(-1, 2)
-    omega = encoding.column_frequencies_float[pairs[:, 0]]
-    sc = lambdify_pair()(float(delta), omega)                  # (n, 2): sin, cos
-    s_col, c_col = pairs[:, 0], pairs[:, 1]
-    out = np.zeros((encoding.dim, encoding.dim))
-    # Row convention: PE(x+Δ)_s = PE_s cos + PE_c sin, PE(x+Δ)_c = PE_c cos − PE_s sin.
-    out[s_col, s_col] = sc[:, 1]
-    out[c_col, s_col] = sc[:, 0]
-    out[s_col, c_col] = -sc[:, 0]
-    out[c_col, c_col] = sc[:, 1]
-    for j in range(2 * encoding.n_pairs, encoding.dim):
-        out[j, j] = 1.0
+    if encoding.dim > MAX_DENSE_DIM:
+        raise InvalidParameter(
+            f"translation_matrix: dim={encoding.dim} exceeds {MAX_DENSE_DIM}, the largest dense "
+            f"dim × dim T(Δ) formed; use apply_translation(encoding, rows, delta), which applies "
+            "T(Δ) pair by pair")
+    sin, cos = translation_blocks(encoding, delta)
+    out = rotate_pairs(encoding, np.eye(encoding.dim), sin, cos)
     return out if convention == "row" else out.T.copy()
 
 
@@ -281,7 +352,7 @@ def translation_residual(encoding: Encoding, x: Sequence[int], delta: Sequence[i
     moved, base = pe(xs + ds), pe(xs)
     res = np.empty_like(moved)
     for i, d in enumerate(ds):
-        res[i] = np.abs(moved[i] - base[i] @ translation_matrix(encoding, d))
+        res[i] = np.abs(moved[i] - apply_translation(encoding, base[i], d))
     t = TRIG_ULPS * U
     tol = (4 * U * (np.abs(xs + ds)[:, None] * freq + 2 * np.abs(xs)[:, None] * freq
                     + 2 * np.abs(ds)[:, None] * freq) + 16 * t)
@@ -988,3 +1059,25 @@ def check_max_len(max_len: Any) -> int:
         elif "too small" in text:
             text += " (the number of positions to scan, such as 100000)"
         raise InvalidParameter(text) from None
+
+
+def check_scan(encoding: Encoding, max_len: Any) -> int:
+    """Validate a scan length L for ``encoding``: 1 ≤ L ≤ MAX_LEN and L·d ≤ MAX_SCAN_WORK.
+
+    >>> check_scan(Encoding(Geometric(10000), "interleaved", 64), 10**9)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    posproof.errors.InvalidParameter: max_len=1000000000 at dim=64 is too large: ... 536870912 ...
+    """
+    return check_scan_work("max_len", check_max_len(max_len), encoding.dim)
+
+
+def check_scan_work(name: str, length: int, dim: int, limit: int = MAX_SCAN_WORK) -> int:
+    """``length`` when ``length·dim`` ≤ ``limit``; otherwise InvalidParameter naming
+    ``name`` and the longest length accepted at this ``dim``."""
+    if length * dim > limit:
+        raise InvalidParameter(
+            f"{name}={length} at dim={dim} is too large: L·d must be at most "
+            f"{limit} (the scan limit, about a minute on two cores), so {name} <= "
+            f"{limit // dim} at this dim")
+    return length

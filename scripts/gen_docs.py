@@ -161,6 +161,7 @@ def cli_reference() -> str:
              "| command | what it does |", "|---|---|"]
     for name in sub.choices:
         lines.append(f"| [`posproof {name}`](#posproof-{name}) | {_cell(helps.get(name, ''))} |")
+    lines += ["", *limits_section()]
     for name, child in sub.choices.items():
         while lines and lines[-1] == "":
             lines.pop()
@@ -174,6 +175,59 @@ def cli_reference() -> str:
             lines += ["| " + " | ".join(r) + " |" for r in rows]
             lines.append("")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def limits_section() -> list[str]:
+    """The table of the largest accepted values, from the constants the code enforces."""
+    from posproof.checks import MAX_DPS_WORK
+    from posproof.cli_testing import MAX_TABLE_BYTES
+    from posproof.errors import MAX_DIM
+    from posproof.explore import MAX_EXPLORE_DIM, MAX_EXPLORE_WORK, MAX_LENGTH
+    from posproof.expressions import MAX_LENGTH as MAX_TEXT
+    from posproof.numeric import MAX_LEN, MAX_SCAN_WORK
+    from posproof.sweep.limits import HARD_MAX_POINTS, MAX_POINTS, MAX_RANGE_VALUES
+    from posproof.testing.rotary import MAX_HEAD_DIM
+
+    work = MAX_SCAN_WORK.bit_length() - 1
+    rows = [
+        ("dimension d (`--dim`, `dim=` of a spec, a config's head_dim)", "every command "
+         "(explore: see below)",
+         f"2 … {MAX_DIM}"),
+        ("scan length L (`--max-len`)", "verify, check, derive",
+         f"1 … {MAX_LEN:.0e}".replace("e+0", "e") + f", and L·d ≤ 2^{work} = {MAX_SCAN_WORK}: "
+         f"L ≤ {MAX_SCAN_WORK // 512} at d = 512, L ≤ {MAX_SCAN_WORK // MAX_DIM} "
+         f"at d = {MAX_DIM}"),
+        ("digits of the certification (`--dps`)", "verify, check",
+         f"50 … 1000, and dps·d ≤ {MAX_DPS_WORK}: dps ≤ {MAX_DPS_WORK // MAX_DIM} at "
+         f"d = {MAX_DIM}"),
+        ("context length L (`--length`, `--train-length`)", "explore, explain",
+         f"1 … {MAX_LENGTH} (2^24), and L·d ≤ 2^{MAX_EXPLORE_WORK.bit_length() - 1} for "
+         f"each encoding: L ≤ {MAX_EXPLORE_WORK // MAX_EXPLORE_DIM} at d = {MAX_EXPLORE_DIM}"),
+        ("dimension d of an explored encoding", "explore, explain, sweep",
+         f"2 … {MAX_EXPLORE_DIM} (its proofs take minutes beyond)"),
+        ("positions of a callable (`--max-len`)", "check-impl", "1 … 1e9 (576 of them are "
+         "evaluated)"),
+        ("head dim and largest position of a rotary embedding (`--rotary --dim`, "
+         "`--max-position`)", "check-impl", f"head_dim ≤ {MAX_HEAD_DIM} (every basis vector is "
+         "rotated), position 64 … 2^40"),
+        ("array data in a table file (.npy, .npz unpacked, .pt, .safetensors)", "identify",
+         f"{MAX_TABLE_BYTES >> 20} MiB"),
+        ("grid size", "sweep", f"{MAX_POINTS} points without `--yes`, {HARD_MAX_POINTS} with "
+         f"it; {MAX_RANGE_VALUES} values per range; each point's length and dim as "
+         "explore's"),
+        ("an expression (`--frequencies`, `--expression`, claims)", "verify, check, prove, "
+         "derive", f"{MAX_TEXT} characters (and bounded depth, digits and exponents)"),
+    ]
+    lines = ["## Limits", "",
+             "The largest values each command accepts. At these values every command "
+             "finishes within 4 GiB of memory (address space) and about a minute or two on "
+             "two cores; one step beyond, it exits 2 at once with one line naming the limit. "
+             "The scans cost time in proportion to L·d, hence the joint limit. "
+             "`python -m pytest -m slow tests/test_limits.py --durations=0` runs each "
+             "command at its limits under `RLIMIT_AS` = 4 GiB and prints the times.", "",
+             "| value | commands | accepted |", "|---|---|---|"]
+    lines += [f"| {a} | {b} | {c} |" for a, b, c in rows]
+    return [*lines, ""]
 
 
 # --------------------------------------------------------------------------- driver

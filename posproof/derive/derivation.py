@@ -23,7 +23,7 @@ import sympy as sp
 from ..checks import DEFAULT_MAX_LEN, run_checks
 from ..encoding import DELTA, Encoding
 from ..errors import InvalidParameter, PosproofError, UnknownName, check_int
-from ..precise import mp_value
+from ..precise import DEFAULT_DPS, mp_value
 from ..report import Proof, Report
 from ..theorems import prove
 from .document import (
@@ -492,10 +492,10 @@ def derive(encoding: Encoding, *, max_len: int = DEFAULT_MAX_LEN, seed: int = 0,
     guide_dim = check_int("guide_dim", guide_dim, minimum=4, maximum=32)
     if guide_dim % 2:
         raise InvalidParameter(f"guide_dim={guide_dim} is odd; pass an even number such as 16")
-    from ..numeric import check_max_len
+    from ..checks import check_scan_options
     from ..plots import FIGURES
 
-    max_len = check_max_len(max_len)
+    max_len = check_scan_options(encoding, max_len, DEFAULT_DPS)[0]
     names = tuple(f.name for f in FIGURES) if figures is None else tuple(figures)
     known = {f.name for f in FIGURES}
     for name in names:

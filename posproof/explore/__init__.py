@@ -36,6 +36,8 @@ from .exploration import _subject as _subject
 from .exploration import explore as explore
 from .exploration import plot_exploration as plot_exploration
 from .metrics import DTYPES as DTYPES
+from .metrics import MAX_EXPLORE_DIM as MAX_EXPLORE_DIM
+from .metrics import MAX_EXPLORE_WORK as MAX_EXPLORE_WORK
 from .metrics import MAX_LENGTH as MAX_LENGTH
 from .metrics import U as U
 from .metrics import band_coverage as band_coverage

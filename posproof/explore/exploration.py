@@ -28,6 +28,7 @@ from .metrics import (
     _kernel,
     _length,
     band_coverage,
+    check_explore_size,
     critical_dimension,
     decay_curve,
     dtype_audit,
@@ -139,6 +140,7 @@ class Exploration:
             body.append((name, cells))
         rows = [("dim (rotated)", lambda n: str(n["dim"])),
                 ("base", lambda n: n.get("base") or "—"),
+                ("effective base", lambda n: _cell(n.get("effective_base_float"))),
                 ("first B(m) < 0",
                  lambda n: str(n["first_negative"]["m"] or f"none ≤ {self.length}")),
                 ("base bound (geom.)", lambda n: n.get("base_bound") or "—"),
@@ -168,9 +170,15 @@ class Exploration:
             lines.append("* expected refutation: the statement documents a pitfall of the rule")
         for d, bb in self.base_bounds.items():
             lines.append(f"base bound, rotary dim {d}: {bb.summary()}")
-        for s in self.subjects:
+        for s, n in zip(self.subjects, self.numbers, strict=True):
             for note in s.notes:
                 lines.append(f"note [{s.label}]: {note}")
+            if n.get("effective_base", n.get("base")) != n.get("base"):
+                at = (f" at sequence length {n['effective_base_seq_len']}"
+                      if "effective_base_seq_len" in n else "")
+                lines.append(f"note [{s.label}]: effective base{at} {n['effective_base']} ≈ "
+                             f"{n['effective_base_float']} (b·r^(d/(d−2)), d = {n['dim']}): "
+                             "the frequencies are those of this base")
         verdict = "OK" if self.ok else "NOT OK"
         lines.append(f"verdict: {verdict} ({self.seconds:.1f} s)")
         return "\n".join(lines)
@@ -236,7 +244,7 @@ def explore(encodings: Sequence[Any], length: int = 4096, *, proofs: bool = True
     ([None, None], True)
     """
     from ..rope import Rotary, prove_rotary
-    from ..scaling import attention_factor
+    from ..scaling import attention_factor, effective_base_numbers
     from ..theorems import prove
 
     start = time.perf_counter()
@@ -248,6 +256,8 @@ def explore(encodings: Sequence[Any], length: int = 4096, *, proofs: bool = True
         train_length = check_int("train_length", train_length, minimum=1, maximum=MAX_LENGTH)
     if not subjects:
         raise InvalidParameter("explore needs at least one encoding")
+    for s in subjects:                  # refuse before proving: see docs/cli.md, "Limits"
+        check_explore_size(length, s.dim)
     seen: dict[str, int] = {}
     for s in subjects:
         seen[s.label] = seen.get(s.label, 0) + 1
@@ -282,6 +292,7 @@ def explore(encodings: Sequence[Any], length: int = 4096, *, proofs: bool = True
             af = attention_factor(s.schedule)
             entry["attention_factor"] = str(af)
             entry["attention_factor_float"] = f"{float(mp_value(af, 20)):.10g}"
+            entry.update(effective_base_numbers(s.schedule, s.dim))
         if s.base is not None:
             entry["critical_dimension"] = critical_dimension(s.base, s.dim,
                                                              train_length or length)

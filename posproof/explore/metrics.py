@@ -24,6 +24,29 @@ from ..schedules import Geometric, Schedule
 U = 2.0 ** -53
 DTYPES = ("float32", "float16", "bfloat16")
 MAX_LENGTH = 1 << 24
+#: Largest L·d of one explored encoding: explore scans the kernel, the decay curve
+#: and each dtype over L for every pair, about 5 times the work of a check scan.
+MAX_EXPLORE_WORK = 1 << 33
+#: Largest dim explored: its proofs take about a minute at 8192 on two cores and
+#: minutes beyond (posproof prove and check take up to errors.MAX_DIM).
+MAX_EXPLORE_DIM = 4096
+
+
+def check_explore_size(length: int, dim: int) -> None:
+    """Refuse an encoding explore cannot finish in a minute or two within 4 GiB.
+
+    >>> check_explore_size(4096, 8192)
+    Traceback (most recent call last):
+    ...
+    posproof.errors.InvalidParameter: dim=8192 is too large for explore; at most 4096 is explored (its proofs take minutes beyond); posproof prove and check take larger d
+    """  # noqa: E501
+    from ..numeric import check_scan_work
+
+    if dim > MAX_EXPLORE_DIM:
+        raise InvalidParameter(f"dim={dim} is too large for explore; at most {MAX_EXPLORE_DIM} "
+                               "is explored (its proofs take minutes beyond); posproof prove "
+                               "and check take larger d")
+    check_scan_work("length", length, dim, MAX_EXPLORE_WORK)
 
 
 def _length(length: Any) -> int:

@@ -38,6 +38,8 @@ both.
 (1/4, 1/400)
 """
 
+from .effective import effective_base as effective_base
+from .effective import effective_base_numbers as effective_base_numbers
 from .invariants import scaling_theorems as scaling_theorems
 from .rules import _ALIASES as _ALIASES
 from .rules import SCALINGS as SCALINGS
@@ -69,6 +71,8 @@ __all__ = [
     "YaRNScaling",
     "attention_factor",
     "decide",
+    "effective_base",
+    "effective_base_numbers",
     "float_frequencies",
     "make_scaling",
     "numeric_frequencies",

@@ -344,6 +344,14 @@ def parse_grid(text: str, *, source: str = "<grid>", confirm: bool = False) -> G
         for combo in itertools.product(*(axes[n] for n in names)):
             point = Point.make(len(points), fam_index, dict(zip(names, combo, strict=True)),
                                metrics, seed)
+            dim = point.params.get("dim")
+            if isinstance(dim, int) and dim > 0:      # refuse a too long scan before running
+                from ..explore.metrics import check_explore_size
+
+                try:
+                    check_explore_size(point.length, dim)
+                except InvalidParameter as exc:
+                    raise InvalidParameter(f"{source}: the point {point.spec}: {exc}") from None
             if point.key in seen:
                 raise InvalidParameter(f"{source}: the point {point.spec} (length "
                                        f"{point.length}) appears twice (points {seen[point.key]}"

@@ -31,6 +31,9 @@ from .tables import Tolerance
 
 #: Largest position used by :func:`assert_rotary` unless ``max_position`` says otherwise.
 DEFAULT_MAX_POSITION = 1 << 16
+#: Largest head_dim checked: every basis vector of the head is rotated at 96
+#: positions, h²·96 numbers per array (≈ 200 MB at 512; within 4 GiB in all).
+MAX_HEAD_DIM = 512
 
 
 def _rotary_spec(spec: Any, head_dim: int | None, base: Any, layout: str,
@@ -232,6 +235,9 @@ def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None
     angles = _angles_name(angles)
     max_position = check_int("max_position", max_position, minimum=64, maximum=2**40)
     h = rot.head_dim
+    if h > MAX_HEAD_DIM:
+        raise InvalidParameter(f"head_dim={h} is too large; at most {MAX_HEAD_DIM} is checked "
+                               f"(every basis vector is rotated: h² numbers per position)")
     apply = _Applier(apply_fn, str(dtype), inputs)
     rng = np.random.default_rng(seed)
     consecutive = np.arange(64, dtype=np.int64)
