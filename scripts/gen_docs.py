@@ -18,7 +18,7 @@ fails, with this command in its message, when a committed file differs.
   depend on the matplotlib version and (by a pixel, through NumPy's vectorised log) on the
   CPU's SIMD extensions, so the test compares figures only under the recorded ones.
 - ``docs/cli.md``: every command and option, rendered from the argparse
-  definitions of ``posproof.cli`` (so it cannot drift from ``--help``).
+  definitions of ``posproof.cli.app`` (so it cannot drift from ``--help``).
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ REGENERATE = "python scripts/gen_docs.py"
 def generate_derivation(name: str, out: Path) -> list[Path]:
     """Write the derivation ``name`` (of :data:`DERIVATIONS`) into ``out/name``, exactly as
     ``posproof derive OPTIONS --figures png --out out/name`` does."""
-    from posproof.cli_derive import write_document
+    from posproof.cli.derive import write_document
 
     options, _ = DERIVATIONS[name]
     _, files = write_document([*options, "--figures", "png", "--jobs", "1",
@@ -106,8 +106,9 @@ def derivations_index() -> str:
 
 # --------------------------------------------------------------------------- CLI reference
 def _full_parser() -> argparse.ArgumentParser:
-    """``posproof.cli.make_parser()``, with ``derive`` added if the CLI does not wire it yet."""
-    from posproof import cli, cli_derive
+    """``posproof.cli.app.make_parser()``, with ``derive`` added if the CLI does not wire it yet."""
+    from posproof.cli import app as cli
+    from posproof.cli import derive as cli_derive
 
     parser = cli.make_parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
@@ -179,12 +180,12 @@ def cli_reference() -> str:
 
 def limits_section() -> list[str]:
     """The table of the largest accepted values, from the constants the code enforces."""
-    from posproof.checks import MAX_DPS_WORK
-    from posproof.cli_testing import MAX_TABLE_BYTES
+    from posproof.cli.testing import MAX_TABLE_BYTES
     from posproof.errors import MAX_DIM
-    from posproof.explore import MAX_EXPLORE_DIM, MAX_EXPLORE_WORK, MAX_LENGTH
-    from posproof.expressions import MAX_LENGTH as MAX_TEXT
-    from posproof.numeric import MAX_LEN, MAX_SCAN_WORK
+    from posproof.measure.checks import MAX_DPS_WORK
+    from posproof.measure.explore import MAX_EXPLORE_DIM, MAX_EXPLORE_WORK, MAX_LENGTH
+    from posproof.measure.numeric import MAX_LEN, MAX_SCAN_WORK
+    from posproof.model.expressions import MAX_LENGTH as MAX_TEXT
     from posproof.sweep.limits import HARD_MAX_POINTS, MAX_POINTS, MAX_RANGE_VALUES
     from posproof.testing.rotary import MAX_HEAD_DIM
 
@@ -248,7 +249,7 @@ def generate(out: Path, names: list[str] | None = None, jobs: int | None = None)
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
-        from posproof.cli_derive import write_document
+        from posproof.cli.derive import write_document
 
         ctx = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:

@@ -17,9 +17,9 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-import posproof.numeric as numeric
+import posproof.measure.numeric as numeric
 from posproof import check, preset
-from posproof.numeric import TRIG_ULPS, U
+from posproof.measure.numeric import TRIG_ULPS, U
 
 D = 16
 N = D // 2
@@ -136,7 +136,7 @@ def test_kernel_bound_from_both_sides(monkeypatch: pytest.MonkeyPatch, factor: f
                                       status: str) -> None:
     """separation, near_return and decay compare the float64 kernel with mpmath within the
     kernel's bound: an mpmath value off by half the bound passes, by twice the bound fails."""
-    from posproof.numeric import OffsetKernel
+    from posproof.measure.numeric import OffsetKernel
 
     names = ["separation", "near_return", "decay"]
     exact = check(preset("vaswani", dim=D), max_len=1000, checks=names)

@@ -9,9 +9,9 @@ import mpmath
 import pytest
 import sympy as sp
 
-from posproof.cli import main
-from posproof.configs import parse_spec
-from posproof.scaling import effective_base, effective_base_numbers, make_scaling
+from posproof.cli.app import main
+from posproof.model.configs import parse_spec
+from posproof.model.scaling import effective_base, effective_base_numbers, make_scaling
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "configs"
 

@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from posproof.checks import MAX_DPS_WORK
-from posproof.cli_testing import MAX_TABLE_BYTES
+from posproof.cli.testing import MAX_TABLE_BYTES
 from posproof.errors import MAX_DIM
-from posproof.explore import MAX_EXPLORE_DIM, MAX_EXPLORE_WORK, MAX_LENGTH
-from posproof.numeric import MAX_LEN, MAX_SCAN_WORK
+from posproof.measure.checks import MAX_DPS_WORK
+from posproof.measure.explore import MAX_EXPLORE_DIM, MAX_EXPLORE_WORK, MAX_LENGTH
+from posproof.measure.numeric import MAX_LEN, MAX_SCAN_WORK
 from posproof.sweep.limits import HARD_MAX_POINTS
 from posproof.testing.rotary import MAX_HEAD_DIM
 

@@ -19,11 +19,9 @@ import sympy as sp
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
-import posproof.numeric as numeric
+import posproof.measure.numeric as numeric
 from posproof import Encoding, InvalidEncoding, InvalidParameter, UnknownName, preset
-from posproof.encoding import DELTA, X
-from posproof.layouts import LAYOUTS
-from posproof.numeric import (
+from posproof.measure.numeric import (
     MAX_DENSE_DIM,
     TRIG_ULPS,
     OffsetKernel,
@@ -40,8 +38,10 @@ from posproof.numeric import (
     translation_matrix,
     translation_residual,
 )
+from posproof.model.encoding import DELTA, X
+from posproof.model.layouts import LAYOUTS
 from posproof.precise import mp_values
-from posproof.strategies import encodings
+from posproof.testing.strategies import encodings
 
 T = TRIG_ULPS * U
 

@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidParameter, check_int
-from ..identify import TOLERANCE, _measure, _nice, as_array, dtype_eps
 from .encodings import _angles_name
 from .explain_rotary import explain_rotary
+from .identification import TOLERANCE, _measure, _nice, as_array, dtype_eps
 from .reports import (
     ImplReport,
     InvalidImplementation,
@@ -38,8 +38,8 @@ MAX_HEAD_DIM = 512
 
 def _rotary_spec(spec: Any, head_dim: int | None, base: Any, layout: str,
                  rotary_dim: int | None) -> Any:
-    from ..configs import parse_spec
-    from ..rope import Rotary, rotary
+    from ..model.configs import parse_spec
+    from ..model.rope import Rotary, rotary
 
     if isinstance(spec, str):
         spec = parse_spec(spec)
@@ -74,7 +74,7 @@ class _Applier:
         self.out_dtype = dtype
 
     def _np(self, x: np.ndarray, pos: np.ndarray) -> Any:
-        from ..encoding import resolve_dtype
+        from ..model.encoding import resolve_dtype
 
         return self.fn(x.astype(resolve_dtype(self.dtype)), pos)
 
@@ -469,7 +469,7 @@ def _rotary_precision(y: np.ndarray, positions: np.ndarray, rot: Any,
                       eps: float) -> str | None:
     """'float16 angles' and friends: y equals the spec's rotation by m·θ formed in a
     low-precision dtype (positions, θ and their product rounded to it)."""
-    from ..numeric import angles_in_dtype
+    from ..measure.numeric import angles_in_dtype
 
     h = rot.head_dim
     first = np.array([i for i, _ in rot.pairs])

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidParameter, check_int
-from ..identify import TOLERANCE, as_array, dtype_eps, phasors
+from .identification import TOLERANCE, as_array, dtype_eps, phasors
 from .reports import InvalidImplementation, _describe, _torch
 
 #: Positions up to this many are checked for a callable impl (``max_len``).
@@ -177,8 +177,8 @@ def default_positions(max_len: int = DEFAULT_MAX_LEN, offset: int = 0,
 
 
 def _encoding_spec(spec: Any, dim: int | None, params: dict[str, Any]) -> Any:
-    from ..encoding import Encoding
-    from ..presets import preset
+    from ..model.encoding import Encoding
+    from ..model.presets import preset
 
     if isinstance(spec, Encoding):
         if params:
