@@ -5,7 +5,7 @@ import pytest
 import sympy as sp
 
 import posproof
-from posproof.schedules import Geometric
+from posproof.model.schedules import Geometric
 
 
 @pytest.fixture(autouse=True)

@@ -40,11 +40,11 @@ TARGET_SECONDS = 10.0
 
 
 def _command(out: Path) -> list[str]:
-    from posproof import cli
+    from posproof.cli import app as cli
 
     parser = cli.make_parser()
     wired = any(getattr(a, "choices", None) and "derive" in a.choices for a in parser._actions)
-    entry = ["-m", "posproof", "derive"] if wired else ["-m", "posproof.cli_derive"]
+    entry = ["-m", "posproof", "derive"] if wired else ["-m", "posproof.cli.derive"]
     return [sys.executable, *entry, "--out", str(out)]
 
 
@@ -87,8 +87,8 @@ def phases(base: Path) -> list[tuple[str, float, float]]:
 
     import posproof  # noqa: F401  (already imported by _command: measured as warm)
     from posproof import preset, prove
-    from posproof.checks import run_checks
-    from posproof.derive import derive, draw_figures_for
+    from posproof.document.derive import derive, draw_figures_for
+    from posproof.measure.checks import run_checks
     lap("imports (warm)")
     enc = preset("vaswani", dim=512)
     report = prove(enc, general=True)

@@ -8,7 +8,7 @@ Run from the repository root (no arguments; about two minutes)::
 It prints, in one process:
 
 1. all concrete theorems, ``prove(preset("vaswani", dim=d))``, at d = 64, 512, 4096;
-2. the general-d proofs alone (``posproof.theorems._general``, the part that
+2. the general-d proofs alone (``posproof.proofs.theorems._general``, the part that
    ``prove(..., general=True)`` adds after the concrete theorems);
 3. the naive baseline: dense ``sympy.Matrix`` PE(x) (1×d) and T(Δ) (d×d) for the
    interleaved layout, PE(x)·T(Δ) − PE(x+Δ), ``simplify`` on every entry, at
@@ -18,7 +18,7 @@ It prints, in one process:
 4. the targets with PASS/MISS.
 
 Timings of posproof are the best of a few repetitions, each after clearing the
-expression caches of :mod:`posproof.encoding`, so a repetition does not reuse
+expression caches of :mod:`posproof.model.encoding`, so a repetition does not reuse
 the previous one's SymPy objects; the cold first run is printed too.
 """
 
@@ -37,9 +37,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import sympy as sp
 
 import posproof
-from posproof import encoding as _encoding
 from posproof import preset, prove
-from posproof.theorems import GENERAL_THEOREMS, _general
+from posproof.model import encoding as _encoding
+from posproof.proofs.theorems import GENERAL_THEOREMS, _general
 
 TARGETS = {
     "general": 2.0,        # all general-d proofs together, seconds
@@ -132,7 +132,8 @@ def main() -> int:
     print(f"   translation[row] alone: d=256 {translation[256]:.3f} s, "
           f"d=512 {translation[512]:.3f} s")
 
-    print("\n2. general-d proofs alone: posproof.theorems._general(enc, GENERAL_THEOREMS, 0)")
+    print("\n2. general-d proofs alone: "
+          "posproof.proofs.theorems._general(enc, GENERAL_THEOREMS, 0)")
     enc = preset("vaswani", dim=512)
     cold, general_best, proofs = timed(lambda: _general(enc, GENERAL_THEOREMS, 0), repeat)
     print(f"   {len(proofs)} proofs, statuses {sorted({p.status for p in proofs})}: "

@@ -26,9 +26,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import numpy as np
 
-from posproof.configs import parse_spec
-from posproof.explore import base_bound, explore
-from posproof.explore.basekernel import _kernel_values
+from posproof.measure.explore import base_bound, explore
+from posproof.measure.explore.basekernel import _kernel_values
+from posproof.model.configs import parse_spec
 
 TABLE = [2**k for k in range(10, 21)]   # Men et al.'s context lengths 1K … 1M
 

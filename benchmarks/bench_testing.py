@@ -1,4 +1,4 @@
-"""Benchmarks for posproof.testing and posproof.identify, measured, with the bars.
+"""Benchmarks for posproof.testing and posproof.testing.identification, measured, with the bars.
 
     python benchmarks/bench_testing.py            # the full bar (a few minutes)
     python benchmarks/bench_testing.py --quick    # d = 64 only
@@ -30,8 +30,8 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 import posproof
-from posproof.identify import identify
 from posproof.testing import assert_encoding, check_encoding
+from posproof.testing.identification import identify
 
 LAYOUTS = ("interleaved", "interleaved-cos", "split", "split-cos")
 LENGTH = 256

@@ -1,22 +1,21 @@
 """posproof: prove, refute and measure claims about positional encodings."""
 
-from .checks import CHECKS, check
-from .configs import RopeConfig, parse_spec, read_config
-from .encoding import Encoding
 from .errors import InvalidEncoding, InvalidExpression, InvalidParameter, PosproofError, UnknownName
-from .explore import base_bound, explore
-from .layouts import LAYOUTS, get_layout, permutation
-from .numeric import (
+from .measure.checks import CHECKS, check
+from .measure.explore import base_bound, explore
+from .measure.numeric import (
     OffsetKernel,
     first_unrepresentable_integer,
     gram_is_toeplitz,
     lambdify_encoding,
     translation_matrix,
 )
-from .presets import PRESETS, preset
-from .report import Check, Proof, Report, Step
-from .rope import Rotary, prove_rotary, rotary
-from .scaling import (
+from .model.configs import RopeConfig, parse_spec, read_config
+from .model.encoding import Encoding
+from .model.layouts import LAYOUTS, get_layout, permutation
+from .model.presets import PRESETS, preset
+from .model.rope import Rotary, prove_rotary, rotary
+from .model.scaling import (
     DynamicNTKScaling,
     LinearScaling,
     Llama3Scaling,
@@ -25,7 +24,7 @@ from .scaling import (
     YaRNScaling,
     make_scaling,
 )
-from .schedules import (
+from .model.schedules import (
     BinaryDials,
     Diffusion,
     Explicit,
@@ -34,7 +33,8 @@ from .schedules import (
     Schedule,
     TensorToTensor,
 )
-from .theorems import prove
+from .proofs.theorems import prove
+from .report import Check, Proof, Report, Step
 
 __version__ = "0.1.0"
 
@@ -48,3 +48,8 @@ __all__ = [
     "make_scaling", "parse_spec", "permutation", "preset", "prove", "prove_rotary",
     "read_config", "rotary", "translation_matrix",
 ]
+
+# Old module paths (posproof.numeric, posproof.identify, ...) keep working: see posproof/_moved.py.
+from . import _moved
+
+_moved.install(__name__)

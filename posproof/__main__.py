@@ -1,5 +1,5 @@
 """``python -m posproof`` runs the command line."""
 
-from .cli import main
+from .cli.app import main
 
 raise SystemExit(main())

@@ -18,7 +18,7 @@ fails, with this command in its message, when a committed file differs.
   depend on the matplotlib version and (by a pixel, through NumPy's vectorised log) on the
   CPU's SIMD extensions, so the test compares figures only under the recorded ones.
 - ``docs/cli.md``: every command and option, rendered from the argparse
-  definitions of ``posproof.cli`` (so it cannot drift from ``--help``).
+  definitions of ``posproof.cli.app`` (so it cannot drift from ``--help``).
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ REGENERATE = "python scripts/gen_docs.py"
 def generate_derivation(name: str, out: Path) -> list[Path]:
     """Write the derivation ``name`` (of :data:`DERIVATIONS`) into ``out/name``, exactly as
     ``posproof derive OPTIONS --figures png --out out/name`` does."""
-    from posproof.cli_derive import write_document
+    from posproof.cli.derive import write_document
 
     options, _ = DERIVATIONS[name]
     _, files = write_document([*options, "--figures", "png", "--jobs", "1",
@@ -106,8 +106,9 @@ def derivations_index() -> str:
 
 # --------------------------------------------------------------------------- CLI reference
 def _full_parser() -> argparse.ArgumentParser:
-    """``posproof.cli.make_parser()``, with ``derive`` added if the CLI does not wire it yet."""
-    from posproof import cli, cli_derive
+    """``posproof.cli.app.make_parser()``, with ``derive`` added if the CLI does not wire it yet."""
+    from posproof.cli import app as cli
+    from posproof.cli import derive as cli_derive
 
     parser = cli.make_parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
@@ -161,6 +162,7 @@ def cli_reference() -> str:
              "| command | what it does |", "|---|---|"]
     for name in sub.choices:
         lines.append(f"| [`posproof {name}`](#posproof-{name}) | {_cell(helps.get(name, ''))} |")
+    lines += ["", *limits_section()]
     for name, child in sub.choices.items():
         while lines and lines[-1] == "":
             lines.pop()
@@ -174,6 +176,59 @@ def cli_reference() -> str:
             lines += ["| " + " | ".join(r) + " |" for r in rows]
             lines.append("")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def limits_section() -> list[str]:
+    """The table of the largest accepted values, from the constants the code enforces."""
+    from posproof.cli.testing import MAX_TABLE_BYTES
+    from posproof.errors import MAX_DIM
+    from posproof.measure.checks import MAX_DPS_WORK
+    from posproof.measure.explore import MAX_EXPLORE_DIM, MAX_EXPLORE_WORK, MAX_LENGTH
+    from posproof.measure.numeric import MAX_LEN, MAX_SCAN_WORK
+    from posproof.model.expressions import MAX_LENGTH as MAX_TEXT
+    from posproof.sweep.limits import HARD_MAX_POINTS, MAX_POINTS, MAX_RANGE_VALUES
+    from posproof.testing.rotary import MAX_HEAD_DIM
+
+    work = MAX_SCAN_WORK.bit_length() - 1
+    rows = [
+        ("dimension d (`--dim`, `dim=` of a spec, a config's head_dim)", "every command "
+         "(explore: see below)",
+         f"2 … {MAX_DIM}"),
+        ("scan length L (`--max-len`)", "verify, check, derive",
+         f"1 … {MAX_LEN:.0e}".replace("e+0", "e") + f", and L·d ≤ 2^{work} = {MAX_SCAN_WORK}: "
+         f"L ≤ {MAX_SCAN_WORK // 512} at d = 512, L ≤ {MAX_SCAN_WORK // MAX_DIM} "
+         f"at d = {MAX_DIM}"),
+        ("digits of the certification (`--dps`)", "verify, check",
+         f"50 … 1000, and dps·d ≤ {MAX_DPS_WORK}: dps ≤ {MAX_DPS_WORK // MAX_DIM} at "
+         f"d = {MAX_DIM}"),
+        ("context length L (`--length`, `--train-length`)", "explore, explain",
+         f"1 … {MAX_LENGTH} (2^24), and L·d ≤ 2^{MAX_EXPLORE_WORK.bit_length() - 1} for "
+         f"each encoding: L ≤ {MAX_EXPLORE_WORK // MAX_EXPLORE_DIM} at d = {MAX_EXPLORE_DIM}"),
+        ("dimension d of an explored encoding", "explore, explain, sweep",
+         f"2 … {MAX_EXPLORE_DIM} (its proofs take minutes beyond)"),
+        ("positions of a callable (`--max-len`)", "check-impl", "1 … 1e9 (576 of them are "
+         "evaluated)"),
+        ("head dim and largest position of a rotary embedding (`--rotary --dim`, "
+         "`--max-position`)", "check-impl", f"head_dim ≤ {MAX_HEAD_DIM} (every basis vector is "
+         "rotated), position 64 … 2^40"),
+        ("array data in a table file (.npy, .npz unpacked, .pt, .safetensors)", "identify",
+         f"{MAX_TABLE_BYTES >> 20} MiB"),
+        ("grid size", "sweep", f"{MAX_POINTS} points without `--yes`, {HARD_MAX_POINTS} with "
+         f"it; {MAX_RANGE_VALUES} values per range; each point's length and dim as "
+         "explore's"),
+        ("an expression (`--frequencies`, `--expression`, claims)", "verify, check, prove, "
+         "derive", f"{MAX_TEXT} characters (and bounded depth, digits and exponents)"),
+    ]
+    lines = ["## Limits", "",
+             "The largest values each command accepts. At these values every command "
+             "finishes within 4 GiB of memory (address space) and about a minute or two on "
+             "two cores; one step beyond, it exits 2 at once with one line naming the limit. "
+             "The scans cost time in proportion to L·d, hence the joint limit. "
+             "`python -m pytest -m slow tests/test_limits.py --durations=0` runs each "
+             "command at its limits under `RLIMIT_AS` = 4 GiB and prints the times.", "",
+             "| value | commands | accepted |", "|---|---|---|"]
+    lines += [f"| {a} | {b} | {c} |" for a, b, c in rows]
+    return [*lines, ""]
 
 
 # --------------------------------------------------------------------------- driver
@@ -194,7 +249,7 @@ def generate(out: Path, names: list[str] | None = None, jobs: int | None = None)
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
-        from posproof.cli_derive import write_document
+        from posproof.cli.derive import write_document
 
         ctx = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:

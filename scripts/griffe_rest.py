@@ -16,7 +16,7 @@ rewrites, for the site only (the source is not touched):
 
 mkdocs.yml loads it with ``extensions: [scripts/griffe_rest.py]``.
 
->>> print(rest_to_markdown("See :func:`~posproof.explore.explore`::\\n\\n    x = 1"))
+>>> print(rest_to_markdown("See :func:`~posproof.measure.explore.explore`::\\n\\n    x = 1"))
 See `explore`:
 <BLANKLINE>
     x = 1

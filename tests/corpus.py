@@ -25,11 +25,9 @@ import mpmath
 import sympy as sp
 
 from posproof import Encoding, Explicit, Geometric, preset, prove
-from posproof.encoding import DELTA
-from posproof.layouts import LAYOUTS, permutation
-from posproof.precise import mp_value
-from posproof.report import Proof
-from posproof.rope import (
+from posproof.model.encoding import DELTA
+from posproof.model.layouts import LAYOUTS, permutation
+from posproof.model.rope import (
     EXPECTED_REFUTATIONS,
     ROTARY_LAYOUTS,
     Rotary,
@@ -37,8 +35,10 @@ from posproof.rope import (
     rotary,
     stale_cache,
 )
-from posproof.scaling import DynamicNTKScaling, LinearScaling
-from posproof.theorems import CONCRETE_THEOREMS, GENERAL_THEOREMS, W
+from posproof.model.scaling import DynamicNTKScaling, LinearScaling
+from posproof.precise import mp_value
+from posproof.proofs.theorems import CONCRETE_THEOREMS, GENERAL_THEOREMS, W
+from posproof.report import Proof
 
 W0 = W[0]
 C, S = sp.cos(W0 * DELTA), sp.sin(W0 * DELTA)

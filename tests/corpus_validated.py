@@ -38,8 +38,8 @@ from corpus_hair import evaluate_within
 from mpmath.ctx_iv import MPIntervalContext
 
 from posproof import Encoding, preset, prove
+from posproof.model.rope import EXPECTED_REFUTATIONS, prove_rotary, rotary
 from posproof.report import Proof
-from posproof.rope import EXPECTED_REFUTATIONS, prove_rotary, rotary
 
 #: Seconds a statement may take (engine and confirmation together).
 LIMIT = 60.0

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import posproof
 from posproof import errors
-from posproof.strategies import (
+from posproof.testing.strategies import (
     EDGE_DIMS,
     MAX_POSITION,
     dims,

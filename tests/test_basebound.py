@@ -13,9 +13,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from posproof.errors import InvalidParameter
-from posproof.explore import base_bound
-from posproof.explore.basebound import parse_base_range
-from posproof.explore.basekernel import _block_doubt, _block_floor, _Kernel, _kernel_values
+from posproof.measure.explore import base_bound
+from posproof.measure.explore.basebound import parse_base_range
+from posproof.measure.explore.basekernel import (
+    _block_doubt,
+    _block_floor,
+    _Kernel,
+    _kernel_values,
+)
 
 
 def _b_mp(base, dim: int, m: int) -> mpmath.mpf:
@@ -96,7 +101,7 @@ def test_d128_finds_good_bases_below_the_old_grid_bound():
 def test_undecided_intervals_are_never_called_good_or_bad(monkeypatch):
     """With the work budget cut short, the rest of the range is undecided: reported and
     counted, inside no island, and no smallest good base is claimed below it."""
-    monkeypatch.setattr(sys.modules["posproof.explore.basebound"], "MAX_WORK", 3000)
+    monkeypatch.setattr(sys.modules["posproof.measure.explore.basebound"], "MAX_WORK", 3000)
     bb = base_bound(256, 16, lowest=10, highest=1e9)
     assert bb.undecided == len(bb.undecided_where) >= 1
     assert any("work budget" in n for n in bb.notes)

@@ -12,7 +12,7 @@ import pytest
 from test_cli import assert_one_line_error, run
 
 from posproof import InvalidParameter, preset, prove
-from posproof.theorems.budget import Deadline, OutOfBudget, check_timeout, within
+from posproof.proofs.theorems.budget import Deadline, OutOfBudget, check_timeout, within
 
 HAIR = "cos(w*delta) + 10**-40, -sin(w*delta); sin(w*delta), cos(w*delta)"
 DISGUISED = ("cos(w*delta)*(sin(delta)**2 + cos(delta)**2), -sin(w*delta); "

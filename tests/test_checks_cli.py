@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 
 import posproof
-import posproof.checks as checks_module
+import posproof.measure.checks as checks_module
 from posproof import CHECKS, InvalidParameter, UnknownName, check, preset
-from posproof.cli import _ProgressBar, main, render_markdown, render_table
-from posproof.numeric import OffsetKernel
+from posproof.cli.app import _ProgressBar, main, render_markdown, render_table
+from posproof.measure.numeric import OffsetKernel
 
 
 @pytest.fixture(scope="module")

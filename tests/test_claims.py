@@ -1,4 +1,4 @@
-"""Claims a user states: a period, a bound, a column permutation (posproof.claims)."""
+"""Claims a user states: a period, a bound, a column permutation (posproof.proofs.claims)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import pytest
 import sympy as sp
 
 from posproof import preset, prove
-from posproof.cli import main
+from posproof.cli.app import main
 from posproof.errors import InvalidParameter, UnknownName
-from posproof.layouts import permutation
+from posproof.model.layouts import permutation
 
 
 def claim(enc, **kw):

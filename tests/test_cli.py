@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from posproof.cli import main
+from posproof.cli.app import main
 
 ROOT = Path(__file__).resolve().parents[1]
 PWNED = "/tmp/pwned_pp"

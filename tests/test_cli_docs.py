@@ -8,7 +8,7 @@ import re
 import pytest
 
 from posproof import check, preset
-from posproof.cli import main
+from posproof.cli.app import main
 
 THEORY = __import__("pathlib").Path(__file__).resolve().parent.parent / "docs" / "theory.md"
 

@@ -11,18 +11,19 @@ import numpy as np
 import pytest
 
 import posproof
-from posproof import cli, cli_testing
+from posproof.cli import app as cli
+from posproof.cli import testing as cli_testing
 
 
 def _hooked() -> bool:
-    """True once posproof.cli dispatches identify / check-impl itself."""
+    """True once posproof.cli.app dispatches identify / check-impl itself."""
     parser = cli.make_parser()
     subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     return bool(subs) and "identify" in subs[0].choices
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    """The command → (status, stdout, stderr), through posproof.cli when it is hooked."""
+    """The command → (status, stdout, stderr), through posproof.cli.app when it is hooked."""
     main = cli.main if _hooked() else cli_testing._main
     try:
         status = main(list(argv))

@@ -10,17 +10,17 @@ import pytest
 import sympy as sp
 
 from posproof import Encoding
-from posproof.configs import parse_spec, read_config
 from posproof.errors import InvalidParameter, PosproofError, UnknownName
-from posproof.rope import Rotary
-from posproof.scaling import (
+from posproof.model.configs import parse_spec, read_config
+from posproof.model.rope import Rotary
+from posproof.model.scaling import (
     DynamicNTKScaling,
     Llama3Scaling,
     LongRoPEScaling,
     YaRNScaling,
     float_frequencies,
 )
-from posproof.schedules import Geometric
+from posproof.model.schedules import Geometric
 
 FIXTURES = Path(__file__).parent / "fixtures" / "configs"
 BASE = {"head_dim": 64, "max_position_embeddings": 4096}

@@ -1,7 +1,7 @@
 """Derivation documents: numbers from the toolkit, refutations stated plainly, bytes reproducible.
 
-Covers ``posproof.derive`` (the document model, the guided derivation) and
-``posproof derive`` (``posproof.cli_derive``): exit status 0 / 1 / 2, bad
+Covers ``posproof.document.derive`` (the document model, the guided derivation) and
+``posproof derive`` (``posproof.cli.derive``): exit status 0 / 1 / 2, bad
 input as one line, the figures drawn in a second process giving the same
 bytes as in one, and the LaTeX compiling with ``pdflatex -halt-on-error``
 when pdflatex is on PATH.
@@ -21,7 +21,7 @@ import pytest
 import sympy as sp
 
 from posproof import Encoding, preset, prove
-from posproof.derive import Derivation, derive, latex_text, write_derivation
+from posproof.document.derive import Derivation, derive, latex_text, write_derivation
 from posproof.errors import InvalidParameter, PosproofError, UnknownName
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,8 +39,9 @@ def sine_only() -> Derivation:
 
 
 def _cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    """Run ``posproof derive`` through posproof.cli once it is wired, else cli_derive alone."""
-    from posproof import cli, cli_derive
+    """Run ``posproof derive`` through posproof.cli.app once it is wired, else cli_derive alone."""
+    from posproof.cli import app as cli
+    from posproof.cli import derive as cli_derive
 
     parser = cli.make_parser()
     wired = any(getattr(a, "choices", None) and "derive" in a.choices for a in parser._actions)
@@ -236,7 +237,7 @@ def test_encodings_without_a_preset_recipe() -> None:
 
 
 def test_derive_modules_do_not_import_matplotlib() -> None:
-    code = ("import sys, posproof.derive, posproof.plots, posproof.cli_derive; "
+    code = ("import sys, posproof.document.derive, posproof.document.plots, posproof.cli.derive; "
             "print('matplotlib' in sys.modules)")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

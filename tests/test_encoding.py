@@ -13,9 +13,9 @@ from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
 from posproof import Encoding, Geometric, PosproofError, preset
-from posproof.encoding import DELTA, X, resolve_dtype
+from posproof.model.encoding import DELTA, X, resolve_dtype
 from posproof.precise import mp_value
-from posproof.strategies import encodings, positions
+from posproof.testing.strategies import encodings, positions
 
 EPS64 = np.finfo(np.float64).eps
 

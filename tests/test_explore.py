@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from posproof import cli_rope
-from posproof.cli import _encoding_options, _Parser
-from posproof.explore import (
+from posproof.cli import rope as cli_rope
+from posproof.cli.app import _encoding_options, _Parser
+from posproof.measure.explore import (
     band_coverage,
     base_bound,
     critical_dimension,
@@ -26,9 +26,9 @@ from posproof.explore import (
     explore,
     kernel_first_negative,
 )
+from posproof.model.rope import rotary
+from posproof.model.schedules import Geometric
 from posproof.precise import mp_values
-from posproof.rope import rotary
-from posproof.schedules import Geometric
 
 FIXTURES = Path(__file__).parent / "fixtures" / "configs"
 
@@ -183,7 +183,7 @@ def test_explore_with_base_bound_marks_bases_against_the_bound():
 def test_plot_is_written(tmp_path):
     """--plot: a PNG with the overlaid curves (matplotlib is optional)."""
     pytest.importorskip("matplotlib")
-    from posproof.explore import plot_exploration
+    from posproof.measure.explore import plot_exploration
 
     ex = explore([rotary(10000, 8), rotary(500000, 8, scaling="llama3", factor=8,
                                            original_max_position_embeddings=64)],
@@ -191,7 +191,7 @@ def test_plot_is_written(tmp_path):
     path = plot_exploration(ex, str(tmp_path / "curves.png"))
     from matplotlib.image import imread
 
-    from posproof.explore.exploration import PLOT_DPI, _exploration_figure
+    from posproof.measure.explore.exploration import PLOT_DPI, _exploration_figure
 
     pixels = imread(path)                       # a PNG matplotlib can decode, of the size set
     assert pixels.shape[:2] == (round(4.6 * PLOT_DPI), 16 * PLOT_DPI)
@@ -217,8 +217,9 @@ def test_plot_is_written(tmp_path):
 
 def test_matplotlib_is_imported_lazily():
     """Importing posproof's RoPE modules does not import matplotlib."""
-    code = ("import sys, posproof, posproof.rope, posproof.explore, posproof.cli_rope, "
-            "posproof.configs, posproof.scaling; print('matplotlib' in sys.modules)")
+    code = ("import sys, posproof, posproof.model.rope, posproof.measure.explore, "
+            "posproof.cli.rope, posproof.model.configs, posproof.model.scaling; "
+            "print('matplotlib' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

@@ -1,4 +1,4 @@
-"""Tests for posproof.expressions.parse_expression: exact parses and safe refusals."""
+"""Tests for posproof.model.expressions.parse_expression: exact parses and safe refusals."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from posproof.errors import InvalidExpression, PosproofError
-from posproof.expressions import parse_expression
+from posproof.model.expressions import parse_expression
 
 k, d, n, b = sympy.symbols("k d n b", positive=True)
 SYMBOLS = {"k": k, "d": d, "n": n, "b": b}

@@ -31,12 +31,12 @@ from hypothesis import strategies as st
 import posproof
 from conftest import Timeout as Hang
 from conftest import time_limit
-from posproof import configs, rope, scaling, schedules
 from posproof.errors import MAX_DIM, InvalidExpression, PosproofError
-from posproof.expressions import parse_expression
-from posproof.identify import identify
+from posproof.model import configs, rope, scaling, schedules
+from posproof.model.expressions import parse_expression
+from posproof.proofs.theorems import parse_block
 from posproof.testing import assert_encoding, check_encoding, check_rotary
-from posproof.theorems import parse_block
+from posproof.testing.identification import identify
 
 explore = importlib.import_module("posproof.explore")  # posproof.explore is the function
 
@@ -229,7 +229,8 @@ def test_lengths(length: Any, where: str) -> None:
     calls = {
         "table": (lambda: enc.table(length), ("length", "position")),
         "positions": (lambda: enc.positions(length), ("length",)),
-        "run_checks": (lambda: posproof.checks.run_checks(enc, max_len=length), ("max_len",)),
+        "run_checks": (lambda: posproof.measure.checks.run_checks(enc, max_len=length),
+                       ("max_len",)),
         "check": (lambda: posproof.check(enc, max_len=length), ("max_len",)),
         "kernel_first_negative": (lambda: explore.kernel_first_negative([1], length),
                                   ("length",)),
@@ -343,7 +344,7 @@ def test_preset_params(data: st.DataObject | None, param: str) -> None:
             continue
         if param == "layout" and isinstance(value, str) and (
                 value.lower() in posproof.LAYOUTS or value.lower() in
-                posproof.layouts._ALIASES):
+                posproof.model.layouts._ALIASES):
             continue
         name = PRESET_FOR.get(param, "vaswani")
         dim = 7 if param == "odd_dim" else 8
@@ -629,7 +630,8 @@ def test_check_arguments(data: st.DataObject | None, arg: str) -> None:
     enc = posproof.preset("vaswani", dim=4)
     name = {"checks": "check", "dtypes": "dtype", "near_range": "near_range"}.get(arg, arg)
     kwargs = {"max_len": 64, "checks": ["bounds"], arg: value}
-    refused(lambda: posproof.checks.run_checks(enc, **kwargs), name, shown=shown(arg, value))
+    refused(lambda: posproof.measure.checks.run_checks(enc, **kwargs), name,
+            shown=shown(arg, value))
 
 
 # ----------------------------------------------------------------------------- explore

@@ -2,7 +2,7 @@
 and one ``posproof: error:`` line on stderr naming the option or value, in time; a few true
 subprocess runs of the console script prove there is no traceback.
 
-In-process runs go through ``posproof.cli.main`` under the time bound of
+In-process runs go through ``posproof.cli.app.main`` under the time bound of
 ``test_hostile.py``, and count the inputs they feed in its counter.
 """
 
@@ -22,7 +22,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from test_hostile import COUNT, LIMIT, PAYLOADS, SENTINEL, TOWERS, Hang, bounded
 
-from posproof.cli import main
+from posproof.cli.app import main
 
 
 def run_cli(argv: list[str]) -> tuple[int, str, str]:
@@ -206,7 +206,7 @@ def test_identify_bad_files(name: str, bad_files: dict[str, str]) -> None:
 
 
 @pytest.mark.parametrize("target", ["nocolon", ":", "x:", ":y", "nonexistent_mod_xyz:attr",
-                                    "posproof.presets:NOPE", "/nonexistent/file.py:f",
+                                    "posproof.model.presets:NOPE", "/nonexistent/file.py:f",
                                     "posproof:__version__"])
 def test_check_impl_bad_targets(target: str) -> None:
     cli_refused(["check-impl", target, "--preset", "vaswani", "--dim", "8"], target[:8],

@@ -1,4 +1,4 @@
-"""posproof.identify: which schedule, layout, parameters and offset produced a table.
+"""posproof.testing.identification: which schedule, layout, parameters and offset produced a table.
 
 The full bar (every preset family and layout, d ∈ {64, 512, 1024}, offsets,
 float64 and float32; random tables) is measured by
@@ -15,7 +15,7 @@ import pytest
 
 import posproof
 from posproof.errors import InvalidParameter
-from posproof.identify import as_array, identify
+from posproof.testing.identification import as_array, identify
 
 # (preset, params, the name identify must report among its presets)
 FAMILIES = [
@@ -40,7 +40,7 @@ def _offset_params(name: str, offset: int) -> dict[str, int]:
     return {key: offset}
 
 
-def _named(found: posproof.identify.Identification, name: str) -> bool:
+def _named(found: posproof.testing.identification.Identification, name: str) -> bool:
     return any(call.startswith(f'preset("{name}"') for call in found.presets)
 
 

@@ -62,10 +62,12 @@ def test_every_subsystem_leaves_global_state_alone(tmp_path: Path) -> None:
     with matplotlib and pyplot imported first (so their state is in the snapshot)."""
     import matplotlib.pyplot  # noqa: F401
 
-    from posproof import derive, plots, rope, testing
-    from posproof.checks import check
-    from posproof.explore import explore, plot_exploration
-    from posproof.identify import identify
+    from posproof import testing
+    from posproof.document import derive, plots
+    from posproof.measure.checks import check
+    from posproof.measure.explore import explore, plot_exploration
+    from posproof.model import rope
+    from posproof.testing.identification import identify
 
     before = global_state()
     enc = preset("vaswani", dim=16)
@@ -108,7 +110,7 @@ def test_json_reports_are_byte_identical_across_processes(args: tuple[str, ...])
 
 def test_posproof_does_not_import_matplotlib_or_change_state_on_import() -> None:
     code = ("import sys, numpy as np, mpmath; s = np.random.get_state()[1].sum(); "
-            "import posproof, posproof.theorems, posproof.checks; "
+            "import posproof, posproof.proofs.theorems, posproof.measure.checks; "
             "assert 'matplotlib' not in sys.modules; "
             "assert np.random.get_state()[1].sum() == s and mpmath.mp.dps == 15; print('ok')")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

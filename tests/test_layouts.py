@@ -9,9 +9,9 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from posproof import LAYOUTS, PosproofError, get_layout, permutation, preset
-from posproof.encoding import DELTA
-from posproof.layouts import partition_lemma
-from posproof.strategies import bases, layouts, positions
+from posproof.model.encoding import DELTA
+from posproof.model.layouts import partition_lemma
+from posproof.testing.strategies import bases, layouts, positions
 
 
 @pytest.mark.parametrize(("name", "sin_cols", "cos_cols"), [

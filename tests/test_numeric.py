@@ -19,15 +19,15 @@ import sympy as sp
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
-import posproof.numeric as numeric
+import posproof.measure.numeric as numeric
 from posproof import Encoding, InvalidEncoding, InvalidParameter, UnknownName, preset
-from posproof.encoding import DELTA, X
-from posproof.layouts import LAYOUTS
-from posproof.numeric import (
+from posproof.measure.numeric import (
+    MAX_DENSE_DIM,
     TRIG_ULPS,
     OffsetKernel,
     U,
     angles_in_dtype,
+    apply_translation,
     dtype_model,
     first_unrepresentable_integer,
     gram_is_toeplitz,
@@ -38,8 +38,10 @@ from posproof.numeric import (
     translation_matrix,
     translation_residual,
 )
+from posproof.model.encoding import DELTA, X
+from posproof.model.layouts import LAYOUTS
 from posproof.precise import mp_values
-from posproof.strategies import encodings
+from posproof.testing.strategies import encodings
 
 T = TRIG_ULPS * U
 
@@ -123,6 +125,37 @@ def test_numeric_translation_equals_the_exact_matrix(layout: str, convention: st
     assert numeric_t.shape == (7, 7)
     expected = np.array(exact.evalf(30).tolist(), dtype=np.float64)
     np.testing.assert_allclose(numeric_t, expected, rtol=0, atol=4 * U * delta + 4 * T)
+
+
+@pytest.mark.parametrize(("layout", "convention"),
+                         list(itertools.product(sorted(LAYOUTS), ("row", "column"))))
+def test_blockwise_translation_equals_the_matrix_product(layout: str, convention: str) -> None:
+    """rows · T(Δ) applied pair by pair equals the product with the dense T (padding kept)."""
+    enc = preset("tensor2tensor", dim=9, layout=layout, odd_dim="pad")
+    rows = np.random.default_rng(1).normal(size=(3, 9))
+    dense = rows @ translation_matrix(enc, 777.0, convention)
+    np.testing.assert_allclose(apply_translation(enc, rows, 777.0, convention), dense,
+                               rtol=0, atol=1e-14)
+    np.testing.assert_allclose(apply_translation(enc, enc.table([5])[0], 2.0),  # PE(5)·T(2)
+                               enc.table([7])[0], rtol=0, atol=1e-12)
+
+
+def test_large_dim_translation_is_applied_without_a_dense_matrix() -> None:
+    """At d = 65536 T(Δ) moves a row in O(d) memory; the dense T is refused by name."""
+    import tracemalloc
+
+    enc = preset("vaswani", dim=1 << 16)
+    row = enc.table([3])[0]
+    tracemalloc.start()
+    try:
+        moved = apply_translation(enc, row, 4.0)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 * enc.dim * 8                 # a dense T would be 4096 times more
+    np.testing.assert_allclose(moved, enc.table([7])[0], rtol=0, atol=1e-9)
+    with pytest.raises(InvalidParameter, match=f"exceeds {MAX_DENSE_DIM}.*apply_translation"):
+        translation_matrix(enc, 1.0)
 
 
 def test_translation_refuses_broken_pairs_and_unknown_conventions() -> None:

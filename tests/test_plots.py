@@ -16,7 +16,7 @@ from posproof.errors import InvalidParameter, UnknownName
 
 matplotlib = pytest.importorskip("matplotlib")
 
-from posproof import plots  # noqa: E402  (after the importorskip)
+from posproof.document import plots  # noqa: E402  (after the importorskip)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -87,8 +87,9 @@ def test_global_rcparams_are_untouched(tmp_path: Path) -> None:
 def test_no_pyplot_and_no_matplotlib_on_import() -> None:
     """Drawing uses explicit Figure objects: pyplot stays unimported; posproof alone imports
     no matplotlib at all."""
-    code = ("import sys, posproof, posproof.plots; a = 'matplotlib' in sys.modules; "
-            "from posproof import preset; posproof.plots.gram_figure(preset('vaswani', dim=4), 8);"
+    code = ("import sys, posproof, posproof.document.plots; a = 'matplotlib' in sys.modules; "
+            "from posproof import preset; "
+            "posproof.document.plots.gram_figure(preset('vaswani', dim=4), 8);"
             " print(a, 'matplotlib.pyplot' in sys.modules)")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -10,9 +10,9 @@ pytest_plugins = ["pytester"]
 
 
 def plugin_args() -> list[str]:
-    """``-p posproof.pytest_plugin`` unless the installed entry point already loads it."""
+    """``-p posproof.testing.pytest_plugin`` unless the installed entry point already loads it."""
     installed = any(ep.name == "posproof" for ep in entry_points(group="pytest11"))
-    return [] if installed else ["-p", "posproof.pytest_plugin"]
+    return [] if installed else ["-p", "posproof.testing.pytest_plugin"]
 
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:

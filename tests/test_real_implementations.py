@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import posproof
-from posproof.identify import identify
 from posproof.testing import check_encoding, check_rotary
+from posproof.testing.identification import identify
 
 torch = pytest.importorskip("torch")
 

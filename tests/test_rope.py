@@ -10,10 +10,10 @@ import pytest
 import sympy as sp
 
 from posproof import Encoding, Geometric
-from posproof.encoding import DELTA
 from posproof.errors import InvalidEncoding, InvalidParameter, UnknownName
-from posproof.layouts import permutation
-from posproof.rope import (
+from posproof.model.encoding import DELTA
+from posproof.model.layouts import permutation
+from posproof.model.rope import (
     EXPECTED_REFUTATIONS,
     M,
     Rotary,
@@ -24,7 +24,7 @@ from posproof.rope import (
     rotary,
     stale_cache,
 )
-from posproof.scaling import DynamicNTKScaling, LongRoPEScaling
+from posproof.model.scaling import DynamicNTKScaling, LongRoPEScaling
 
 LLAMA3 = {"scaling": "llama3", "factor": 8, "original_max_position_embeddings": 8192}
 
@@ -96,7 +96,7 @@ def test_rotation_equals_encoding_translation(layout, sin_first, cos_first):
 
 
 def test_half_layout_is_a_permutation_of_adjacent():
-    """R_half = Pᵀ R_adj P with P from posproof.layouts.permutation (interleaved → split)."""
+    """R_half = Pᵀ R_adj P with P from posproof.model.layouts.permutation (interleaved → split)."""
     adj = Rotary(Geometric(10000), 8, layout="adjacent")
     half = adj.with_layout("half")
     perm = permutation("interleaved", "split", 4)

@@ -3,7 +3,7 @@
 The reference functions below are written straight from HF transformers
 ``modeling_rope_utils`` (``_compute_*_parameters``, transformers 5.x; restated
 in shared/design/references.md) in plain NumPy float64, sharing no code with
-posproof.scaling.  When ``transformers`` and ``torch`` are installed the same
+posproof.model.scaling.  When ``transformers`` and ``torch`` are installed the same
 tables are also compared with ``ROPE_INIT_FUNCTIONS`` itself.
 """
 
@@ -19,7 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from posproof.errors import InvalidEncoding, InvalidParameter, UnknownName
-from posproof.scaling import (
+from posproof.model.scaling import (
     DynamicNTKScaling,
     LinearScaling,
     Llama3Scaling,
@@ -33,7 +33,7 @@ from posproof.scaling import (
     numeric_frequencies,
     scaling_theorems,
 )
-from posproof.schedules import Geometric
+from posproof.model.schedules import Geometric
 
 
 # --------------------------------------------------------------------------- reference (HF)

@@ -21,8 +21,8 @@ from posproof import (
     TensorToTensor,
     preset,
 )
-from posproof.schedules import D, K, exact_number
-from posproof.strategies import EXPRESSIONS, bases
+from posproof.model.schedules import D, K, exact_number
+from posproof.testing.strategies import EXPRESSIONS, bases
 
 
 # --------------------------------------------------------------------------- reference values

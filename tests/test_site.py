@@ -32,12 +32,12 @@ pytestmark = pytest.mark.skipif(
 
 # Public names documented under another path than the one they are imported by:
 # ``posproof.explore`` is also the name of the package that holds the metrics, so the
-# reference documents the function as ``posproof.explore.explore``; posproof.testing
-# re-exports the identifier of ``posproof.identify`` (issue 14 keeps that path).
+# reference documents the function as ``posproof.measure.explore.explore``; posproof.testing
+# re-exports the identifier of ``posproof.testing.identification`` (issue 14 keeps that path).
 DOCUMENTED_AS = {
-    "posproof.explore": "posproof.explore.explore",
-    "posproof.testing.identify": "posproof.identify.identify",
-    "posproof.testing.Identification": "posproof.identify.Identification",
+    "posproof.explore": "posproof.measure.explore.explore",
+    "posproof.testing.identify": "posproof.testing.identification.identify",
+    "posproof.testing.Identification": "posproof.testing.identification.Identification",
 }
 
 
@@ -125,7 +125,7 @@ def _extension() -> ModuleType:
 
 
 @pytest.mark.parametrize(("rest", "markdown"), [
-    ("Use :func:`~posproof.explore.explore` or :class:`posproof.Encoding`.",
+    ("Use :func:`~posproof.measure.explore.explore` or :class:`posproof.Encoding`.",
      "Use `explore` or `posproof.Encoding`."),
     ("A grid file::\n\n    metrics = []", "A grid file:\n\n    metrics = []"),
     ("Text.\n\n>>> x = [1]\n>>> x[0]  # doctest: +ELLIPSIS\n1\n\nMore.",

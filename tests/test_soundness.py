@@ -17,7 +17,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from posproof import Encoding, Geometric, preset, prove
-from posproof.layouts import permutation
+from posproof.model.layouts import permutation
 
 FALSE = corpus.false_statements()
 TRUE = corpus.true_statements(rotary=False)

@@ -15,7 +15,7 @@ import pytest
 import sympy as sp
 
 from posproof import preset, prove
-from posproof.theorems import _ratio
+from posproof.proofs.theorems import _ratio
 from posproof.validated import irrational
 
 FALSE = cv.false_statements()
@@ -107,7 +107,7 @@ def test_irrationality_needs_a_named_proof() -> None:
 
 # --------------------------------------------------------------------------- the commands
 def _prove_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, dict]:
-    from posproof.cli import main
+    from posproof.cli.app import main
 
     status = main(["prove", *argv, "--json"])
     out, err = capsys.readouterr()

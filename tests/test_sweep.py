@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from posproof.checks import run_checks
-from posproof.cli import main
-from posproof.configs import parse_spec
+from posproof.cli.app import main
 from posproof.errors import InvalidParameter, PosproofError, UnknownName
-from posproof.explore import base_bound, explore
+from posproof.measure.checks import run_checks
+from posproof.measure.explore import base_bound, explore
+from posproof.model.configs import parse_spec
 from posproof.sweep import (
     MAX_POINTS,
     METRICS,
@@ -673,7 +673,7 @@ def test_the_package_loads_lazily_and_names_are_never_shadowed_by_submodules():
     import sys
 
     code = (
-        "import sys, types, posproof.cli; posproof.cli.make_parser()\n"
+        "import sys, types, posproof.cli.app; posproof.cli.app.make_parser()\n"
         "assert 'posproof.sweep.grid' not in sys.modules, sorted(sys.modules)\n"
         "import posproof.sweep.heatmaps, posproof.sweep.run, posproof.sweep.points\n"
         "import posproof.sweep as s\n"

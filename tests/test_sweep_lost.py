@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import posproof.sweep
-from posproof.cli import main
+from posproof.cli.app import main
 from posproof.sweep import InlineExecutor, Sweep, SweepIncomplete, WorkerLost, parse_grid
 
 ROOT = Path(__file__).resolve().parent.parent

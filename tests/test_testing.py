@@ -18,7 +18,6 @@ from hypothesis import given, settings
 
 import posproof
 from posproof.errors import InvalidParameter, PosproofError, UnknownName
-from posproof.strategies import query_key_pairs
 from posproof.testing import (
     InvalidImplementation,
     assert_encoding,
@@ -28,6 +27,7 @@ from posproof.testing import (
     default_positions,
 )
 from posproof.testing.rotary import relative_property
+from posproof.testing.strategies import query_key_pairs
 from posproof.testing.tables import Tolerance
 
 D, L = 64, 1024
@@ -104,12 +104,12 @@ def test_low_precision_angles_fail_in_a_low_precision_table(dtype: object, name:
     assert report.dtype == name
     assert report.max_error > off_by
     assert "angles=" in report.message
-    assert report.tolerance["out"] == 4 * posproof.identify.dtype_eps(name)
+    assert report.tolerance["out"] == 4 * posproof.testing.identification.dtype_eps(name)
     assert report.tolerance["angle"] == 16 * 2.0**-52
     assert report.worst["tolerance"] < 0.2
     declared = check_encoding(table, "vaswani", angles=name)
     assert declared.ok
-    assert declared.tolerance["angle"] == 16 * posproof.identify.dtype_eps(name)
+    assert declared.tolerance["angle"] == 16 * posproof.testing.identification.dtype_eps(name)
 
 
 @pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16, np.float32])

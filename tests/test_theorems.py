@@ -19,9 +19,9 @@ from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
 from posproof import Encoding, preset, prove
-from posproof.encoding import DELTA
-from posproof.strategies import encodings, perturbed_encodings
-from posproof.theorems import CONCRETE_THEOREMS, GENERAL_THEOREMS, W, parse_block
+from posproof.model.encoding import DELTA
+from posproof.proofs.theorems import CONCRETE_THEOREMS, GENERAL_THEOREMS, W, parse_block
+from posproof.testing.strategies import encodings, perturbed_encodings
 
 W0 = W[0]
 COS, SIN = sp.cos(W0 * DELTA), sp.sin(W0 * DELTA)

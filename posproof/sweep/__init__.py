@@ -15,7 +15,7 @@ the metrics to compute::
 
 Each point is the product of its family's lists; it is built from the spec
 string that ``posproof explore`` reads (``rope:base=10000,dim=128,…``) and
-measured by :func:`posproof.explore.explore` (or :func:`posproof.checks.run_checks`
+measured by :func:`posproof.measure.explore.explore` (or :func:`posproof.measure.checks.run_checks`
 for the numbers of ``posproof check``) at its context length L, certified the
 same way.  :data:`METRICS` lists the metrics.
 

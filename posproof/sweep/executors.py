@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -33,11 +34,65 @@ class SchedulerUnreachable(InvalidParameter):
     """No Dask scheduler answered at the address given."""
 
 
-def _init_worker() -> None:
-    """Local worker processes ignore Ctrl-C: the driver stops them and keeps the records."""
+#: Seconds between two looks of a worker's watchdog at its parent.
+WATCHDOG_PERIOD = 1.0
+_PR_SET_PDEATHSIG = 1        # <linux/prctl.h>
+
+
+def _init_worker(driver_pid: int | None = None, pdeathsig: bool = False) -> None:
+    """Local worker processes ignore Ctrl-C (the driver stops them and keeps the records),
+    and exit when the driver dies (see :func:`_die_with_parent`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for name in WORKER_ENV:
         os.environ.setdefault(name, "1")
+    if driver_pid is not None:
+        _die_with_parent(driver_pid, pdeathsig)
+
+
+def _die_with_parent(driver_pid: int, pdeathsig: bool) -> None:
+    """Make this worker exit when the driver ``driver_pid`` dies, even by SIGKILL.
+
+    A ``spawn`` worker is forked and exec'd by the driver itself, so its parent
+    is the driver.  Two mechanisms, either one enough:
+
+    * on Linux (``pdeathsig``, asked only when the pool is started from the
+      driver's main thread, because the kernel sends the signal when the
+      *thread* that forked the worker ends): ``prctl(PR_SET_PDEATHSIG,
+      SIGKILL)``, the kernel kills the worker the moment its parent dies;
+    * everywhere: a daemon thread that waits on multiprocessing's parent
+      sentinel (a pipe whose write end only the driver holds, or the
+      driver's process handle on Windows) and looks at ``os.getppid()``
+      every :data:`WATCHDOG_PERIOD` seconds; when the driver is gone it
+      ends the worker with ``os._exit``.
+
+    A driver that died before this ran is caught by the same look at the
+    parent pid, at once.
+    """
+    if pdeathsig and sys.platform.startswith("linux"):
+        with contextlib.suppress(Exception):   # no libc or no prctl: the watchdog remains
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    if os.getppid() != driver_pid:             # the driver died before prctl took effect
+        os._exit(1)
+    import multiprocessing
+    from multiprocessing.connection import wait
+
+    parent = multiprocessing.parent_process()
+    sentinel = getattr(parent, "sentinel", None)
+
+    def watch() -> None:
+        while True:
+            if sentinel is not None:
+                gone = bool(wait([sentinel], timeout=WATCHDOG_PERIOD))
+            else:
+                threading.Event().wait(WATCHDOG_PERIOD)
+                gone = False
+            if gone or os.getppid() != driver_pid:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="posproof-parent-watchdog", daemon=True).start()
 
 
 @contextlib.contextmanager
@@ -93,7 +148,9 @@ class LocalExecutor:
 
     A worker that dies breaks the pool: the points it and its siblings were
     computing are resubmitted to a fresh pool (at most ``max_restarts`` times),
-    never recorded twice.
+    never recorded twice.  A driver that dies (even by SIGKILL) takes its
+    workers with it within about :data:`WATCHDOG_PERIOD` seconds (at once on
+    Linux): see :func:`_die_with_parent`.
     """
 
     name = "local"
@@ -120,7 +177,9 @@ class LocalExecutor:
             with _worker_environment():
                 pool = ProcessPoolExecutor(max_workers=min(self.workers, len(pending)),
                                            mp_context=multiprocessing.get_context("spawn"),
-                                           initializer=_init_worker)
+                                           initializer=_init_worker,
+                                           initargs=(os.getpid(), threading.current_thread()
+                                                     is threading.main_thread()))
                 self._pool = pool
                 self._futures = {pool.submit(fn, item): item for item in pending}
             broken: list[Point] = []

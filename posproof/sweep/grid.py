@@ -39,9 +39,9 @@ _UNSUPPORTED_KINDS = {"explicit": "its frequency list cannot be written in a spe
 class Metric:
     """One number a sweep can record: where it comes from and what it means.
 
-    ``source`` is ``explore`` (the numbers of :func:`posproof.explore.explore`),
+    ``source`` is ``explore`` (the numbers of :func:`posproof.measure.explore.explore`),
     ``dtype:NAME`` (its dtype audit), ``proofs``, ``base_bound``, or
-    ``check:NAME`` (a check of :func:`posproof.checks.run_checks`).
+    ``check:NAME`` (a check of :func:`posproof.measure.checks.run_checks`).
 
     >>> METRICS["first_negative"].source
     'explore'
@@ -145,7 +145,7 @@ def _metric_table() -> dict[str, Metric]:
         rows.append((f"{dt}_phase_exceeds_from", f"check:dtype_audit:{dt}", "dtype_audit",
                      f"first position whose phase error in {dt} exceeds 0.01 rad (check)",
                      lambda c, dt=dt: _phase_from(c.get(dt, {}))))
-    from ..checks import CHECKS
+    from ..measure.checks import CHECKS
 
     for name in CHECKS:
         rows.append((f"{name}_status", f"check:{name}", name, f"'pass' or 'fail' of check {name}",
@@ -344,6 +344,14 @@ def parse_grid(text: str, *, source: str = "<grid>", confirm: bool = False) -> G
         for combo in itertools.product(*(axes[n] for n in names)):
             point = Point.make(len(points), fam_index, dict(zip(names, combo, strict=True)),
                                metrics, seed)
+            dim = point.params.get("dim")
+            if isinstance(dim, int) and dim > 0:      # refuse a too long scan before running
+                from ..measure.explore.metrics import check_explore_size
+
+                try:
+                    check_explore_size(point.length, dim)
+                except InvalidParameter as exc:
+                    raise InvalidParameter(f"{source}: the point {point.spec}: {exc}") from None
             if point.key in seen:
                 raise InvalidParameter(f"{source}: the point {point.spec} (length "
                                        f"{point.length}) appears twice (points {seen[point.key]}"
@@ -356,7 +364,7 @@ def parse_grid(text: str, *, source: str = "<grid>", confirm: bool = False) -> G
 def _family_axes(fam: dict[str, Any], defaults: dict[str, Any], where: str
                  ) -> dict[str, list[Any]]:
     """The swept values of each parameter of one family (``kind`` or ``spec`` first)."""
-    from ..configs import _SPEC_ALIASES
+    from ..model.configs import _SPEC_ALIASES
 
     if ("kind" in fam) == ("spec" in fam):
         raise InvalidParameter(f"{where}: give exactly one of kind = \"rope\" (or a preset "
@@ -395,7 +403,7 @@ def _family_axes(fam: dict[str, Any], defaults: dict[str, Any], where: str
     for key in _SWEEP_KEYS:
         if key in raw:
             vals = _values(key, raw[key], where)
-            from ..explore import MAX_LENGTH
+            from ..measure.explore import MAX_LENGTH
 
             for v in vals:
                 if not 1 <= v <= MAX_LENGTH:
@@ -406,7 +414,7 @@ def _family_axes(fam: dict[str, Any], defaults: dict[str, Any], where: str
 
 
 def _kind(name: str, where: str) -> str:
-    from ..presets import PRESETS
+    from ..model.presets import PRESETS
 
     kind = _KIND_ALIASES.get(name.lower(), name.lower())
     if kind in _UNSUPPORTED_KINDS:
@@ -421,7 +429,7 @@ def _kind(name: str, where: str) -> str:
 def _check_keys(kind: str, values: dict[str, list[Any]], where: str) -> None:
     """Refuse keys the family's kind (and each of its scaling rules) does not take."""
     if kind != "rope":
-        from ..presets import PRESETS, _parameters
+        from ..model.presets import PRESETS, _parameters
 
         allowed = ["dim", *(p for p in _parameters(PRESETS[kind]) if p != "name"), *_SWEEP_KEYS]
         for key in values:
@@ -429,7 +437,7 @@ def _check_keys(kind: str, values: dict[str, list[Any]], where: str) -> None:
                 raise InvalidParameter(f"{where}: unknown key {key!r} for kind {kind!r}; it "
                                        f"takes {', '.join(allowed)}")
         return
-    from ..scaling import _ALIASES, SCALINGS
+    from ..model.scaling import _ALIASES, SCALINGS
 
     rules = []
     for rule in values.get("scaling", [None]):
@@ -455,7 +463,7 @@ def _check_keys(kind: str, values: dict[str, list[Any]], where: str) -> None:
 
 
 def _check_spec(spec: Any, where: str) -> None:
-    from ..configs import parse_spec
+    from ..model.configs import parse_spec
 
     if not isinstance(spec, str):
         raise InvalidParameter(f"{where}: spec={spec!r} must be a string such as "

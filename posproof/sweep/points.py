@@ -23,7 +23,7 @@ from .grid import _DTYPES, METRICS, Point
 
 def _encoding(point: Point) -> Any:
     """The Rotary or Encoding of a point, exactly as ``posproof explore SPEC --length L``."""
-    from ..configs import parse_spec
+    from ..model.configs import parse_spec
 
     return parse_spec(point.spec, seq_len=point.length)
 
@@ -31,14 +31,14 @@ def _encoding(point: Point) -> Any:
 @lru_cache(maxsize=32)
 def _base_bound(length: int, dim: int) -> Any:
     """explore's geometric base bound for (L, rotated dim), once per worker process."""
-    from ..explore import base_bound
+    from ..measure.explore import base_bound
 
     return base_bound(length, dim)
 
 
 def _compute(point: Point) -> tuple[dict[str, Any], dict[str, str], list[str]]:
     """The point's metrics, how each was certified, and notes (metrics that do not apply)."""
-    from ..explore import _subject, explore
+    from ..measure.explore import _subject, explore
 
     obj = _encoding(point)
     length = point.length
@@ -68,7 +68,7 @@ def _compute(point: Point) -> tuple[dict[str, Any], dict[str, str], list[str]]:
                         not m.section.startswith("dtypes"):
                     notes.append(f"{m.name}: not applicable (the schedule has no base)")
             elif m.source == "proofs":
-                from ..rope import EXPECTED_REFUTATIONS, exit_status
+                from ..model.rope import EXPECTED_REFUTATIONS, exit_status
 
                 report = ex.reports[0]
                 summary = {"ok": exit_status(report) == 0,
@@ -98,8 +98,8 @@ def _compute(point: Point) -> tuple[dict[str, Any], dict[str, str], list[str]]:
                     certified[m.name] = cert
     checks = sorted({m.source.split(":")[1] for m in wanted if m.source.startswith("check:")})
     if checks:
-        from ..checks import run_checks
-        from ..rope import Rotary
+        from ..measure.checks import run_checks
+        from ..model.rope import Rotary
 
         enc = obj.encoding() if isinstance(obj, Rotary) else obj
         audit = [dt for dt in _DTYPES if f"check:dtype_audit:{dt}" in sources]

@@ -23,7 +23,7 @@ exponent over n−1 or over the column index, an offset, a scale, angles formed
 in float16, another base, … — regenerates the table under its hypothesis, and
 one is named only when its regeneration reproduces the impl within the dtype's
 tolerance (residual shown); otherwise the report says no explanation is
-confirmed and shows what :func:`~posproof.identify.identify` finds (see
+confirmed and shows what :func:`~posproof.testing.identification.identify` finds (see
 docs/bugs.md).  :func:`assert_rotary` checks the relative property and norm
 preservation at large positions, then fingerprints the convention (pairing,
 rotation direction, frequency order, base) against the canonical RoPE —
@@ -53,12 +53,12 @@ or a callable impl, the spec's values, the comparison), ``hypotheses`` and
 
 from __future__ import annotations
 
-from ..identify import Identification, identify
 from .encodings import assert_encoding, check_encoding
+from .identification import Identification, identify
 from .reports import ImplReport, InvalidImplementation
 
 # Explicit re-exports (``X as X``): names importable from posproof.testing before it became
-# a package that are not in __all__ (posproof.cli_testing uses the private ones).
+# a package that are not in __all__ (posproof.cli.testing uses the private ones).
 from .reports import _spec_label as _spec_label
 from .rotary import DEFAULT_MAX_POSITION as DEFAULT_MAX_POSITION
 from .rotary import assert_rotary, check_rotary

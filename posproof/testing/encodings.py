@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import MAX_DIM, InvalidParameter, PosproofError, check_int
-from ..identify import _ranges, as_array, dtype_eps
 from .explain import _explain_encoding
+from .identification import _ranges, as_array, dtype_eps
 from .reports import ImplReport, InvalidImplementation, _encoding_message, _label, _nonfinite
 from .tables import (
     ANGLE_DTYPES,
@@ -64,7 +64,7 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
     if first_position is not None:
         first_position = check_int("first_position", first_position, minimum=-(10**15),
                                    maximum=10**15)
-    from ..encoding import resolve_dtype
+    from ..model.encoding import resolve_dtype
 
     for name, value in (("dtype", dtype), ("angles", angles)):
         try:
@@ -172,7 +172,7 @@ def _angles_name(value: Any) -> str | None:
     """The canonical dtype name of ``angles=`` / ``dtype=`` (``np.float16`` → ``float16``)."""
     if value is None:
         return None
-    from ..numeric import dtype_model
+    from ..measure.numeric import dtype_model
 
     try:
         if isinstance(value, (np.dtype, type)):

@@ -4,7 +4,7 @@ Every candidate explanation (see :mod:`posproof.testing.hypotheses`) regenerates
 the table under its hypothesis; they are ranked by the residual of that
 regeneration against the impl, and the first (simplest) one that reproduces
 the impl within the dtype's tolerance is reported with its residual.  When
-none does, the report says so and shows what :func:`~posproof.identify.identify`
+none does, the report says so and shows what :func:`~posproof.testing.identification.identify`
 finds in the table (its structure) instead of a guess.
 """
 
@@ -17,7 +17,6 @@ from typing import Any
 import numpy as np
 
 from ..errors import PosproofError
-from ..identify import TOLERANCE, identify
 from .hypotheses import (
     Hypothesis,
     Model,
@@ -30,6 +29,7 @@ from .hypotheses import (
     rank,
     structural,
 )
+from .identification import TOLERANCE, identify
 from .reports import ImplReport
 
 _EPS32 = 2.0**-23
@@ -108,7 +108,7 @@ def _explain_encoding(report: ImplReport, table: np.ndarray, pos: np.ndarray, en
 
 def _truncation(enc: Any) -> list[Hypothesis]:
     """An odd-d impl that truncates the even table of d+1 columns instead of padding."""
-    from ..encoding import Encoding
+    from ..model.encoding import Encoding
 
     if enc.dim % 2 == 0 or enc.schedule is None:
         return []
@@ -191,7 +191,7 @@ def _diff_identification(found: Any, enc: Any, first: int) -> str | None:
 
 def _pair_frequency_mismatch(block: np.ndarray | None, enc: Any, eps: float) -> str | None:
     """'dims 2i and 2i+1 use different frequencies', with the dims named."""
-    from ..identify import _column_frequencies
+    from .identification import _column_frequencies
 
     if block is None or block.shape[0] < 8 or block.shape[1] != enc.dim:
         return None

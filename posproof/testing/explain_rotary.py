@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from ..identify import TOLERANCE, dtype_eps
 from .hypotheses import ULPS, Outcome, order
+from .identification import TOLERANCE, dtype_eps
 
 _EPS32 = 2.0**-23
 
@@ -50,7 +50,7 @@ class RotModel:
 
     def regenerate(self, positions: np.ndarray) -> np.ndarray:
         """``y[b, s, c]``: channel c of R(positions[s])·e_b, shape (h, S, h)."""
-        from ..numeric import angles_in_dtype
+        from ..measure.numeric import angles_in_dtype
 
         h, s_count = self.head_dim, positions.size
         x = positions.astype(np.float64) + self.shift
@@ -147,8 +147,8 @@ def _hypotheses(rot: Any, fp: Any, diffs: list[str], eps_angle: float
                 ) -> Iterator[RotHypothesis]:
     """Single changes of the spec, simplest first, then all measured differences at once."""
     from ..errors import PosproofError
-    from ..rope import Rotary
-    from ..schedules import Geometric
+    from ..model.rope import Rotary
+    from ..model.schedules import Geometric
 
     spec = RotModel.of(rot)
     h = rot.head_dim
@@ -240,7 +240,7 @@ def _shifts(fp: Any) -> list[int]:
 def _combined(rot: Any, fp: Any, fitted: Any) -> tuple[RotModel, str] | None:
     """Every measured difference at once: layout, direction, base, order, rotary dim, scale."""
     from ..errors import PosproofError
-    from ..rope import Rotary
+    from ..model.rope import Rotary
 
     if fp is None:
         return None

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from ..identify import TOLERANCE, _column_frequencies, _nice, dtype_eps
+from .identification import TOLERANCE, _column_frequencies, _nice, dtype_eps
 
 #: Output ulps a regeneration may differ by (sin and cos rounded in another library).
 ULPS = 4.0
@@ -74,7 +74,7 @@ class Model:
 
     def regenerate(self, positions: np.ndarray) -> np.ndarray:
         """The table at ``positions`` (float64), shape ``(len(positions), dim)``."""
-        from ..numeric import dtype_model, round_to_dtype
+        from ..measure.numeric import dtype_model, round_to_dtype
 
         x = positions.astype(np.float64) + self.shift
         with np.errstate(over="ignore", invalid="ignore"):
@@ -216,8 +216,8 @@ def order(o: Outcome) -> tuple[bool, float]:
 # --------------------------------------------------------------------------- hypotheses
 def structural(enc: Any) -> Iterator[Hypothesis]:
     """Parameter-free changes of the spec, simplest first."""
-    from ..encoding import Encoding
-    from ..schedules import Diffusion, Geometric, TensorToTensor
+    from ..model.encoding import Encoding
+    from ..model.schedules import Diffusion, Geometric, TensorToTensor
 
     if enc.schedule is None:
         return
@@ -359,7 +359,7 @@ def precision(enc: Any, eps_path: float) -> Iterator[Hypothesis]:
 
 def _frequency_paths(enc: Any) -> list[tuple[str, np.ndarray]]:
     """Per-column frequencies as code computes them: float64, or in float32 the tutorial way."""
-    from ..schedules import Geometric
+    from ..model.schedules import Geometric
 
     spec = Model.of(enc)
     out = [("float64", spec.omega)]
@@ -438,7 +438,7 @@ def _offsets(enc: Any, spec: Model, t: np.ndarray, pos: np.ndarray) -> Iterator[
 
 def _bases(enc: Any, spec: Model, omega_meas: np.ndarray) -> Iterator[Hypothesis]:
     """A geometric spec with another base, or its exponent over another dim."""
-    from ..schedules import Diffusion, Geometric
+    from ..model.schedules import Diffusion, Geometric
 
     sched = enc.schedule
     if not isinstance(sched, (Geometric, Diffusion)) or enc.n_pairs < 2:

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import PosproofError
-from ..identify import _ranges
+from .identification import _ranges
 
 
 class InvalidImplementation(PosproofError, TypeError):

@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidParameter, check_int
-from ..identify import TOLERANCE, _measure, _nice, as_array, dtype_eps
 from .encodings import _angles_name
 from .explain_rotary import explain_rotary
+from .identification import TOLERANCE, _measure, _nice, as_array, dtype_eps
 from .reports import (
     ImplReport,
     InvalidImplementation,
@@ -31,12 +31,15 @@ from .tables import Tolerance
 
 #: Largest position used by :func:`assert_rotary` unless ``max_position`` says otherwise.
 DEFAULT_MAX_POSITION = 1 << 16
+#: Largest head_dim checked: every basis vector of the head is rotated at 96
+#: positions, h²·96 numbers per array (≈ 200 MB at 512; within 4 GiB in all).
+MAX_HEAD_DIM = 512
 
 
 def _rotary_spec(spec: Any, head_dim: int | None, base: Any, layout: str,
                  rotary_dim: int | None) -> Any:
-    from ..configs import parse_spec
-    from ..rope import Rotary, rotary
+    from ..model.configs import parse_spec
+    from ..model.rope import Rotary, rotary
 
     if isinstance(spec, str):
         spec = parse_spec(spec)
@@ -71,7 +74,7 @@ class _Applier:
         self.out_dtype = dtype
 
     def _np(self, x: np.ndarray, pos: np.ndarray) -> Any:
-        from ..encoding import resolve_dtype
+        from ..model.encoding import resolve_dtype
 
         return self.fn(x.astype(resolve_dtype(self.dtype)), pos)
 
@@ -232,6 +235,9 @@ def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None
     angles = _angles_name(angles)
     max_position = check_int("max_position", max_position, minimum=64, maximum=2**40)
     h = rot.head_dim
+    if h > MAX_HEAD_DIM:
+        raise InvalidParameter(f"head_dim={h} is too large; at most {MAX_HEAD_DIM} is checked "
+                               f"(every basis vector is rotated: h² numbers per position)")
     apply = _Applier(apply_fn, str(dtype), inputs)
     rng = np.random.default_rng(seed)
     consecutive = np.arange(64, dtype=np.int64)
@@ -463,7 +469,7 @@ def _rotary_precision(y: np.ndarray, positions: np.ndarray, rot: Any,
                       eps: float) -> str | None:
     """'float16 angles' and friends: y equals the spec's rotation by m·θ formed in a
     low-precision dtype (positions, θ and their product rounded to it)."""
-    from ..numeric import angles_in_dtype
+    from ..measure.numeric import angles_in_dtype
 
     h = rot.head_dim
     first = np.array([i for i, _ in rot.pairs])

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidParameter, check_int
-from ..identify import TOLERANCE, as_array, dtype_eps, phasors
+from .identification import TOLERANCE, as_array, dtype_eps, phasors
 from .reports import InvalidImplementation, _describe, _torch
 
 #: Positions up to this many are checked for a callable impl (``max_len``).
@@ -171,14 +171,14 @@ def default_positions(max_len: int = DEFAULT_MAX_LEN, offset: int = 0,
     if max_len <= 576:
         return np.arange(offset, offset + max_len, dtype=np.int64)
     rng = np.random.default_rng(seed)
-    middle = rng.choice(np.arange(256, max_len - 256), size=64, replace=False)
+    middle = 256 + rng.choice(max_len - 512, size=64, replace=False)  # O(64) memory
     rel = np.concatenate([np.arange(256), np.sort(middle), np.arange(max_len - 256, max_len)])
     return (offset + rel).astype(np.int64)
 
 
 def _encoding_spec(spec: Any, dim: int | None, params: dict[str, Any]) -> Any:
-    from ..encoding import Encoding
-    from ..presets import preset
+    from ..model.encoding import Encoding
+    from ..model.presets import preset
 
     if isinstance(spec, Encoding):
         if params:

@@ -1,0 +1,259 @@
+"""``posproof explore`` and ``posproof explain``: the command-line side of rotary embeddings.
+
+Wiring (done in :mod:`posproof.cli.app`)::
+
+    from . import cli_rope
+    cli_rope.add_commands(sub, _encoding_options)      # in make_parser()
+    if args.command in cli_rope.COMMANDS:              # in main(), inside the try
+        return cli_rope.run(args)
+
+``run`` returns the exit status: 0 when every theorem is proved (expected
+refutations, marked ``*``, aside), 1 otherwise, 2 for bad input (one line on
+stderr; :class:`posproof.errors.PosproofError` is also caught here).
+
+Encoding specs (see :func:`posproof.model.configs.parse_spec`)::
+
+    rope:base=500000,dim=128,scaling=llama3,factor=8,original_max_position_embeddings=8192
+    rope:base=10000,dim=64,partial_rotary_factor=0.25,layout=adjacent
+    rope:config=config.json,seq_len=65536
+    vaswani:dim=512,base=10000
+    path/to/config.json
+
+>>> import argparse
+>>> parser = argparse.ArgumentParser(prog="posproof")
+>>> add_commands(parser.add_subparsers(dest="command"), lambda p: None)
+>>> args = parser.parse_args(["explore", "rope:base=10000,dim=8", "--length", "64",
+...                           "--dtypes", "float32"])
+>>> args.command, args.length, args.specs
+('explore', 64, ['rope:base=10000,dim=8'])
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import InvalidParameter, PosproofError
+from .app import int_at_least
+
+__all__ = ["COMMANDS", "add_commands", "run"]
+
+COMMANDS = ("explore", "explain")
+
+_SPEC_HELP = ("encodings to compare: rope:key=value,… (base, dim, rotary_dim, "
+              "partial_rotary_factor, layout=half|adjacent, scaling=linear|ntk|dynamic|yarn|llama3|"
+              "longrope, factor, low_freq_factor, high_freq_factor, "
+              "original_max_position_embeddings, seq_len, beta_fast, beta_slow, attention, "
+              "short_factor=a;b;…, long_factor=…, name), rope:config=PATH,…, a preset "
+              "(vaswani:dim=512,base=10000) or a path to config.json")
+
+
+def add_commands(subparsers: Any, encoding_options: Callable[[argparse.ArgumentParser], None]
+                 ) -> None:
+    """Add ``explore`` and ``explain`` to ``subparsers`` (from ``add_subparsers``).
+
+    ``encoding_options`` adds the standard encoding options (``--preset``,
+    ``--dim``, …) to ``explore``: when any of them is given, that encoding is
+    compared too.
+
+    >>> parser = argparse.ArgumentParser(prog="posproof")
+    >>> add_commands(parser.add_subparsers(dest="command"), lambda p: None)
+    >>> parser.parse_args(["explain", "config.json", "--seq-len", "8192"]).seq_len
+    8192
+    """
+    explore = subparsers.add_parser(
+        "explore", help="compare encodings side by side: theorems, base bound, decay, bands, "
+                        "dtype audit", description="Compare sinusoidal and rotary encodings "
+                        "side by side. " + _SPEC_HELP)
+    explore.add_argument("specs", nargs="*", metavar="SPEC", help=_SPEC_HELP)
+    encoding_options(explore)
+    _common(explore)
+    explore.add_argument("--no-proofs", action="store_true", help="skip the theorems")
+
+    explain = subparsers.add_parser(
+        "explain", help="print the effective RoPE frequencies of a config.json and the numbers "
+                        "that matter", description="Read a HF config.json (old and new "
+                        "spellings), print its effective frequencies, bands and numbers.")
+    explain.add_argument("config", metavar="CONFIG", help="path to a model config.json")
+    explain.add_argument("--default-theta", metavar="B",
+                         help="rope_theta to use when the config has none (reported)")
+    explain.add_argument("--layout", choices=["half", "adjacent"],
+                         help="override the layout (default: what HF's modeling code uses)")
+    explain.add_argument("--layer", metavar="TYPE",
+                         help="layer type of a rope_parameters nested per layer")
+    _common(explain)
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--length", "-L", type=int_at_least(1), default=None,
+                        help="context length L (explore default 4096; explain default "
+                             "max_position_embeddings)")
+    parser.add_argument("--seq-len", type=int_at_least(1), default=None,
+                        help="sequence length s for dynamic NTK / LongRoPE (default L)")
+    parser.add_argument("--train-length", type=int_at_least(1), default=None,
+                        help="training length T of the critical dimension (explore default L; "
+                             "explain default the config's (original_)max_position_embeddings)")
+    parser.add_argument("--base-bound", action="store_true",
+                        help="also search bases for Men et al.'s base bound at L: a certified "
+                             "branch and bound, every island of good bases (seconds)")
+    parser.add_argument("--base-range", metavar="LO,HI", default="2,1e12",
+                        help="bases searched by --base-bound (default 2,1e12)")
+    parser.add_argument("--integer-bases", action="store_true",
+                        help="--base-bound over integer bases only: island ends exact")
+    parser.add_argument("--dtypes", default="float32,float16,bfloat16",
+                        help="dtypes of the audit, comma-separated ('' for none)")
+    parser.add_argument("--plot", metavar="FILE", help="write the overlaid curves to FILE "
+                        "(needs matplotlib: pip install 'posproof[plot]')")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random test points")
+
+
+def _base_options(args: argparse.Namespace) -> dict[str, Any]:
+    """explore's base-bound options from --base-range / --integer-bases (progress on a tty)."""
+    from ..measure.explore.basebound import parse_base_range
+    from .app import _ProgressBar
+
+    bar = _ProgressBar(sys.stderr) if sys.stderr.isatty() else None
+    return {"base_range": parse_base_range(getattr(args, "base_range", "2,1e12")),
+            "integer_bases": bool(getattr(args, "integer_bases", False)), "progress": bar}
+
+
+def _dtypes(text: str) -> list[str]:
+    from ..measure.numeric import dtype_model
+
+    names = [t.strip() for t in str(text).split(",") if t.strip()]
+    for name in names:
+        dtype_model(name)  # raises UnknownName with the allowed list
+    return names
+
+
+def _encoding_given(args: argparse.Namespace) -> bool:
+    options = ("preset", "base", "layout", "frequencies", "expression", "offset", "odd_dim",
+               "min_timescale", "max_timescale", "start_index", "padding_idx", "max_period",
+               "numerator")
+    return any(getattr(args, o, None) is not None for o in options)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``explore`` or ``explain``; returns the exit status (0, 1, or 2 for bad input).
+
+    >>> run(argparse.Namespace(command="explain", config="missing.json", default_theta=None,
+    ...                        layout=None, layer=None))
+    2
+    """
+    try:
+        if args.command == "explore":
+            return _explore(args)
+        if args.command == "explain":
+            return _explain(args)
+        raise InvalidParameter(f"command {args.command!r} is not explore or explain")
+    except PosproofError as exc:
+        print(f"posproof: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"posproof: error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _explore(args: argparse.Namespace) -> int:
+    from ..measure.explore import explore, plot_exploration
+    from ..model.configs import parse_spec
+
+    length = args.length or 4096
+    seq_len = args.seq_len or length
+    encodings = [parse_spec(s, seq_len=seq_len) for s in args.specs]
+    if _encoding_given(args):
+        from .app import build_encoding
+
+        encodings.insert(0, build_encoding(args))
+    if not encodings:
+        raise InvalidParameter("explore needs at least one SPEC, e.g. "
+                               "posproof explore rope:base=10000,dim=128 "
+                               "rope:base=500000,dim=128,scaling=llama3,factor=8")
+    result = explore(encodings, length, proofs=not args.no_proofs,
+                     base_bounds=args.base_bound, dtypes=_dtypes(args.dtypes),
+                     train_length=getattr(args, "train_length", None), seed=args.seed,
+                     **_base_options(args))
+    if args.plot:
+        plot_exploration(result, args.plot)
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2, sort_keys=True, ensure_ascii=False,
+                         default=str))
+    else:
+        print(result.table())
+        if args.plot:
+            print(f"plot written to {args.plot}")
+    return 0 if result.ok else 1
+
+
+def _explain(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from ..measure.explore import explore, plot_exploration
+    from ..model.configs import read_config
+    from ..model.scaling import Scaling, float_frequencies
+
+    probe = read_config(args.config, default_theta=args.default_theta, layout=args.layout,
+                        layer=args.layer)
+    length = args.length or probe.max_position_embeddings
+    if length is None:
+        raise InvalidParameter(f"{args.config}: no max_position_embeddings; pass --length")
+    seq_len = args.seq_len or length
+    cfg = read_config(args.config, default_theta=args.default_theta, layout=args.layout,
+                      seq_len=seq_len, layer=args.layer)
+    rot = cfg.rotary(seq_len)
+    train = (getattr(args, "train_length", None) or cfg.params.get(
+        "original_max_position_embeddings") or cfg.max_position_embeddings)
+    result = explore([rot], length, base_bounds=args.base_bound, dtypes=_dtypes(args.dtypes),
+                     train_length=train, seed=args.seed,
+                     **_base_options(args))
+    theta = rot.frequencies_float
+    default = float_frequencies(_default_schedule(rot.schedule), rot.rotary_dim)
+    bands = rot.schedule.bands(rot.rotary_dim) if isinstance(rot.schedule, Scaling) else None
+    covered = set(result.numbers[0]["bands"]["covered"])
+    rows = []
+    for k in range(rot.n_pairs):
+        rows.append({"pair": k, "channels": list(rot.pairs[k]), "theta_default": default[k],
+                     "theta": theta[k], "ratio": theta[k] / default[k],
+                     "wavelength": 2 * np.pi / theta[k],
+                     "band": bands[k] if bands else "—", "fits_in_L": k in covered})
+    if args.plot:
+        plot_exploration(result, args.plot)
+    if args.json:
+        out = {"config": cfg.to_dict(), "rotary": rot.to_dict(), "length": length,
+               "seq_len": seq_len, "frequencies": rows, **result.to_dict()}
+        print(json.dumps(out, indent=2, sort_keys=True, ensure_ascii=False, default=str))
+        return 0 if result.ok else 1
+    lines = [f"posproof explain {cfg.source}",
+             f"model_type={cfg.model_type}, rope_type={cfg.rope_type}, "
+             f"rope_theta={cfg.rope_theta}, "
+             f"head_dim={cfg.head_dim}, rotary_dim={cfg.rotary_dim}, layout={cfg.layout}, "
+             f"attention factor={rot.attention_factor}",
+             *(f"effective base: {eb['effective_base']} ≈ {eb['effective_base_float']}"
+               + (f" at sequence length {eb['effective_base_seq_len']}"
+                  if "effective_base_seq_len" in eb else "")
+               for eb in [result.numbers[0]] if "effective_base" in eb),
+             "scaling parameters: " + (", ".join(f"{k}={v}" for k, v in rot.schedule.params()
+                                                    .items() if len(str(v)) < 60) or "none"),
+             *(f"note: {n}" for n in cfg.notes), "",
+             f"{'k':>3} {'channels':>10} {'θ default':>12} {'θ effective':>12} {'ratio':>9} "
+             f"{'wavelength':>11} {'band':>11} fits L={length}"]
+    for r in rows:
+        lines.append(f"{r['pair']:>3} {tuple(r['channels'])!s:>10} {r['theta_default']:>12.5e} "
+                     f"{r['theta']:>12.5e} {r['ratio']:>9.5f} {r['wavelength']:>11.4g} "
+                     f"{r['band']:>11} {'yes' if r['fits_in_L'] else 'no'}")
+    lines += ["", result.table()]
+    if args.plot:
+        lines.append(f"plot written to {args.plot}")
+    print("\n".join(lines))
+    return 0 if result.ok else 1
+
+
+def _default_schedule(schedule: Any) -> Any:
+    from ..model.schedules import Geometric
+
+    base = getattr(schedule, "base", None)
+    return Geometric(base) if base is not None else schedule

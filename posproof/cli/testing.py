@@ -1,0 +1,456 @@
+"""``posproof identify`` and ``posproof check-impl``: the command-line side of posproof.testing.
+
+Wiring (done in :mod:`posproof.cli.app`, like :mod:`posproof.cli.rope`)::
+
+    from . import cli_testing
+    cli_testing.add_commands(sub, _encoding_options)   # in make_parser()
+    if args.command in cli_testing.COMMANDS:           # in main(), inside the try
+        return cli_testing.run(args)
+
+``posproof identify FILE`` reads a table from ``.npy``, ``.npz`` (``--key``
+picks the array; without it every 2-d float array is identified), ``.pt`` /
+``.pth`` (needs torch) or ``.safetensors`` (needs safetensors) and says which
+schedule, layout, parameters and offset produced it — or that it matches no
+known schedule.  ``posproof check-impl MODULE:ATTR`` imports the module (a
+dotted name, or a path ``dir/file.py``) and checks the attribute — a table, a
+callable of positions, or a module with a ``weight`` — against the encoding
+options (``--preset``, ``--base``, ``--layout``, …; ``--dim`` defaults to the
+table's width); ``--rotary`` checks an ``apply_fn(x, positions)`` instead.
+
+Exit status: 0 when the table is identified / the impl passes, 1 when it
+matches no known schedule / fails, 2 for bad input (``run`` raises
+:class:`posproof.errors.PosproofError`; the main CLI prints one line).
+
+>>> import argparse
+>>> parser = argparse.ArgumentParser(prog="posproof")
+>>> add_commands(parser.add_subparsers(dest="command"), lambda p: None)
+>>> parser.parse_args(["identify", "pe.npz", "--key", "pos"]).key
+'pos'
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..errors import InvalidParameter, PosproofError
+from .app import int_at_least
+
+__all__ = ["COMMANDS", "add_commands", "load_arrays", "load_target", "run"]
+
+COMMANDS = ("identify", "check-impl")
+
+
+def add_commands(subparsers: Any, encoding_options: Callable[[argparse.ArgumentParser], None]
+                 ) -> None:
+    """Add ``identify`` and ``check-impl`` to ``subparsers`` (from ``add_subparsers``).
+
+    ``encoding_options`` adds the standard encoding options to ``check-impl``.
+
+    >>> parser = argparse.ArgumentParser(prog="posproof")
+    >>> add_commands(parser.add_subparsers(dest="command"), lambda p: None)
+    >>> args = parser.parse_args(["check-impl", "mymodel:table", "--max-len", "1024"])
+    >>> args.target, args.max_len, args.dim
+    ('mymodel:table', 1024, None)
+    """
+    ident = subparsers.add_parser(
+        "identify", help="say which schedule, layout, parameters and offset produced a "
+                         "table (.npy, .npz, .pt, .safetensors)",
+        description="Identify an unknown sinusoidal table: layout, schedule family and "
+                    "parameters, offset, odd-d padding, padding rows; or say plainly that it "
+                    "matches no known schedule.")
+    ident.add_argument("file", metavar="FILE", help="a .npy, .npz, .pt/.pth or .safetensors file")
+    ident.add_argument("--key", help="the array inside an .npz / .pt / .safetensors file "
+                                     "(default: every array, each reported by name; a "
+                                     "(max_len, 1, d) buffer is read as its .squeeze(1); "
+                                     "arrays that cannot be tables are skipped with a note)")
+    ident.add_argument("--dtype", help="precision to assume for the noise level (default: the "
+                                       "array's dtype, or the narrower working precision "
+                                       "read from the values)")
+    ident.add_argument("--json", action="store_true", help="print JSON")
+
+    check = subparsers.add_parser(
+        "check-impl", help="check your implementation (MODULE:ATTR: a table, a callable of "
+                           "positions, or an embedding module) against an encoding",
+        description="Import MODULE (a dotted name or a path to a .py file; importing runs its "
+                    "code) and check ATTR against the encoding options: the table at large "
+                    "positions, with tolerances that scale with the angle and the dtype; on "
+                    "failure, the most likely explanation.")
+    check.add_argument("target", metavar="MODULE:ATTR",
+                       help="e.g. mypkg.model:POS_TABLE, ./pe.py:make_table, mypkg:rope_apply")
+    encoding_options(check)
+    check.set_defaults(dim=None)
+    check.add_argument("--max-len", type=int_at_least(1), default=8192, metavar="L",
+                       help="a callable is checked at positions up to offset + L − 1 "
+                            "(default 8192)")
+    check.add_argument("--first-position", type=int, default=None, metavar="X",
+                       help="position of row 0 of a table (default: the encoding's offset)")
+    check.add_argument("--rotary", action="store_true",
+                       help="ATTR is apply_fn(x, positions) of a rotary embedding; --dim is "
+                            "the head dim, --layout half (default) or adjacent, --base")
+    check.add_argument("--rotary-dim", type=int_at_least(1), default=None,
+                       help="rotated channels of a partial rotary embedding")
+    check.add_argument("--max-position", type=int_at_least(1), default=1 << 16, metavar="P",
+                       help="largest position of the rotary checks (default 65536)")
+    check.add_argument("--angles", default=None, metavar="DTYPE",
+                       help="the impl forms its angles x·ω (m·θ) in DTYPE on purpose (float32, "
+                            "float16, bfloat16): tolerance 16·(eps + eps_DTYPE·|x·ω|) instead "
+                            "of the default, the exact table rounded to the impl's dtype")
+    check.add_argument("--scale", type=float, default=1.0, metavar="S",
+                       help="the impl multiplies the table by S (e.g. 0.0625 = 1/√256); "
+                            "not with --rotary")
+    check.add_argument("--seed", type=int, default=0, help="seed of the random positions")
+    check.add_argument("--json", action="store_true", help="print the report as JSON")
+
+
+# --------------------------------------------------------------------------- loading
+def load_target(text: str) -> tuple[Any, str]:
+    """Import ``MODULE:ATTR`` (ATTR may be dotted; MODULE may be a path to a .py file).
+
+    >>> obj, label = load_target("posproof.model.presets:PRESETS")
+    >>> label, "vaswani" in obj
+    ('posproof.model.presets:PRESETS', True)
+    >>> load_target("posproof.model.presets:NOPE")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    posproof.errors.InvalidParameter: posproof.model.presets has no attribute 'NOPE'; ...
+    """
+    module_name, sep, attr = str(text).rpartition(":")
+    if not sep or not module_name or not attr:
+        raise InvalidParameter(f"target {text!r} is not MODULE:ATTR; write e.g. "
+                               "mypkg.model:POS_TABLE or ./pe.py:make_table")
+    is_path = module_name.endswith(".py") or os.sep in module_name or "/" in module_name
+    try:
+        if is_path:
+            path = Path(module_name)
+            if not path.is_file():
+                raise InvalidParameter(f"{module_name}: no such file")
+            spec = importlib.util.spec_from_file_location(path.stem, path)
+            if spec is None or spec.loader is None:
+                raise InvalidParameter(f"{module_name}: not an importable Python file")
+            module = importlib.util.module_from_spec(spec)
+            sys.modules.setdefault(path.stem, module)
+            spec.loader.exec_module(module)
+        else:
+            if "" not in sys.path and os.getcwd() not in sys.path:
+                sys.path.insert(0, os.getcwd())
+            module = importlib.import_module(module_name)
+    except PosproofError:
+        raise
+    except Exception as exc:
+        raise InvalidParameter(f"cannot import {module_name!r}: {type(exc).__name__}: "
+                               f"{exc}") from None
+    obj: Any = module
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            names = [n for n in dir(obj) if not n.startswith("_")][:12]
+            where = module_name if obj is module else f"{module_name}:{attr}"
+            raise InvalidParameter(f"{where} has no attribute {part!r}; it has "
+                                   f"{', '.join(names) or 'no public names'}")
+        obj = getattr(obj, part)
+    return obj, f"{module_name}:{attr}"
+
+
+def load_arrays(path: str, key: str | None = None) -> dict[str, Any]:
+    """The arrays in a ``.npy`` / ``.npz`` / ``.pt`` / ``.safetensors`` file, by name.
+
+    >>> import tempfile, os
+    >>> f = os.path.join(tempfile.mkdtemp(), "t.npz")
+    >>> np.savez(f, pe=np.zeros((4, 2)), ids=np.arange(3))
+    >>> sorted(load_arrays(f)), list(load_arrays(f, key="pe"))
+    (['ids', 'pe'], ['pe'])
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise InvalidParameter(f"{path}: no such file")
+    suffix = p.suffix.lower()
+    size = _unpacked_size(p, suffix)
+    if size > MAX_TABLE_BYTES:
+        raise InvalidParameter(f"{path} holds {size} bytes of arrays; at most {MAX_TABLE_BYTES} "
+                               f"({MAX_TABLE_BYTES >> 20} MiB) are read (identify widens them "
+                               "to float64); pass a slice of the table, e.g. its first rows")
+    try:
+        arrays = _read(p, suffix)
+    except PosproofError:
+        raise
+    except Exception as exc:
+        raise InvalidParameter(f"{path} is not a readable {suffix or 'array'} file "
+                               f"({type(exc).__name__}: {exc}); pass a .npy, .npz, .pt or "
+                               ".safetensors table") from None
+    if key is not None:
+        if key not in arrays:
+            raise InvalidParameter(f"{path} has no array {key!r}; it has "
+                                   f"{', '.join(sorted(arrays)) or 'none'}")
+        return {key: arrays[key]}
+    return arrays
+
+
+#: Largest array data read from a file (identify, check-impl tables): widened to
+#: float64 and measured, a table takes a few times its size in memory.
+MAX_TABLE_BYTES = 1 << 28
+
+
+def _unpacked_size(p: Path, suffix: str) -> int:
+    """Bytes of array data in the file: the file size, or for .npz the members' sizes."""
+    if suffix == ".npz":
+        import zipfile
+
+        try:
+            with zipfile.ZipFile(p) as z:
+                return sum(info.file_size for info in z.infolist())
+        except (zipfile.BadZipFile, OSError):
+            pass                                    # _read names the problem
+    return p.stat().st_size
+
+
+def _read(p: Path, suffix: str) -> dict[str, Any]:
+    import numpy as np
+
+    if suffix == ".npy":
+        return {p.stem: np.load(p, allow_pickle=False)}
+    if suffix == ".npz":
+        # open the file ourselves: np.load leaks its handle when the zip is corrupt
+        with open(p, "rb") as fh, np.load(fh, allow_pickle=False) as data:
+            return {k: data[k] for k in data.files}
+    if suffix in (".pt", ".pth", ".bin"):
+        try:
+            import torch
+        except ImportError:
+            raise InvalidParameter(f"{p} needs torch to read; pip install torch") from None
+        return _flatten(torch.load(p, map_location="cpu", weights_only=True))
+    if suffix == ".safetensors":
+        try:
+            from safetensors.numpy import load_file
+        except ImportError:
+            raise InvalidParameter(f"{p} needs safetensors to read; "
+                                   "pip install safetensors") from None
+        try:
+            return dict(load_file(str(p)))
+        except (TypeError, ValueError):
+            from safetensors.torch import load_file as load_torch  # bfloat16 needs torch
+            return dict(load_torch(str(p)))
+    raise InvalidParameter(f"{p}: unknown file type {suffix!r}; pass a .npy, .npz, .pt/.pth "
+                           "or .safetensors file")
+
+
+def _flatten(obj: Any, prefix: str = "") -> dict[str, Any]:
+    """Tensors of a (nested) state dict by dotted name."""
+    if hasattr(obj, "detach") or hasattr(obj, "__array__"):
+        return {prefix or "tensor": obj}
+    out: dict[str, Any] = {}
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            out.update(_flatten(v, f"{prefix}.{k}" if prefix else str(k)))
+    elif isinstance(obj, (list, tuple)):
+        for i, v in enumerate(obj):
+            out.update(_flatten(v, f"{prefix}.{i}" if prefix else str(i)))
+    return out
+
+
+def _tables(arrays: dict[str, Any], notes: dict[str, str] | None = None) -> dict[str, Any]:
+    """The entries that can be tables: floating, 2-d once axes of length 1 are dropped.
+
+    A (max_len, 1, d) buffer (the PyTorch tutorial's ``pe``) is read as its
+    ``.squeeze(1)``.  ``notes`` receives, by name, why each other entry is not a
+    table, and how each squeezed one was read.
+
+    >>> import numpy as np
+    >>> notes = {}
+    >>> sorted(_tables({"pe": np.zeros((8, 1, 4)), "ids": np.arange(3)}, notes)), notes["ids"]
+    (['pe'], 'shape (3,), dtype int64: not a 2-d float table (n_positions, dim)')
+    """
+    notes = {} if notes is None else notes
+    out = {}
+    for name, value in arrays.items():
+        full = tuple(int(n) for n in getattr(value, "shape", ()))
+        shape = full
+        if len(shape) > 2:
+            shape = tuple(n for n in shape if n != 1)
+        kind = str(getattr(value, "dtype", "")).replace("torch.", "")
+        if len(shape) == 2 and ("float" in kind or "half" in kind or "double" in kind):
+            out[name] = value.reshape(shape) if shape != full else value
+            if shape != full:
+                notes[name] = (f"shape {full} read as {shape} (axes of length 1 dropped, as "
+                               ".squeeze() does)")
+        else:
+            notes[name] = (f"shape {full}, dtype {kind or '?'}: not a 2-d float table "
+                           "(n_positions, dim)")
+    return out
+
+
+# --------------------------------------------------------------------------- commands
+def run(args: argparse.Namespace) -> int:
+    """Run ``identify`` or ``check-impl``; 0 match / pass, 1 no match / fail.
+
+    Bad input raises :class:`posproof.errors.PosproofError` (exit status 2 in the CLI).
+
+    >>> run(argparse.Namespace(command="identify", file="missing.npy", key=None, dtype=None,
+    ...                        json=False))
+    Traceback (most recent call last):
+    ...
+    posproof.errors.InvalidParameter: missing.npy: no such file
+    """
+    if args.command == "identify":
+        return _identify(args)
+    if args.command == "check-impl":
+        return _check_impl(args)
+    raise InvalidParameter(f"command {args.command!r} is not identify or check-impl")
+
+
+def _identify(args: argparse.Namespace) -> int:
+    from ..testing.identification import identify
+
+    arrays = load_arrays(args.file, args.key)
+    notes: dict[str, str] = {}
+    tables = _tables(arrays, notes)
+    results, skipped = {}, {k: v for k, v in notes.items() if k not in tables}
+    for name, value in tables.items():
+        try:
+            results[name] = identify(value, dtype=args.dtype)
+        except PosproofError as exc:            # e.g. a 3-row array beside the table
+            skipped[name] = f"{notes[name] + '; ' if name in notes else ''}not identified: {exc}"
+    if not results:
+        why = "; ".join(f"{name!r}: {text}" for name, text in skipped.items()) or "no arrays"
+        raise InvalidParameter(f"{args.file} holds no table posproof can identify ({why}); "
+                               "pass a float table of shape (n_positions, dim)")
+    matched = any(r.matched for r in results.values())
+    if args.json:
+        out = {"file": args.file, "matched": matched, "theorems": [],
+               "checks": [{"name": f"identify[{name}]",
+                           "status": "pass" if r.matched else "fail", **r.to_dict()}
+                          for name, r in results.items()],
+               "skipped": [{"name": name, "reason": text} for name, text in skipped.items()]}
+        print(json.dumps(out, indent=2, sort_keys=True, ensure_ascii=False, default=str))
+    else:
+        shown = {k: r for k, r in results.items() if r.matched} or results
+        blocks = [f"posproof identify {args.file}"]
+        for name, r in shown.items():
+            head = f"[{name}]\n" if len(arrays) > 1 else ""
+            read = f"({notes[name]})\n" if name in notes else ""
+            blocks.append(head + read + str(r))
+        unmatched = [k for k in results if k not in shown]
+        if unmatched:
+            blocks.append(f"({len(unmatched)} other array(s) match no known schedule: "
+                          f"{', '.join(unmatched[:8])}; pass --key to see one)")
+        if skipped:
+            blocks.append("\n".join(f"skipped [{name}]: {text}" for name, text in skipped.items()))
+        print("\n\n".join(blocks))
+    return 0 if matched else 1
+
+
+def _check_impl(args: argparse.Namespace) -> int:
+    from ..testing import check_encoding, check_rotary
+
+    impl, label = load_target(args.target)
+    if args.rotary:
+        if args.dim is None:
+            raise InvalidParameter("--rotary needs --dim, the head dim of the rotary embedding")
+        from ..model.rope import rotary
+
+        rot = rotary(args.base or 10000, _int("dim", args.dim),
+                     layout=args.layout or "half", rotary_dim=args.rotary_dim)
+        if args.scale != 1.0:
+            raise InvalidParameter("--scale applies to a table, not to --rotary")
+        report = check_rotary(impl, rot, max_position=args.max_position, seed=args.seed,
+                              angles=args.angles)
+    else:
+        from .app import build_encoding
+
+        if args.dim is None:
+            args.dim = str(_width(impl, args))
+        enc = build_encoding(args)
+        report = check_encoding(impl, enc, max_len=args.max_len, seed=args.seed,
+                                first_position=args.first_position, angles=args.angles,
+                                scale=args.scale)
+    if args.json:
+        out = {"target": label, "theorems": [], **report.to_dict()}
+        print(json.dumps(out, indent=2, sort_keys=True, ensure_ascii=False, default=str))
+    else:
+        print(_render(report, label))
+    return 0 if report.ok else 1
+
+
+def _int(name: str, text: Any) -> int:
+    try:
+        return int(text)
+    except (TypeError, ValueError):
+        raise InvalidParameter(f"--{name}={text!r} is not an integer") from None
+
+
+def _width(impl: Any, args: argparse.Namespace) -> int:
+    """The dim of the impl's table (called at two positions for a callable)."""
+    import numpy as np
+
+    from ..testing import _call, _table_of
+
+    table = _table_of(impl)
+    if table is not None:
+        shape = tuple(getattr(table, "shape", np.shape(table)))
+        if len(shape) < 2:
+            raise InvalidParameter(f"{args.target} has shape {shape}; a table is 2-d "
+                                   "(n_positions, dim)")
+        return int(shape[-1])
+    if not callable(impl):
+        from ..testing import InvalidImplementation
+
+        raise InvalidImplementation(
+            f"{args.target} is a {type(impl).__name__}, neither a table nor a callable")
+    return int(_call(impl, np.arange(2, dtype=np.int64))[0].shape[1])
+
+
+def _shown(key: str, value: Any) -> str:
+    """One value of a check line: the score as error/tolerance, floats to 3 digits.
+
+    >>> _shown("score", 281474976710656.0), _shown("max_error", 1.9999968), _shown("n", 3)
+    ('error/tolerance=2.81e+14', 'max_error=2', 'n=3')
+    """
+    if key == "score":
+        key = "error/tolerance"
+    if isinstance(value, float):
+        return f"{key}={value:.3g}"
+    return f"{key}={value}"
+
+
+def _render(report: Any, label: str) -> str:
+    symbol = {"pass": "✓", "fail": "✗"}
+    from ..testing import _spec_label
+
+    lines = [f"posproof check-impl {label}", f"spec: {_spec_label(report.spec)}",
+             f"{report.n_positions} positions up to {report.max_position}, dtype {report.dtype}",
+             ""]
+    for c in report.checks:
+        values = ", ".join(_shown(k, v) for k, v in c.items()
+                           if k not in ("name", "status") and not isinstance(v, (dict, list)))
+        lines.append(f"  {symbol[c['status']]} {c['name']:<18} {c['status']:<5} {values}")
+    if any("score" in c for c in report.checks):
+        lines.append("  (error/tolerance: the worst |impl − expected| over its tolerance at "
+                     "that place; a check passes when it is ≤ 1)")
+    lines.append("")
+    if report.ok:
+        lines.append("verdict: OK — the implementation matches the specification")
+    else:
+        lines += [report.message, "", "verdict: MISMATCH"]
+    return "\n".join(lines)
+
+
+def _main(argv: Sequence[str] | None = None) -> int:
+    """What ``posproof identify|check-impl`` does once hooked into :mod:`posproof.cli.app`
+    (used by the tests before and after the hook): bad input is one line, status 2."""
+    from .app import _encoding_options, _Parser
+
+    parser = _Parser(prog="posproof")
+    add_commands(parser.add_subparsers(dest="command", parser_class=_Parser),
+                 _encoding_options)
+    args = parser.parse_args(argv)
+    try:
+        return run(args)
+    except PosproofError as exc:
+        print(f"posproof: error: {exc}", file=sys.stderr)
+        return 2

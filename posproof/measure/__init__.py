@@ -1,0 +1,13 @@
+"""Measure an encoding with error bounds: lambdify, the offset kernel, the certified
+checks, explore's metrics and the base bound.
+
+It may import posproof.model, posproof.proofs and the shared leaves; nothing downstream.
+
+Modules:
+
+* ``checks`` — Numeric checks of an encoding: each a :class:`Check` that passes or fails, with its
+  numbers.
+* ``explore`` — The numbers papers use to choose a RoPE base, certified, and side-by-side
+  comparisons.
+* ``numeric`` — The numeric half: lambdified tables, the offset kernel at GEMM speed, error bounds.
+"""

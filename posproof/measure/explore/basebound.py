@@ -1,0 +1,506 @@
+"""The RoPE base bound of Men et al. (2024), certified over a whole range of bases.
+
+A base b is *good* for (d, L) when B(m; b) = Σ_{k<d/2} cos(m·b^(−2k/d)) ≥ 0 for
+every m ∈ 0 … L.  The good set is a union of islands, some far narrower than
+any grid, so :func:`base_bound` runs a branch and bound over the whole range
+in t = ln b; every interval ends *all good*, *all bad* (a witness m) or
+*undecided* at the resolution limit.  Re-exported by :mod:`posproof.explore`.
+
+Why it is rigorous (docs/base-bound.md has the long form):
+
+* slope: with c_k = 2k/d and θ_k = e^(−c_k t), ∂B(m)/∂t = Σ_k m·c_k·θ_k·sin(mθ_k),
+  so |∂B(m)/∂t| ≤ m·S(t), S(t) = Σ_k c_k e^(−c_k t), which decreases in t; on
+  [a, c] the bound m·S(a) holds everywhere (S rounded up by a factor 1 + 10⁻⁹);
+* value: B(m; p) at the float midpoint p, from float64 θ_k = exp(−c_k p)
+  (relative error ρ = (2.1|p| + 4)u) — the whole vector m = 0 … L by the GEMM
+  trick of :func:`_kernel_values` (bound stated there), or only the m still in
+  doubt directly, within ε_m = 1.01·(m·Σθ·(ρ + 2u) + 4u·n + γ_n·n);
+* second order: |∂²B(m)/∂t²| ≤ m²·Σc_k²θ_k(a)² + m·Σc_k²θ_k(a) on [a, c], so
+  with D_m = ∂B(m)/∂t at p (float64, within δ_m) the spread over the radius R
+  is also ≤ (|D_m| + δ_m)·R + ½(m²S₂ + mS₃)·R²; the smaller bound is used;
+* so B(m; t) ∈ [V_m − ε_m − spread_m, V_m + ε_m + spread_m] on [p − R, p + R];
+  an interval is all good when every lower end is > 0, all bad when one upper
+  end is < 0; otherwise the ball around p that one m keeps negative (or every
+  doubtful m keeps positive) is settled and the rest bisected.  A child interval
+  only re-evaluates the m its parent could not certify good (the others are
+  good on the whole parent), so the work goes to the few m that decide each
+  island's ends;
+* blocks (:mod:`.basekernel`): over m ∈ [m0, m1] and t ∈ [a, c] each term's phase
+  lies in [m0·θ_k(c), m1·θ_k(a)], so cos is ≥ −1 if that range holds an odd
+  multiple of π and ≥ its smaller end value otherwise.  This certifies the top of
+  the range in one good piece (then swept down to the last gap) and, in intervals
+  that look good, most m before any evaluation.  The kernel sits in
+  :mod:`.basekernel` (``_kernel_values``, ``_Kernel``); the search is here.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+from typing import Any
+
+import numpy as np
+import sympy as sp
+
+from ...errors import MAX_DIM, InvalidParameter, check_finite, check_int
+from ...model.schedules import Geometric
+from .basekernel import _block_doubt, _good_tail, _Kernel, _sweep_good_down
+from .metrics import U, _length, kernel_first_negative
+
+HIGHEST = 1e15          # ln b ≤ 34.6 keeps the θ error bound ρ small
+# a settled ball must be wide enough that its 10⁻⁶ relative slack dwarfs the rounding of p ± r
+_TINY = 4e6 * U
+MAX_WORK = 4 * 10**10   # length × pairs × evaluations: past it intervals are left undecided
+
+
+@dataclass
+class Piece:
+    """A closed interval [e^lo, e^hi] of bases and what is certified on all of it."""
+
+    lo: float
+    hi: float
+    state: str                 # "good", "bad" or "undecided"
+    witness: int | None = None  # for "bad": B(witness; b) < 0 on the whole piece
+
+
+@dataclass
+class Island:
+    """A maximal run of certified good bases; each end bracketed (exact for integers)."""
+
+    start: tuple[Any, Any]      # the island's first good base lies in [start[0], start[1]]
+    end: tuple[Any, Any]        # its last good base lies in [end[0], end[1]]
+    witness_below: int | None   # the m that kills the bases just below it
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"start": [_text(v) for v in self.start], "end": [_text(v) for v in self.end],
+                "witness_below": self.witness_below}
+
+
+@dataclass
+class BaseBound:
+    """The good bases of (d, L) in a range, certified: islands, smallest good base, undecided.
+
+    ``bound`` is the smallest good base (an upper end of its bracket: itself
+    good); ``smallest`` its bracket ``(lower, upper)`` and ``witness_m`` the m
+    with B(m) < 0 on the bad bases just below.  ``interval``: one island
+    reaching the top of the range.  ``threshold``: the start of the last island
+    when it reaches the top (every base above is good).
+
+    >>> bb = base_bound(64, 8, lowest=2, highest=1e4)
+    >>> bb.undecided, bb.bound == bb.islands[0].start[1], bb.summary().startswith("good")
+    (0, True, True)
+    """
+
+    length: int
+    dim: int
+    lowest: float
+    highest: float
+    integer_bases: bool
+    rel_tol: float
+    pieces: list[Piece] = field(default_factory=list)
+    islands: list[Island] = field(default_factory=list)
+    undecided: int = 0
+    undecided_where: list[tuple[Any, Any]] = field(default_factory=list)
+    evaluations: int = 0
+    seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)
+    top_good: bool = False
+    _kernel: Any = None
+
+    @property
+    def bound(self) -> Any:
+        """The smallest good base found (good itself; certified minimal when undecided == 0)."""
+        return self.islands[0].start[1] if self.islands else None
+
+    @property
+    def smallest(self) -> tuple[Any, Any] | None:
+        return self.islands[0].start if self.islands else None
+
+    @property
+    def witness_m(self) -> int | None:
+        return self.islands[0].witness_below if self.islands else None
+
+    @property
+    def interval(self) -> bool:
+        return len(self.islands) == 1 and self.reaches_top
+
+    @property
+    def reaches_top(self) -> bool:
+        return self.top_good
+
+    @property
+    def threshold(self) -> Any:
+        """Every base from here to ``highest`` is good (None unless the last island reaches it)."""
+        return self.islands[-1].start[1] if self.islands and self.reaches_top else None
+
+    def is_good(self, base: Any) -> str:
+        """'yes', 'no' or 'unknown': is this base (in the range) good, certified."""
+        value = float(base)
+        if not self.lowest <= value <= self.highest:
+            return "unknown"
+        t = math.log(value)
+        slack = 4 * U * abs(t) + 1e-300
+        for p in self.pieces:
+            if p.lo + slack <= t <= p.hi - slack and p.state != "undecided":
+                return "yes" if p.state == "good" else "no"
+        exact = base if isinstance(base, (int, sp.Basic)) else sp.Rational(value)
+        return _point_status(self._kernel, exact, self.length)[0]
+
+    def entry(self, base: Any) -> dict[str, Any]:
+        """The numbers explore and the sweep metrics report for an encoding of this base."""
+        return {"base_bound": None if self.bound is None else _short(self.bound),
+                "base_ok": self.is_good(base),
+                "base_all_good_above": None if self.interval or self.threshold is None
+                else _short(self.threshold),
+                "base_good_set_is_interval": self.interval,
+                "base_undecided": self.undecided}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"length": self.length, "dim": self.dim,
+                "range": [_text(self.lowest), _text(self.highest)],
+                "integer_bases": self.integer_bases,
+                "resolution": "exact integers" if self.integer_bases
+                else f"relative {self.rel_tol:g}",
+                "bound": _text(self.bound),
+                "smallest_good_base": None if self.smallest is None else
+                {"bracket": [_text(v) for v in self.smallest], "witness_m": self.witness_m},
+                "all_good_above": _text(self.threshold),
+                "good_set_is_interval": self.interval,
+                "islands": [i.to_dict() for i in self.islands],
+                "undecided": self.undecided,
+                "undecided_where": [[_text(a), _text(b)] for a, b in self.undecided_where],
+                "evaluations": self.evaluations, "seconds": round(self.seconds, 2),
+                "notes": self.notes,
+                "certified": "branch and bound in ln b: float64 values with rigorous error "
+                             "bounds plus the slope bound |dB(m)/d ln b| <= m*sum_k (2k/d) "
+                             "b^(-2k/d); ambiguous integer bases decided with exact "
+                             "frequencies in mpmath"}
+
+    def summary(self) -> str:
+        where = (f"for L={self.length}, d={self.dim}, bases in [{_text(self.lowest)}, "
+                 f"{_text(self.highest)}]")
+        if not self.islands:
+            text = (f"no good base {where}" if not self.undecided else
+                    f"no good base certified {where} (the undecided intervals may hold some)")
+        else:
+            lo, hi = self.smallest  # type: ignore[misc]
+            first = (f"= {_text(hi)}" if lo == hi else f"∈ [{_text(lo)}, {_text(hi)}]")
+            text = (f"good bases {where}: {len(self.islands)} island(s); smallest good base "
+                    f"{first} (B({self.witness_m}) < 0 just below)")
+            if self.interval:
+                text += "; the good set is one interval up to the top of the range"
+            elif self.threshold is not None:
+                text += (f"; NOT an interval; every base ≥ {_text(self.threshold)} is good")
+            else:
+                text += "; NOT an interval; the top of the range is not good"
+        return text + f"; {self.undecided} undecided"
+
+
+def parse_base_range(text: str) -> tuple[float, float]:
+    """'LO,HI' (numbers like 2 or 1e12) as a checked base range for :func:`base_bound`.
+
+    >>> parse_base_range("2, 1e12")
+    (2.0, 1000000000000.0)
+    """
+    parts = str(text).split(",")
+    if len(parts) != 2:
+        raise InvalidParameter(f"--base-range {text!r}: expected LO,HI, e.g. 2,1e12")
+    values = []
+    for part in parts:
+        try:
+            values.append(float(part))
+        except ValueError:
+            raise InvalidParameter(f"--base-range {text!r}: {part.strip()!r} is not a number"
+                                   ) from None
+    lo, hi = values
+    if not (math.isfinite(lo) and math.isfinite(hi) and 1 < lo < hi <= HIGHEST):
+        raise InvalidParameter(f"--base-range {text!r}: need 1 < LO < HI <= {HIGHEST:g}")
+    return lo, hi
+
+
+def _text(value: Any) -> Any:
+    if value is None or isinstance(value, (int, sp.Integer)):
+        return None if value is None else int(value)
+    return float(value) if float(value).is_integer() and abs(value) < 2**53 else str(value)
+
+
+def _outward(t: float, up: bool) -> Decimal:
+    """e^t rounded outward to 12 significant digits (math.exp is within 1e-15)."""
+    value = Decimal(math.exp(t) * (1 + 1e-14 if up else 1 - 1e-14))
+    digits = value.adjusted() - 11
+    return value.quantize(Decimal(1).scaleb(digits), ROUND_CEILING if up else ROUND_FLOOR)
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, (int, sp.Integer)):
+        return str(int(value))
+    return f"{float(value):.7g}"
+
+
+def _classify(kernel: _Kernel, a: float, c: float, cand: np.ndarray | None,
+              tries: np.ndarray, likely_good: bool = False
+              ) -> tuple[str, Any, np.ndarray, np.ndarray]:
+    """State of [a, c]: ("good" | "bad" | "open", witness, m still in doubt, best witnesses).
+
+    When open, ``witness`` may be a settled core (state, witness, lo, hi) ⊂ [a, c]
+    around the midpoint (or None).  ``likely_good``: first let blocks of m
+    (:func:`_block_doubt`) certify most m, so only the rest is evaluated.
+    ``kernel.likely_good`` tells whether the midpoint's values were all ≥ 0."""
+    kernel.likely_good = False
+    p = 0.5 * (a + c)
+    radius = max(c - p, p - a) * (1 + 4 * U)
+    if tries.size:  # the parent's best witnesses first: one m settles most bad intervals
+        ms, vals, spread = kernel.spread(p, tries, a, radius)
+        upper = vals + spread
+        if upper.min() < 0:
+            return "bad", int(ms[int(np.argmin(upper))]), tries, tries
+        neg = np.flatnonzero(vals < 0)
+        if neg.size:  # no try covers [a, c], but one may cover a good part of it
+            reach = kernel.reach(-vals[neg], neg)
+            j = int(np.argmax(reach))
+            lo, hi = max(a, p - float(reach[j])), min(c, p + float(reach[j]))
+            if reach[j] > _TINY * (abs(p) + 1) and hi - lo >= 0.25 * (c - a):
+                return "open", ("bad", int(ms[neg[j]]), lo, hi), cand, tries
+    if likely_good and (cand is None or cand.size > (kernel.length + 1) // 8):
+        doubt = _block_doubt(kernel, a, c, (kernel.length + 1) // 8)
+        if doubt is not None and cand is not None:
+            doubt = np.intersect1d(doubt, cand, assume_unique=True)
+        if doubt is not None and not doubt.size:
+            return "good", None, doubt, doubt
+        cand = cand if doubt is None else doubt
+    ms, vals, spread = kernel.spread(p, cand, a, radius)
+    kernel.likely_good = bool(vals.min() >= 0)
+    upper = vals + spread
+    i = int(np.argmin(upper))
+    if upper[i] < 0:
+        return "bad", int(ms[i]), ms, ms[i:i + 1]
+    doubt = vals - spread <= 0
+    if not doubt.any():
+        return "good", None, ms[:0], ms[:0]
+    best = ms[np.argpartition(upper, 3)[:4]] if ms.size > 4 else ms
+    # what the midpoint settles around itself: the widest bad ball of one m, or the good
+    # ball where every m in doubt keeps its sign
+    if vals.min() < 0:
+        pick = np.flatnonzero(vals < 0)
+        reach = kernel.reach(-vals[pick], pick)
+        j = int(np.argmax(reach))
+        core = ("bad", int(ms[pick[j]]), float(reach[j]))
+    else:
+        pick = np.flatnonzero(doubt)
+        core = ("good", None, float(kernel.reach(vals[pick], pick).min()))
+    lo, hi = max(a, p - core[2]), min(c, p + core[2])
+    settled = core[2] > _TINY * (abs(p) + 1) and hi - lo >= 0.01 * (c - a)
+    if not settled:
+        lo = hi = p
+    # a guess (no rigour needed): the m predicted most negative at the sides' midpoints
+    for side in (0.5 * (a + lo), 0.5 * (hi + c)):
+        guess = vals + kernel.deriv * (side - p)
+        best = np.union1d(best, ms[np.argpartition(guess, 3)[:4]] if ms.size > 4 else ms)
+    if not settled:
+        return "open", None, ms[doubt], best
+    return "open", (core[0], core[1], lo, hi), ms[doubt], best
+
+
+def _point_status(kernel: _Kernel, base: Any, length: int) -> tuple[str, int | None]:
+    """Is this exact base good? ("yes" | "no" | "unknown", witness)."""
+    t = math.log(float(base))  # within u/2 + u·|t| of ln(base)
+    a, c = t - 4 * U * (abs(t) + 1), t + 4 * U * (abs(t) + 1)
+    state, witness, _, _ = _classify(kernel, a, c, None, np.zeros(0, dtype=np.int64))
+    if state != "open":
+        return ("yes" if state == "good" else "no"), witness
+    exact = kernel_first_negative(Geometric(base).frequencies(2 * kernel.n), length)["m"]
+    return ("yes", None) if exact is None else ("no", int(exact))
+
+
+def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1e12,
+               integer_bases: bool = False, rel_tol: float = 1e-9,
+               progress: Callable[[str, int, int], None] | None = None) -> BaseBound:
+    """Every good base in [lowest, highest] for (d, L), certified by branch and bound.
+
+    Bases are searched in t = ln b; an interval is split until it is all good,
+    all bad, or narrower than ``rel_tol`` relative (with ``integer_bases``:
+    until it holds no integer, whose bases are then decided one by one, exactly).
+    ``progress(label, done, total)`` is called (in thousandths of the range)
+    once the search has run for a second.
+
+    >>> bb = base_bound(64, 8, lowest=2, highest=1e4, integer_bases=True)
+    >>> bb.bound, bb.witness_m, bb.interval, bb.undecided
+    (3889, 22, False, 0)
+    """
+    start = time.perf_counter()
+    length, dim = _length(length), check_int("dim", dim, minimum=2, maximum=MAX_DIM)
+    lowest, highest = check_finite("lowest", lowest), check_finite("highest", highest)
+    if not 1 < lowest < highest <= HIGHEST:
+        raise InvalidParameter(f"base range [{lowest!r}, {highest!r}] must satisfy "
+                               f"1 < lowest < highest <= {HIGHEST:g}")
+    rel_tol = check_finite("rel_tol", rel_tol)
+    if not 1e-13 <= rel_tol <= 0.1:
+        raise InvalidParameter(f"rel_tol={rel_tol!r} must be in [1e-13, 0.1]")
+    out = BaseBound(length, dim, lowest, highest, bool(integer_bases), rel_tol)
+    kernel = out._kernel = _Kernel(dim, length)
+    t_lo = math.log(lowest) * (1 - 4 * U)
+    t_hi = math.log(highest) * (1 + 4 * U)
+    span = t_hi - t_lo
+    none = np.zeros(0, dtype=np.int64)
+    t_tail = _good_tail(kernel, t_lo, t_hi)   # [t_tail, t_hi]: all good in one piece
+    t_tail = _sweep_good_down(kernel, t_lo, t_tail)
+    stack: list[tuple[float, float, Any, Any, bool]] = [(t_lo, t_tail, None, none, True)
+                                                         ] * (t_tail > t_lo)
+    pieces = out.pieces
+    shown = False
+    recent: list[int] = []   # the last witnesses: a bad interval's neighbour's often works
+    while stack:
+        a, c, cand, tries, likely = stack.pop()
+        if isinstance(cand, str):      # a core settled by its parent
+            state, witness = cand, tries
+        elif kernel.work > MAX_WORK:
+            pieces.append(Piece(a, c, "undecided"))
+            continue
+        else:
+            if recent:
+                tries = np.union1d(tries, recent)
+            state, witness, doubt, best = _classify(kernel, a, c, cand, tries, likely)
+            likely = kernel.likely_good
+        if state == "bad" and witness not in recent:
+            recent = [witness, *recent[:5]]
+        if state == "open" and witness is None and not _splittable(a, c, out):
+            state = "undecided"
+        if state == "open" and witness is not None:   # [a, lo], the core, [hi, c]
+            core_state, core_witness, lo, hi = witness
+            if hi < c:
+                stack.append((hi, c, doubt, best, likely))
+            stack.append((lo, hi, core_state, core_witness, likely))
+            if a < lo:
+                stack.append((a, lo, doubt, best, likely))
+        elif state == "open":
+            mid = 0.5 * (a + c)
+            stack.append((mid, c, doubt, best, likely))
+            stack.append((a, mid, doubt, best, likely))
+        else:
+            if pieces and pieces[-1].state == state and (
+                    state == "good" or pieces[-1].witness == witness):
+                pieces[-1].hi = c
+            else:
+                pieces.append(Piece(a, c, state, witness))
+        if progress is not None and time.perf_counter() - start > 1.0:
+            progress("certified base search", round(1000 * ((c if state != "open" else a)
+                                                              - t_lo) / span), 1000)
+            shown = True
+    if t_tail < t_hi:
+        if pieces and pieces[-1].state == "good":
+            pieces[-1].hi = t_hi
+        else:
+            pieces.append(Piece(t_tail, t_hi, "good"))
+    if shown and progress is not None:
+        progress("certified base search", 1000, 1000)
+        getattr(progress, "close", lambda: None)()   # the CLI's bar clears its line
+    if kernel.work > MAX_WORK:
+        out.notes.append("the work budget ran out: the rest of the range is undecided")
+    (_integer_islands if integer_bases else _real_islands)(out)
+    out.evaluations = kernel.evals
+    out.seconds = time.perf_counter() - start
+    return out
+
+
+def _splittable(a: float, c: float, out: BaseBound) -> bool:
+    if c - a <= 4 * U * max(abs(a), abs(c)) + 1e-300:
+        return False
+    if out.integer_bases:  # stop once the interval holds no integer
+        return math.floor(math.exp(c) * (1 + 1e-12)) >= math.ceil(math.exp(a) * (1 - 1e-12))
+    return c - a > out.rel_tol
+
+
+def _real_islands(out: BaseBound) -> None:
+    """Islands from the pieces: an undecided run between bad and good brackets an end."""
+    pieces = _merge(out.pieces)
+    out.top_good = bool(pieces) and pieces[-1].state == "good"
+    for i, p in enumerate(pieces):
+        if p.state != "undecided":
+            continue
+        left = pieces[i - 1].state if i else None
+        right = pieces[i + 1].state if i + 1 < len(pieces) else None
+        if {left, right} != {"good", "bad"}:
+            out.undecided += 1
+            out.undecided_where.append((_outward(p.lo, False), _outward(p.hi, True)))
+    for i, p in enumerate(pieces):
+        if p.state != "good":
+            continue
+        before = pieces[i - 1] if i else None
+        after = pieces[i + 1] if i + 1 < len(pieces) else None
+        if before is None or before.state == "bad":
+            start = (_outward(p.lo, False),) * 2 if before is None else (
+                _outward(p.lo, False), _outward(p.lo, True))
+        else:
+            start = (_outward(before.lo, False), _outward(p.lo, True))
+        if after is None or after.state == "bad":
+            end = (_outward(p.hi, False), _outward(p.hi, True))
+        else:
+            end = (_outward(p.hi, False), _outward(after.hi, True))
+        if before is None:
+            start = (Decimal(repr(out.lowest)),) * 2
+        if after is None:
+            end = (Decimal(repr(out.highest)),) * 2
+        below = before if before is None or before.state == "bad" else (
+            pieces[i - 2] if i >= 2 else None)
+        out.islands.append(Island(start, end, below.witness if below else None))
+    if out.undecided:
+        out.notes.append(f"{out.undecided} undecided interval(s) (resolution limit or work "
+                         "budget): "
+                         "the smallest good base is certified only if none lies below it")
+
+
+def _merge(pieces: list[Piece]) -> list[Piece]:
+    merged: list[Piece] = []
+    for p in pieces:
+        if merged and merged[-1].state == p.state:
+            merged[-1] = Piece(merged[-1].lo, p.hi, p.state, p.witness)
+        else:
+            merged.append(Piece(p.lo, p.hi, p.state, p.witness))
+    return merged
+
+
+def _integer_islands(out: BaseBound) -> None:
+    """Islands of good integers: integers well inside a piece take its state, the rest are
+    decided one by one (the tiny interval around ln n, else exact frequencies)."""
+    lo_int, hi_int = math.ceil(out.lowest), math.floor(out.highest)
+    points: dict[int, tuple[str, int | None]] = {}
+    inner: list[tuple[int, int, str, int | None]] = []
+    for p in out.pieces:
+        low, high = math.exp(p.lo), math.exp(p.hi)
+        first = max(lo_int, math.ceil(low * (1 + 1e-12)))
+        last = min(hi_int, math.floor(high * (1 - 1e-12)))
+        if p.state != "undecided" and first <= last:
+            inner.append((first, last, "yes" if p.state == "good" else "no", p.witness))
+            edges = range(max(lo_int, math.floor(low * (1 - 1e-12))), first)
+            edges2 = range(last + 1, min(hi_int, math.ceil(high * (1 + 1e-12))) + 1)
+        else:
+            edges = range(max(lo_int, math.floor(low * (1 - 1e-12))),
+                          min(hi_int, math.ceil(high * (1 + 1e-12))) + 1)
+            edges2 = range(0)
+        for n in (*edges, *edges2):
+            if n not in points and n >= lo_int:
+                points[n] = _point_status(out._kernel, n, out.length)
+    runs: list[list[Any]] = []   # [first, last, state, witness]
+    for first, last, state, witness in sorted(inner + [(n, n, s, w) for n, (s, w) in
+                                                        points.items()]):
+        if runs:  # an integer decided twice (by its piece and by itself) keeps its first answer
+            first = max(first, runs[-1][1] + 1)
+            if first > last:
+                continue
+        if runs and runs[-1][2] == state and first == runs[-1][1] + 1:
+            runs[-1][1] = last
+            runs[-1][3] = witness if witness is not None else runs[-1][3]
+        else:
+            runs.append([first, last, state, witness])
+    for i, (first, last, state, _) in enumerate(runs):
+        if state == "unknown":
+            out.undecided += 1
+            out.undecided_where.append((first, last))
+        elif state == "yes":
+            below = runs[i - 1] if i else None
+            out.islands.append(Island((first, first), (last, last),
+                                      below[3] if below and below[2] == "no" else None))
+    out.top_good = bool(runs) and runs[-1][2] == "yes" and runs[-1][1] == hi_int

@@ -1,0 +1,19 @@
+"""Describe an encoding exactly: expressions, schedules, layouts, Encoding, presets,
+the rotary model, RoPE scaling rules and the Hugging Face config reader.
+
+The first stage of the pipeline (model → proofs → measure → document / testing / sweep → cli).
+It may import the shared leaves (errors, precise, report) and nothing downstream.
+
+Modules:
+
+* ``configs`` — Model configs (HF ``config.json``) and command-line specs → rotary embeddings.
+* ``encoding`` — Encoding: a schedule, a layout, a dimension and an offset.
+* ``expressions`` — Turn user-typed frequency expressions into exact SymPy objects, without running
+  code.
+* ``layouts`` — Where each (sin, cos) pair sits, and the permutations between layouts.
+* ``presets`` — Named encodings as published, with their parameters explicit.
+* ``rope`` — Rotary embeddings (RoPE): the rotation R(m), its layouts, and what is proved about it.
+* ``scaling`` — RoPE scaling rules as exact frequency schedules (HF transformers
+  ``modeling_rope_utils``).
+* ``schedules`` — Frequency schedules as exact SymPy expressions.
+"""

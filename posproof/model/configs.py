@@ -1,0 +1,543 @@
+"""Model configs (HF ``config.json``) and command-line specs → rotary embeddings.
+
+:func:`read_config` normalises the spellings that moved between versions —
+``rope_scaling`` / ``rope_parameters``, ``type`` / ``rope_type``,
+``rope_theta`` inside or outside, GPT-NeoX's ``rotary_pct`` /
+``rotary_emb_base`` — refuses conflicts, unknown types and unknown keys, and
+never defaults silently: a missing ``rope_theta`` is an error unless the
+caller passes ``default_theta``, and every assumption made is listed in
+``notes``.
+
+:func:`parse_spec` reads the small spec language of ``posproof explore``::
+
+    rope:base=500000,dim=128,scaling=llama3,factor=8,original_max_position_embeddings=8192
+    rope:config=llama3.json,seq_len=131072,layout=adjacent
+    sinusoidal:dim=512,base=10000            (or any preset name: vaswani:dim=512)
+    path/to/config.json
+
+Specs are split on ``,`` and ``=`` and never evaluated; numbers are exact
+(``1e6``, ``0.25``, ``2*pi``); lists (LongRoPE factors) are ``;``-separated.
+
+>>> cfg = read_config({"rope_theta": 500000.0, "head_dim": 128, "max_position_embeddings": 8192})
+>>> cfg.rope_type, cfg.rotary_dim, cfg.rotary().layout
+('default', 128, 'half')
+>>> parse_spec("rope:base=10000,dim=64,scaling=linear,factor=4").name
+'rope-linear'
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import sympy as sp
+
+from ..errors import InvalidParameter, PosproofError, UnknownName
+from ..validated import compare
+from .schedules import exact_number
+
+__all__ = ["HF_ROPE_TYPES", "RopeConfig", "parse_spec", "read_config"]
+
+#: rope types HF transformers defines, and the keys each accepts inside rope_parameters.
+HF_ROPE_TYPES: dict[str, dict[str, tuple[str, ...]]] = {
+    "default": {"required": (), "optional": ()},
+    "linear": {"required": ("factor",), "optional": ()},
+    "dynamic": {"required": ("factor",), "optional": ()},
+    "yarn": {"required": ("factor", "original_max_position_embeddings"),
+             "optional": ("attention_factor", "beta_fast", "beta_slow", "mscale",
+                          "mscale_all_dim", "truncate")},
+    "longrope": {"required": ("short_factor", "long_factor", "original_max_position_embeddings"),
+                 "optional": ("factor", "attention_factor")},
+    "llama3": {"required": ("factor", "low_freq_factor", "high_freq_factor",
+                            "original_max_position_embeddings"), "optional": ()},
+}
+_ALWAYS = ("type", "rope_type", "rope_theta", "partial_rotary_factor")
+_ATTRIBUTE_MAP = {"n_embd": "hidden_size", "n_head": "num_attention_heads",
+                  "n_positions": "max_position_embeddings"}
+#: HF model types whose modeling code rotates adjacent pairs (rotate_every_two).
+_ADJACENT_MODELS = {"gptj", "codegen", "chatglm", "glm"}
+
+
+@dataclass
+class RopeConfig:
+    """The normalised RoPE settings of a model config, with the notes of every assumption.
+
+    >>> read_config({"rope_theta": 1e4, "head_dim": 8}).to_dict()["rotary_dim"]
+    8
+    """
+
+    source: str
+    rope_type: str
+    rope_theta: sp.Expr
+    head_dim: int
+    rotary_dim: int
+    layout: str
+    max_position_embeddings: int | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+    model_type: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def rotary(self, seq_len: int | None = None, *, name: str | None = None) -> Any:
+        """The :class:`~posproof.model.rope.Rotary` this config describes.
+
+        ``seq_len`` (sequence length s) matters for ``dynamic`` and ``longrope``;
+        it overrides the one given to :func:`read_config`.
+
+        >>> c = read_config({"rope_theta": 1e4, "head_dim": 8, "max_position_embeddings": 64,
+        ...                  "rope_scaling": {"type": "dynamic", "factor": 2}})
+        >>> c.rotary().schedule.effective_length, c.rotary(seq_len=128).schedule.scale(8)
+        (64, 3)
+        """
+        from .rope import Rotary
+        from .scaling import make_scaling
+
+        params = dict(self.params)
+        if seq_len is not None and self.rope_type in ("dynamic", "longrope"):
+            params["seq_len"] = seq_len
+        try:
+            schedule = make_scaling(self.rope_type, self.rope_theta, **params)
+            return Rotary(schedule, self.head_dim, rotary_dim=self.rotary_dim,
+                          layout=self.layout, name=name or self.label)
+        except PosproofError as exc:
+            raise type(exc)(f"{self.source}: {exc}") from None
+
+    @property
+    def label(self) -> str:
+        stem = os.path.splitext(os.path.basename(self.source))[0]
+        return stem if stem and stem != "config" else (self.model_type or "config")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"source": self.source, "model_type": self.model_type,
+                "rope_type": self.rope_type, "rope_theta": str(self.rope_theta),
+                "head_dim": self.head_dim, "rotary_dim": self.rotary_dim, "layout": self.layout,
+                "max_position_embeddings": self.max_position_embeddings,
+                "params": {k: (str(v) if not isinstance(v, (list, tuple)) else
+                               [str(x) for x in v]) for k, v in self.params.items()},
+                "notes": self.notes}
+
+
+def _load(source: Any) -> tuple[dict[str, Any], str]:
+    if isinstance(source, Mapping):
+        return dict(source), "<dict>"
+    try:
+        path = os.fspath(source)
+    except TypeError:
+        raise InvalidParameter(f"config={source!r} is neither a path nor a dict; pass the path "
+                               "of a config.json") from None
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except OSError as exc:
+        raise InvalidParameter(f"config {path!r} cannot be read: {exc.strerror}; pass the path "
+                               "of a config.json") from None
+    except UnicodeDecodeError as exc:
+        raise InvalidParameter(f"config {path!r} is not UTF-8 text (byte {exc.start}: "
+                               f"{exc.reason}); pass a config.json") from None
+    except ValueError as exc:  # e.g. a NUL byte in the path
+        raise InvalidParameter(f"config {path!r} is not a usable path ({exc})") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidParameter(f"{path}: malformed JSON at line {exc.lineno}, column "
+                               f"{exc.colno}: {exc.msg}; fix the file (a trailing comma or a "
+                               "missing quote is the usual cause)") from None
+    except (ValueError, RecursionError) as exc:  # 5000-digit integers, 10^5 nested brackets
+        raise InvalidParameter(f"{path}: JSON that cannot be read ({type(exc).__name__}: "
+                               f"{str(exc)[:100]}); a config holds moderate numbers and "
+                               "shallow objects") from None
+    if not isinstance(data, dict):
+        raise InvalidParameter(f"{path}: the top level is a {type(data).__name__}, not an object "
+                               "of config keys")
+    return data, path
+
+
+def _number(where: str, key: str, value: Any) -> sp.Expr:
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise InvalidParameter(f"{where}: {key}={value!r} is not a number; pass a number such "
+                               "as 8.0")
+    try:
+        return exact_number(key, value)
+    except PosproofError as exc:
+        raise type(exc)(f"{where}: {exc}") from None
+
+
+def _int(where: str, key: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (
+            isinstance(value, float) and not value.is_integer()):
+        raise InvalidParameter(f"{where}: {key}={value!r} is not an integer; pass a whole number")
+    if value < 1:
+        raise InvalidParameter(f"{where}: {key}={value!r} must be >= 1")
+    return int(value)
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return bool(exact_number("a", a) == exact_number("b", b))
+    except PosproofError:
+        return a == b
+
+
+def _one_of(where: str, found: dict[str, Any], what: str) -> Any:
+    """The single value given under several spellings; refuse disagreement."""
+    given = {k: v for k, v in found.items() if v is not None}
+    if not given:
+        return None
+    values = list(given.values())
+    if any(not _same(values[0], v) for v in values[1:]):
+        shown = ", ".join(f"{k}={v!r}" for k, v in given.items())
+        raise InvalidParameter(f"{where}: conflicting {what}: {shown}; keep one spelling (or "
+                               "make them equal)")
+    return values[0]
+
+
+def read_config(source: Any, *, default_theta: Any = None, layout: str | None = None,
+                seq_len: int | None = None, layer: str | None = None) -> RopeConfig:
+    """Read the RoPE settings of a HF-style ``config.json`` (a path or a dict).
+
+    ``default_theta`` is used only when the config has no rope_theta (and is
+    then reported in ``notes``); ``layout`` overrides the layout HF's modeling
+    code uses (``half`` = rotate_half for most models); ``seq_len`` selects the
+    table of ``dynamic`` and ``longrope``; ``layer`` picks one entry of a
+    ``rope_parameters`` nested per layer type.
+
+    >>> read_config({"head_dim": 64, "max_position_embeddings": 2048})
+    Traceback (most recent call last):
+    ...
+    posproof.errors.InvalidParameter: <dict>: no rope_theta (nor rope_scaling.rope_theta, rotary_emb_base); HF would silently use 10000 — pass default_theta=10000 (--default-theta 10000) if that is what the model was trained with
+    >>> read_config({"rope_scaling": {"type": "linear", "rope_type": "dynamic", "factor": 2},
+    ...              "rope_theta": 1e4, "head_dim": 64})
+    Traceback (most recent call last):
+    ...
+    posproof.errors.InvalidParameter: <dict>: conflicting rope type: rope_scaling.type='linear', rope_scaling.rope_type='dynamic'; keep one spelling (or make them equal)
+    """  # noqa: E501
+    cfg, where = _load(source)
+    notes: list[str] = []
+    if not any(k in cfg for k in ("rope_theta", "rope_scaling", "rope_parameters",
+                                  "rotary_emb_base")) and isinstance(cfg.get("text_config"), dict):
+        notes.append("RoPE settings read from text_config (a multimodal config)")
+        cfg = {**cfg["text_config"], "model_type": cfg["text_config"].get(
+            "model_type", cfg.get("model_type"))}
+    model_type = cfg.get("model_type")
+    if model_type is not None and not isinstance(model_type, str):
+        raise InvalidParameter(f"{where}: model_type={model_type!r} must be a string")
+    if layer is not None and not isinstance(layer, str):
+        raise InvalidParameter(f"layer={layer!r} must be the name of a layer type (a string)")
+    for old, new in _ATTRIBUTE_MAP.items():   # GPT-2/GPT-J spellings (HF attribute_map)
+        if old in cfg:
+            value = _one_of(where, {old: cfg[old], new: cfg.get(new)}, new)
+            cfg[new] = value
+            notes.append(f"{old} read as {new}")
+    blocks = {}
+    for key in ("rope_scaling", "rope_parameters"):
+        value = cfg.get(key)
+        if value is not None and not isinstance(value, dict):
+            raise InvalidParameter(f"{where}: {key}={value!r} must be an object (or null)")
+        if value:
+            blocks[key] = dict(value)
+    if "rope_parameters" in blocks and all(isinstance(v, dict) or v is None
+                                           for v in blocks["rope_parameters"].values()):
+        nested = blocks["rope_parameters"]
+        if layer is None:
+            raise InvalidParameter(f"{where}: rope_parameters is nested per layer type "
+                                   f"({', '.join(nested)}); pass layer='{next(iter(nested))}'")
+        if layer not in nested or nested[layer] is None:
+            raise UnknownName(f"{where}: layer={layer!r} is not in rope_parameters; use one of "
+                              f"{', '.join(k for k, v in nested.items() if v is not None)}")
+        blocks["rope_parameters"] = dict(nested[layer])
+        notes.append(f"rope_parameters of layer type {layer!r}")
+    if len(blocks) == 2:
+        a, b = blocks["rope_scaling"], blocks["rope_parameters"]
+        for key in set(a) & set(b):
+            if not _same(a[key], b[key]):
+                raise InvalidParameter(
+                    f"{where}: rope_scaling.{key}={a[key]!r} but rope_parameters.{key}="
+                    f"{b[key]!r}; the two blocks disagree — keep rope_parameters (the new "
+                    "spelling) only")
+        notes.append("both rope_scaling and rope_parameters present; they agree and were merged")
+    rope = {**blocks.get("rope_scaling", {}), **blocks.get("rope_parameters", {})}
+    block_name = "rope_parameters" if "rope_parameters" in blocks else "rope_scaling"
+
+    # ---- type
+    kind = _one_of(where, {f"{block_name}.type": rope.get("type"),
+                           f"{block_name}.rope_type": rope.get("rope_type")}, "rope type")
+    kind = "default" if kind is None else str(kind).lower()
+    if kind == "su" or (kind == "yarn" and model_type == "phi3"
+                        and ("short_factor" in rope or "long_factor" in rope)):
+        notes.append(f"rope type {kind!r} is the old Phi-3 name of 'longrope' (as HF maps it)")
+        kind = "longrope"
+    if kind not in HF_ROPE_TYPES:
+        raise UnknownName(f"{where}: rope type {kind!r} is not supported; use one of "
+                          f"{', '.join(HF_ROPE_TYPES)} (mrope/axial/proportional RoPE are not "
+                          "modelled)")
+
+    # ---- base
+    theta = _one_of(where, {"rope_theta": cfg.get("rope_theta"),
+                            f"{block_name}.rope_theta": rope.get("rope_theta"),
+                            "rotary_emb_base": cfg.get("rotary_emb_base")}, "rope_theta")
+    if theta is None:
+        if default_theta is None:
+            raise InvalidParameter(
+                f"{where}: no rope_theta (nor {block_name}.rope_theta, rotary_emb_base); HF "
+                "would silently use 10000 — pass default_theta=10000 (--default-theta 10000) "
+                "if that is what the model was trained with")
+        theta = default_theta
+        notes.append(f"rope_theta missing: using default_theta={default_theta} as passed "
+                     "explicitly")
+    rope_theta = _number(where, "rope_theta", theta)
+    if compare(rope_theta, 1) != 1:      # certified, not SymPy's relational
+        raise InvalidParameter(f"{where}: rope_theta={theta!r} must be > 1, e.g. 10000")
+
+    # ---- dims
+    heads, hidden = cfg.get("num_attention_heads"), cfg.get("hidden_size")
+    if cfg.get("head_dim") is not None:
+        head_dim = _int(where, "head_dim", cfg["head_dim"])
+        if heads is not None and hidden is not None:
+            heads = _int(where, "num_attention_heads", heads)
+            hidden = _int(where, "hidden_size", hidden)
+        if heads and hidden and hidden / heads != head_dim:
+            notes.append(f"head_dim={head_dim} differs from hidden_size/num_attention_heads = "
+                         f"{hidden}/{heads}; head_dim wins (as in HF)")
+    elif heads and hidden:
+        heads, hidden = _int(where, "num_attention_heads", heads), _int(where, "hidden_size",
+                                                                      hidden)
+        if hidden % heads:
+            raise InvalidParameter(f"{where}: hidden_size={hidden} is not divisible by "
+                                   f"num_attention_heads={heads}; give head_dim explicitly")
+        head_dim = hidden // heads
+        notes.append(f"head_dim = hidden_size/num_attention_heads = {hidden}/{heads} = "
+                     f"{head_dim}")
+    else:
+        raise InvalidParameter(f"{where}: no head_dim and no hidden_size/num_attention_heads; "
+                               "add head_dim")
+    prf = _one_of(where, {"partial_rotary_factor": cfg.get("partial_rotary_factor"),
+                          f"{block_name}.partial_rotary_factor": rope.get("partial_rotary_factor"),
+                          "rotary_pct": cfg.get("rotary_pct")}, "partial_rotary_factor")
+    rotary_dim = head_dim
+    if prf is not None:
+        factor = float(_number(where, "partial_rotary_factor", prf))
+        if not 0 < factor <= 1:
+            raise InvalidParameter(f"{where}: partial_rotary_factor={prf!r} must be in (0, 1]; "
+                                   "it is the fraction of head channels that rotate")
+        rotary_dim = int(head_dim * factor)
+        exact = int(sp.floor(_number(where, "partial_rotary_factor", prf) * head_dim))
+        if exact != rotary_dim:
+            notes.append(f"int(head_dim·partial_rotary_factor) = {rotary_dim} in floating point "
+                         f"(HF) but {exact} exactly; HF's value is used")
+        notes.append(f"rotary_dim = int({head_dim}·{prf}) = {rotary_dim}")
+    elif model_type == "gpt_neox":
+        raise InvalidParameter(f"{where}: a gpt_neox config without rotary_pct (or "
+                               "partial_rotary_factor): HF defaults it to 0.25 for GPT-NeoX, "
+                               "1.0 elsewhere; add the key explicitly")
+    if cfg.get("rotary_dim") is not None:
+        explicit = _int(where, "rotary_dim", cfg["rotary_dim"])
+        if prf is not None and explicit != rotary_dim:
+            raise InvalidParameter(f"{where}: rotary_dim={explicit} but head_dim·"
+                                   f"partial_rotary_factor gives {rotary_dim}; keep one")
+        rotary_dim = explicit
+    if rotary_dim > head_dim:
+        raise InvalidParameter(f"{where}: rotary_dim={rotary_dim} is larger than head_dim="
+                               f"{head_dim}; use rotary_dim <= head_dim")
+    if rotary_dim < 2 or rotary_dim % 2:
+        raise InvalidParameter(f"{where}: rotary_dim={rotary_dim} must be an even number >= 2; "
+                               "adjust partial_rotary_factor or rotary_dim")
+
+    # ---- lengths and scaling parameters
+    max_pos = cfg.get("max_position_embeddings")
+    max_pos = None if max_pos is None else _int(where, "max_position_embeddings", max_pos)
+    spec = HF_ROPE_TYPES[kind]
+    allowed = set(spec["required"]) | set(spec["optional"]) | set(_ALWAYS)
+    for key in rope:
+        if key not in allowed:
+            raise InvalidParameter(
+                f"{where}: {block_name}.{key} is not a key of rope type {kind!r}; it takes "
+                f"{', '.join(sorted(set(spec['required']) | set(spec['optional'])) or ['none'])}"
+                " (plus rope_type/type, rope_theta, partial_rotary_factor)")
+    orig = _one_of(where, {f"{block_name}.original_max_position_embeddings":
+                           rope.get("original_max_position_embeddings"),
+                           "original_max_position_embeddings":
+                           cfg.get("original_max_position_embeddings")},
+                   "original_max_position_embeddings")
+    params: dict[str, Any] = {}
+    for key in spec["required"]:
+        if key == "original_max_position_embeddings":
+            continue
+        derivable = key == "factor" and kind in ("yarn", "longrope")
+        if key not in rope or (rope[key] is None and not derivable):
+            raise InvalidParameter(f"{where}: rope type {kind!r} needs {block_name}.{key}; it "
+                                   f"needs {', '.join(spec['required'])}")
+    if kind in ("yarn", "llama3", "longrope"):
+        if orig is None:
+            if max_pos is None:
+                raise InvalidParameter(f"{where}: rope type {kind!r} needs "
+                                       "original_max_position_embeddings (or "
+                                       "max_position_embeddings)")
+            orig = max_pos
+            notes.append(f"original_max_position_embeddings missing: using max_position_"
+                         f"embeddings={max_pos}, as HF does")
+        params["original_max_position_embeddings"] = _int(
+            where, "original_max_position_embeddings", orig)
+    if kind == "dynamic":
+        if max_pos is None:
+            raise InvalidParameter(f"{where}: dynamic NTK needs max_position_embeddings (HF's "
+                                   "L in base·(factor·s/L − (factor − 1))^(d/(d−2)))")
+        params["original_max_position_embeddings"] = max_pos
+        if orig is not None and _int(where, "original_max_position_embeddings", orig) != max_pos:
+            notes.append(f"dynamic NTK: HF uses max_position_embeddings={max_pos} as L, not "
+                         f"original_max_position_embeddings={orig}")
+        if seq_len is None:
+            notes.append("dynamic NTK without seq_len: the table at s = L (HF at init), i.e. "
+                         "the default one; pass seq_len for a longer sequence")
+    for key in ("factor", "low_freq_factor", "high_freq_factor", "beta_fast", "beta_slow",
+                "mscale", "mscale_all_dim"):
+        if key in rope and rope[key] is not None:
+            params[key] = _number(where, f"{block_name}.{key}", rope[key])
+    if kind in ("yarn", "longrope") and params.get("factor") is None:
+        if max_pos is None:
+            raise InvalidParameter(f"{where}: {block_name}.factor is missing and there is no "
+                                   "max_position_embeddings to derive it from")
+        params["factor"] = sp.Rational(max_pos, params["original_max_position_embeddings"])
+        notes.append(f"factor missing: max_position_embeddings/original = {params['factor']} "
+                     "(as HF derives it)")
+    if rope.get("attention_factor") is not None:
+        params["attention"] = _number(where, f"{block_name}.attention_factor",
+                                      rope["attention_factor"])
+    if "truncate" in rope:
+        if not isinstance(rope["truncate"], bool):
+            raise InvalidParameter(f"{where}: {block_name}.truncate={rope['truncate']!r} must be "
+                                   "true or false")
+        params["truncate"] = rope["truncate"]
+    if kind == "longrope":
+        for key in ("short_factor", "long_factor"):
+            values = rope[key]
+            if not isinstance(values, list) or not all(
+                    isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+                raise InvalidParameter(f"{where}: {block_name}.{key} must be a list of numbers")
+            if len(values) != rotary_dim // 2:
+                raise InvalidParameter(f"{where}: {block_name}.{key} has {len(values)} entries "
+                                       f"but rotary_dim={rotary_dim} needs {rotary_dim // 2}")
+            params[key] = tuple(values)
+        if seq_len is None:
+            notes.append("longrope without seq_len: short_factor (HF at init); pass seq_len > "
+                         f"{params['original_max_position_embeddings']} for long_factor")
+    if kind in ("dynamic", "longrope") and seq_len is not None:
+        params["seq_len"] = seq_len
+
+    # ---- layout
+    if layout is None:
+        layout = "adjacent" if model_type in _ADJACENT_MODELS else "half"
+        how = "rotate_every_two" if layout == "adjacent" else "rotate_half"
+        if model_type == "llama":
+            how += "; Meta's original checkpoints use adjacent pairs, a permutation away"
+        notes.append(f"layout {layout!r}: what HF's modeling code for "
+                     f"{model_type or 'this model'} applies ({how}); pass layout= to override")
+    result = RopeConfig(where, kind, rope_theta, head_dim, rotary_dim, layout, max_pos, params,
+                        model_type, notes)
+    result.rotary()  # validate the scaling parameters now (negative factors, low ≥ high, …)
+    return result
+
+
+# --------------------------------------------------------------------------- specs
+_SPEC_ALIASES = {"theta": "base", "rope_theta": "base", "head_dim": "dim", "type": "scaling",
+                 "rope_type": "scaling", "attention_factor": "attention",
+                 "original": "original_max_position_embeddings",
+                 "orig": "original_max_position_embeddings"}
+_ROPE_KEYS = ("base", "dim", "rotary_dim", "partial_rotary_factor", "layout", "scaling", "name",
+              "config", "seq_len", "default_theta", "factor", "low_freq_factor",
+              "high_freq_factor", "original_max_position_embeddings", "beta_fast", "beta_slow",
+              "truncate", "attention", "mscale", "mscale_all_dim", "short_factor", "long_factor")
+_INT_KEYS = ("dim", "rotary_dim", "seq_len", "original_max_position_embeddings", "offset",
+             "padding_idx", "start_index")
+
+
+def _spec_value(key: str, text: str) -> Any:
+    text = text.strip()
+    if key in _INT_KEYS:
+        try:
+            return int(text)
+        except ValueError:
+            raise InvalidParameter(f"spec: {key}={text!r} is not an integer") from None
+    if key in ("short_factor", "long_factor"):
+        return tuple(v.strip() for v in text.split(";") if v.strip())
+    if key == "truncate":
+        if text.lower() not in ("true", "false", "1", "0"):
+            raise InvalidParameter(f"spec: truncate={text!r}; use true or false")
+        return text.lower() in ("true", "1")
+    return text
+
+
+def _pairs(body: str, where: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in filter(None, (p.strip() for p in body.split(","))):
+        if "=" not in item:
+            raise InvalidParameter(f"spec {where!r}: {item!r} is not key=value; write e.g. "
+                                   "rope:base=10000,dim=128")
+        key, value = item.split("=", 1)
+        key = _SPEC_ALIASES.get(key.strip().lower(), key.strip().lower())
+        if key in out:
+            raise InvalidParameter(f"spec {where!r}: {key} is given twice")
+        out[key] = value
+    return out
+
+
+def parse_spec(text: str, *, seq_len: int | None = None) -> Any:
+    """A Rotary or a sinusoidal Encoding from a spec string (see the module docstring).
+
+    ``seq_len`` is the default sequence length for dynamic / longrope rules.
+
+    >>> parse_spec("vaswani:dim=8,base=100")
+    Encoding(vaswani, dim=8, layout=interleaved, base=100, offset=0)
+    >>> parse_spec("rope:base=1e4,dim=64,rotary_dim=16").rotary_dim
+    16
+    >>> parse_spec("rope:bass=10")
+    Traceback (most recent call last):
+    ...
+    posproof.errors.InvalidParameter: spec 'rope:bass=10': unknown key 'bass'; rope specs take base, dim, rotary_dim, partial_rotary_factor, layout, scaling, name, config, seq_len, default_theta, factor, low_freq_factor, high_freq_factor, original_max_position_embeddings, beta_fast, beta_slow, truncate, attention, mscale, mscale_all_dim, short_factor, long_factor
+    """  # noqa: E501
+    from .presets import PRESETS, preset
+    from .rope import rotary
+
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidParameter("empty spec; write e.g. rope:base=10000,dim=128 or a config.json")
+    text = text.strip()
+    kind, sep, body = text.partition(":")
+    kind = kind.strip().lower()
+    aliases = {"sin": "vaswani", "sinusoidal": "vaswani"}
+    known = {"rope", "rotary", *aliases, *PRESETS, "original", "transformer", "pytorch", "t2t"}
+    if not (sep and kind in known) and (text.lower().endswith(".json") or os.path.isfile(text)):
+        return read_config(text, seq_len=seq_len).rotary(seq_len)
+    values = _pairs(body, text)
+    if kind in ("rope", "rotary"):
+        for key in values:
+            if key not in _ROPE_KEYS:
+                raise InvalidParameter(f"spec {text!r}: unknown key {key!r}; rope specs take "
+                                       f"{', '.join(_ROPE_KEYS)}")
+        params = {k: _spec_value(k, v) for k, v in values.items()}
+        name = params.pop("name", None)
+        if "config" in params:
+            path = params.pop("config")
+            extra = {k: params.pop(k) for k in ("seq_len", "default_theta", "layout")
+                     if k in params}
+            if params:
+                raise InvalidParameter(f"spec {text!r}: with config= only seq_len, "
+                                       f"default_theta, layout and name apply; got "
+                                       f"{', '.join(params)}")
+            length = extra.get("seq_len", seq_len)
+            cfg = read_config(path, default_theta=extra.get("default_theta"),
+                              layout=extra.get("layout"), seq_len=length)
+            return cfg.rotary(length, name=name)
+        params.pop("default_theta", None)
+        if params.get("scaling") in ("dynamic", "longrope") and "seq_len" not in params:
+            params["seq_len"] = seq_len
+        base = params.pop("base", "10000")
+        dim = params.pop("dim", 128)
+        return rotary(base, dim, name=name, **params)
+    name = aliases.get(kind, kind)
+    if kind not in known:
+        raise UnknownName(f"spec {text!r}: kind {kind!r} is not known; use rope, sinusoidal, "
+                          f"a preset ({', '.join(sorted(PRESETS))}) or a path to config.json")
+    params = {k: _spec_value(k, v) for k, v in values.items()}
+    dim = params.pop("dim", 512)
+    return preset(name, dim=dim, **params)

@@ -1,0 +1,231 @@
+"""Every command at its largest accepted values runs within 4 GiB, or is refused up front.
+
+Issue 12, part 3.
+
+Each command runs in a subprocess under ``RLIMIT_AS`` = 4 GiB.  At its limits it
+must finish with exit 0 or 1; one step beyond, it must exit 2 at once with one
+line naming the limit — never a traceback or a MemoryError.  The limits are
+tabulated in docs/cli.md ("Limits").
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from posproof.cli.testing import MAX_TABLE_BYTES
+from posproof.errors import MAX_DIM
+from posproof.measure.checks import MAX_DPS_WORK
+from posproof.measure.explore import MAX_EXPLORE_DIM, MAX_EXPLORE_WORK, MAX_LENGTH
+from posproof.measure.numeric import MAX_LEN, MAX_SCAN_WORK
+from posproof.sweep.limits import HARD_MAX_POINTS
+from posproof.testing.rotary import MAX_HEAD_DIM
+
+resource = pytest.importorskip("resource")
+
+ROOT = Path(__file__).resolve().parent.parent
+GIB4 = 4 << 30
+MAX_SCAN_LEN = MAX_SCAN_WORK // MAX_DIM         # the longest scan at the largest dim
+MAX_EXPLORE_LEN = MAX_EXPLORE_WORK // MAX_EXPLORE_DIM   # the longest context at explore's dim
+
+
+def _limit_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (GIB4, GIB4))
+
+
+def _posproof(*args: str, cwd: Path, timeout: float = 600) -> tuple[int, str, str, float]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"}
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "posproof", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=timeout,
+                          preexec_fn=_limit_memory)
+    return proc.returncode, proc.stdout, proc.stderr, time.perf_counter() - start
+
+
+def _clean(stderr: str) -> None:
+    assert "Traceback" not in stderr, stderr[-2000:]
+    assert "MemoryError" not in stderr, stderr[-2000:]
+
+
+def _refused(args: list[str], tmp_path: Path, *names: str) -> str:
+    code, _, err, seconds = _posproof(*args, cwd=tmp_path, timeout=120)
+    _clean(err)
+    lines = err.strip().splitlines()
+    assert code == 2, (code, err[-2000:])
+    assert len(lines) == 1, err
+    assert lines[0].startswith("posproof: error: "), err
+    for name in names:
+        assert name in lines[0], (name, lines[0])
+    assert seconds < 30, f"refused only after {seconds:.0f} s: not up front"
+    return lines[0]
+
+
+def _runs(args: list[str], tmp_path: Path) -> str:
+    code, out, err, _ = _posproof(*args, cwd=tmp_path)
+    _clean(err)
+    assert code in (0, 1), (code, err[-2000:])
+    return out
+
+
+# ----------------------------------------------------------------- one step beyond: exit 2
+BEYOND = {
+    "check dim": (["check", "--dim", str(MAX_DIM + 2), "--max-len", "10"], ["dim"]),
+    "check max_len": (["check", "--dim", "2", "--max-len", str(MAX_LEN + 1)], ["max_len"]),
+    "check max_len·dim": (["check", "--dim", str(MAX_DIM), "--max-len", str(MAX_SCAN_LEN + 1)],
+                          ["max_len", str(MAX_SCAN_LEN)]),
+    "check dps": (["check", "--dim", "8", "--max-len", "10", "--dps", "1001"], ["dps"]),
+    "check dps·dim": (["check", "--dim", str(MAX_DIM), "--max-len", "10", "--dps",
+                       str(MAX_DPS_WORK // MAX_DIM + 1)], ["dps", str(MAX_DPS_WORK // MAX_DIM)]),
+    # verify proves first: the scan is refused before the proofs start
+    "verify max_len·dim": (["verify", "--dim", str(MAX_DIM), "--max-len", "1e6"], ["max_len"]),
+    "verify dps": (["verify", "--dim", str(MAX_DIM), "--max-len", "10", "--dps", "5000"], ["dps"]),
+    "prove dim": (["prove", "--dim", str(MAX_DIM + 2)], ["dim"]),
+    "derive max_len·dim": (["derive", "--dim", str(MAX_DIM), "--no-figures", "--out", "doc"],
+                           ["max_len"]),
+    "explore length": (["explore", "rope:base=10000,dim=128", "--length", str(MAX_LENGTH + 1),
+                        "--no-proofs"], ["length"]),
+    "explore dim": (["explore", f"rope:base=10000,dim={MAX_EXPLORE_DIM + 2}", "--no-proofs"],
+                    ["dim", str(MAX_EXPLORE_DIM)]),
+    "explore length·dim": (["explore", f"rope:base=10000,dim={MAX_EXPLORE_DIM}", "--length",
+                            str(MAX_EXPLORE_LEN + 1)], ["length", str(MAX_EXPLORE_LEN)]),
+    "check-impl rotary head_dim": (["check-impl", "math:pi", "--rotary", "--dim",
+                                    str(MAX_HEAD_DIM + 2)], ["head_dim", str(MAX_HEAD_DIM)]),
+    "check-impl max_len": (["check-impl", "math:pi", "--dim", "8", "--max-len", str(MAX_LEN + 1)],
+                           ["max_len"]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BEYOND))
+def test_one_step_beyond_a_limit_is_refused_up_front(case, tmp_path):
+    args, names = BEYOND[case]
+    _refused(args, tmp_path, *names)
+    assert not (tmp_path / "doc").exists()          # derive refuses before creating --out
+
+
+def test_a_table_file_beyond_the_size_limit_is_refused_before_reading(tmp_path):
+    import numpy as np
+
+    path = tmp_path / "big.npy"
+    np.save(path, np.zeros((4, 4), dtype=np.float32))
+    with open(path, "r+b") as fh:                   # sparse: no disk written
+        fh.truncate(MAX_TABLE_BYTES + 1)
+    _refused(["identify", "big.npy"], tmp_path, str(MAX_TABLE_BYTES))
+
+
+def test_a_grid_beyond_the_hard_limit_is_refused(tmp_path):
+    side = int(HARD_MAX_POINTS ** 0.5) + 1
+    (tmp_path / "grid.toml").write_text(
+        'metrics = ["first_negative"]\nlength = 100\n\n[[family]]\nkind = "rope"\n'
+        f'dim = {{ start = 2, stop = {2 * side + 2}, step = 2 }}\n'
+        f'base = {{ start = 100, stop = {100 + side}, step = 1 }}\n')
+    _refused(["sweep", "grid.toml", "--dry-run", "--yes"], tmp_path, str(HARD_MAX_POINTS))
+
+
+def test_a_grid_point_beyond_the_scan_limit_is_refused_before_running(tmp_path):
+    (tmp_path / "grid.toml").write_text(
+        f'metrics = ["first_negative"]\nlength = {MAX_EXPLORE_LEN + 1}\n\n[[family]]\n'
+        f'kind = "rope"\ndim = [8, {MAX_EXPLORE_DIM}]\n')
+    _refused(["sweep", "grid.toml", "--workers", "0"], tmp_path, "length", str(MAX_EXPLORE_LEN))
+    assert not (tmp_path / "grid.jsonl").exists()
+
+
+# ----------------------------------------------------------------- at the limits: exit 0 or 1
+@pytest.mark.slow
+def test_check_at_the_largest_dim_and_its_longest_scan(tmp_path):
+    out = _runs(["check", "--dim", str(MAX_DIM), "--max-len", str(MAX_SCAN_LEN), "--dps",
+                 str(MAX_DPS_WORK // MAX_DIM), "--json"], tmp_path)
+    assert len(json.loads(out)["checks"]) == 8
+
+
+@pytest.mark.slow
+def test_check_at_the_longest_scan_and_the_most_digits(tmp_path):
+    _runs(["check", "--dim", "2", "--max-len", str(MAX_LEN), "--dps", "1000"], tmp_path)
+
+
+@pytest.mark.slow
+def test_check_at_the_most_digits_and_their_largest_dim(tmp_path):
+    dim = MAX_DPS_WORK // 1000 // 2 * 2
+    _runs(["check", "--dim", str(dim), "--max-len", str(MAX_SCAN_WORK // dim), "--dps", "1000"],
+          tmp_path)
+
+
+@pytest.mark.slow
+def test_prove_at_the_largest_dim(tmp_path):
+    out = _runs(["prove", "--dim", str(MAX_DIM), "--json"], tmp_path)
+    assert json.loads(out)["theorems"]
+
+
+@pytest.mark.slow
+def test_explore_at_the_largest_dim_and_its_longest_context(tmp_path):
+    out = _runs(["explore", f"rope:base=10000,dim={MAX_EXPLORE_DIM}", "--length",
+                 str(MAX_EXPLORE_LEN),
+                 "--json"], tmp_path)
+    assert json.loads(out)["length"] == MAX_EXPLORE_LEN
+
+
+@pytest.mark.slow
+def test_explore_at_the_longest_context(tmp_path):
+    _runs(["explore", "rope:base=10000,dim=128", "--length", str(MAX_LENGTH)], tmp_path)
+
+
+@pytest.mark.slow
+def test_check_impl_at_the_longest_scan(tmp_path):
+    (tmp_path / "impl.py").write_text(
+        "import numpy as np\n\n\ndef table(pos):\n"
+        "    inv = 10000.0 ** (-np.arange(0, 64, 2) / 64)\n"
+        "    ang = np.asarray(pos, dtype=np.float64)[:, None] * inv\n"
+        "    out = np.empty((len(pos), 64))\n"
+        "    out[:, 0::2], out[:, 1::2] = np.sin(ang), np.cos(ang)\n"
+        "    return out\n")
+    out = _runs(["check-impl", "./impl.py:table", "--dim", "64", "--max-len", str(MAX_LEN)],
+                tmp_path)
+    assert out
+
+
+@pytest.mark.slow
+def test_verify_at_the_largest_dim_and_its_longest_scan(tmp_path):
+    out = _runs(["verify", "--dim", str(MAX_DIM), "--max-len", str(MAX_SCAN_LEN), "--json"],
+                tmp_path)
+    report = json.loads(out)
+    assert report["theorems"]
+    assert len(report["checks"]) == 8
+
+
+@pytest.mark.slow
+def test_derive_at_the_largest_dim_and_its_longest_scan(tmp_path):
+    _runs(["derive", "--dim", str(MAX_DIM), "--max-len", str(MAX_SCAN_LEN), "--out", "doc",
+           "--figures", "png"], tmp_path)
+    assert (tmp_path / "doc" / "derivation.md").stat().st_size > 0
+
+
+@pytest.mark.slow
+def test_check_impl_rotary_at_the_largest_head_and_position(tmp_path):
+    (tmp_path / "rimpl.py").write_text(
+        "import posproof\n\n"
+        f"apply = posproof.rotary(10000, {MAX_HEAD_DIM}, layout='half').apply\n")
+    out = _runs(["check-impl", "./rimpl.py:apply", "--rotary", "--dim", str(MAX_HEAD_DIM),
+                 "--max-position", str(2**40)], tmp_path)
+    assert "matches_spec" in out
+
+
+@pytest.mark.slow
+def test_identify_at_the_largest_table(tmp_path):
+    import numpy as np
+
+    from posproof import preset
+
+    dim = 4096
+    rows = (MAX_TABLE_BYTES - 1024) // (4 * dim)     # float32, and room for the .npy header
+    np.save(tmp_path / "pe.npy", preset("vaswani", dim=dim).table(np.arange(rows))
+            .astype(np.float32))
+    assert (tmp_path / "pe.npy").stat().st_size <= MAX_TABLE_BYTES
+    out = _runs(["identify", "pe.npy", "--json"], tmp_path)
+    found = json.loads(out)
+    assert found["matched"] is True
+    assert found["checks"][0]["rows"] == rows
