@@ -16,7 +16,7 @@ import pytest
 import sympy as sp
 
 from posproof.cli import rope as cli_rope
-from posproof.cli.app import _encoding_options, _Parser
+from posproof.cli.options import _encoding_options, _Parser
 from posproof.measure.explore import (
     band_coverage,
     base_bound,
