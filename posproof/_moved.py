@@ -106,7 +106,7 @@ class _Finder(importlib.abc.MetaPathFinder):
     def find_spec(self, name: str, path: object = None, target: object = None
                   ) -> importlib.machinery.ModuleSpec | None:
         if name in SPLIT:
-            return importlib.machinery.ModuleSpec(name, _SplitLoader(), is_package=True)
+            return importlib.machinery.ModuleSpec(name, _SplitLoader())
         if name not in MOVED:
             return None
         return importlib.machinery.ModuleSpec(name, _Alias())
