@@ -14,7 +14,7 @@ from .model.configs import RopeConfig, parse_spec, read_config
 from .model.encoding import Encoding
 from .model.layouts import LAYOUTS, get_layout, permutation
 from .model.presets import PRESETS, preset
-from .model.rope import Rotary, prove_rotary, rotary
+from .model.rope import Rotary, rotary
 from .model.scaling import (
     DynamicNTKScaling,
     LinearScaling,
@@ -33,10 +33,10 @@ from .model.schedules import (
     Schedule,
     TensorToTensor,
 )
+from .proofs.rotary import prove_rotary
 from .proofs.theorems import prove
 from .report import Check, Proof, Report, Step
-
-__version__ = "0.1.0"
+from .version import __version__ as __version__
 
 __all__ = [
     "CHECKS", "LAYOUTS", "PRESETS", "BinaryDials", "Check", "Diffusion", "DynamicNTKScaling",

@@ -55,8 +55,8 @@ from mpmath.libmp import (
 )
 
 __all__ = ["BUDGET_BITS", "Unenclosable", "Unresolved", "bounds", "certainly_nonzero",
-           "compare", "enclose", "exceeds", "irrational", "is_exact_zero", "rational_value",
-           "sign", "width_ok"]
+           "compare", "enclose", "exact_ratio", "exceeds", "irrational", "is_exact_zero",
+           "rational_value", "sign", "width_ok"]
 
 #: Largest working precision (bits) a precision loop may reach: about 4900 digits.
 BUDGET_BITS = 1 << 14
@@ -547,3 +547,28 @@ def _powers(expr: sp.Expr) -> list[tuple[sp.Expr, sp.Expr]]:
 def digits_of(bits: int) -> int:
     """Decimal digits carried by ``bits`` bits (for messages)."""
     return int(bits * math.log10(2))
+
+
+def exact_ratio(a: sp.Expr, b: sp.Expr) -> sp.Rational | bool | None:
+    """a/b as a Rational, False when provably irrational, None when unknown.
+
+    Irrational only with a named proof (:func:`irrational`:
+    unique factorisation for products of rational powers of rationals,
+    Lindemann for π^k or e^r times such a product), never from SymPy's
+    ``is_rational`` flag, and never when a/b agrees with a rational of small
+    height to 100 digits.  Rational only when proved exactly
+    (:func:`rational_value`).
+
+    >>> exact_ratio(sp.Integer(500000) ** sp.Rational(-1, 20), sp.Integer(1))
+    False
+    >>> exact_ratio(sp.pi / 8, sp.pi / 2)
+    1/4
+    >>> exact_ratio((1 / (sp.sqrt(2) - 1) - 1) ** 2, sp.Integer(1))
+    2
+    """
+    ratio = sp.Mul(a.doit(), 1 / b.doit())
+    if ratio.is_Rational:
+        return ratio
+    if irrational(ratio) is not None:
+        return False
+    return rational_value(ratio)

@@ -27,16 +27,10 @@ import sympy as sp
 from posproof import Encoding, Explicit, Geometric, preset, prove
 from posproof.model.encoding import DELTA
 from posproof.model.layouts import LAYOUTS, permutation
-from posproof.model.rope import (
-    EXPECTED_REFUTATIONS,
-    ROTARY_LAYOUTS,
-    Rotary,
-    prove_rotary,
-    rotary,
-    stale_cache,
-)
+from posproof.model.rope import ROTARY_LAYOUTS, Rotary, rotary
 from posproof.model.scaling import DynamicNTKScaling, LinearScaling
 from posproof.precise import mp_value
+from posproof.proofs.rotary import EXPECTED_REFUTATIONS, prove_rotary, stale_cache
 from posproof.proofs.theorems import CONCRETE_THEOREMS, GENERAL_THEOREMS, W
 from posproof.report import Proof
 

@@ -38,7 +38,8 @@ from corpus_hair import evaluate_within
 from mpmath.ctx_iv import MPIntervalContext
 
 from posproof import Encoding, preset, prove
-from posproof.model.rope import EXPECTED_REFUTATIONS, prove_rotary, rotary
+from posproof.model.rope import rotary
+from posproof.proofs.rotary import EXPECTED_REFUTATIONS, prove_rotary
 from posproof.report import Proof
 
 #: Seconds a statement may take (engine and confirmation together).

@@ -17,7 +17,8 @@ import pytest
 import posproof
 import posproof.measure.checks as checks_module
 from posproof import CHECKS, InvalidParameter, UnknownName, check, preset
-from posproof.cli.app import _ProgressBar, main, render_markdown, render_table
+from posproof.cli.app import main, render_markdown, render_table
+from posproof.cli.options import _ProgressBar
 from posproof.measure.numeric import OffsetKernel
 
 

@@ -16,7 +16,7 @@ import pytest
 import sympy as sp
 
 from posproof.cli import rope as cli_rope
-from posproof.cli.app import _encoding_options, _Parser
+from posproof.cli.options import _encoding_options, _Parser
 from posproof.measure.explore import (
     band_coverage,
     base_bound,
@@ -217,8 +217,9 @@ def test_plot_is_written(tmp_path):
 
 def test_matplotlib_is_imported_lazily():
     """Importing posproof's RoPE modules does not import matplotlib."""
-    code = ("import sys, posproof, posproof.model.rope, posproof.measure.explore, "
-            "posproof.cli.rope, posproof.model.configs, posproof.model.scaling; "
+    code = ("import sys, posproof, posproof.model.rope, posproof.proofs.rotary, "
+            "posproof.measure.explore, posproof.cli.rope, posproof.model.configs, "
+            "posproof.model.scaling; "
             "print('matplotlib' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

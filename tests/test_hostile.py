@@ -300,7 +300,7 @@ def test_enormous_bases_finish(base: Any, name: str) -> None:
     def run() -> None:
         if name == "rotary":
             rot = posproof.rotary(base, 8)
-            rope.prove_rotary(rot, general=False)
+            posproof.prove_rotary(rot, general=False)
             rot.apply(np.ones((2, 8)), [0, 10**6])
             return
         params = {"expression": "b**(-2*k/d)"} if name == "expression" else {}
@@ -504,11 +504,11 @@ def test_partial_rotary_factor(prf: Any) -> None:
 def test_prove_rotary_arguments(theorems: Any, seed: Any) -> None:
     rot = posproof.rotary(10000, 4)
     if theorems == ["rotary:relative"]:
-        refused(lambda: rope.prove_rotary(rot, theorems=theorems, seed=seed), "seed",
+        refused(lambda: posproof.prove_rotary(rot, theorems=theorems, seed=seed), "seed",
                 shown=shown(seed))
         return
-    refused(lambda: rope.prove_rotary(rot, theorems=theorems), "theorem", shown=shown(theorems))
-    refused(lambda: rope.prove_rotary(rot, theorems=[], seed=seed), "seed", shown=shown(seed))
+    refused(lambda: posproof.prove_rotary(rot, theorems=theorems), "theorem", shown=shown(theorems))
+    refused(lambda: posproof.prove_rotary(rot, theorems=[], seed=seed), "seed", shown=shown(seed))
 
 
 # ----------------------------------------------------------------------------- expressions

@@ -74,8 +74,8 @@ def test_every_subsystem_leaves_global_state_alone(tmp_path: Path) -> None:
     prove(enc, general=True)
     prove(preset("sine-only", dim=4), claim_period="2*pi", claim_bound="1/2")
     check(enc, max_len=2000)
-    rope.prove_rotary(rope.rotary(10000, 8, scaling="yarn", factor=4,
-                                  original_max_position_embeddings=64))
+    posproof.prove_rotary(rope.rotary(10000, 8, scaling="yarn", factor=4,
+                                      original_max_position_embeddings=64))
     ex = explore([enc], 512, proofs=False)
     plot_exploration(ex, str(tmp_path / "explore.png"))
     plots.save_figure(plots.encoding_heatmap(enc, 64), tmp_path / "heatmap")

@@ -13,18 +13,15 @@ from posproof import Encoding, Geometric
 from posproof.errors import InvalidEncoding, InvalidParameter, UnknownName
 from posproof.model.encoding import DELTA
 from posproof.model.layouts import permutation
-from posproof.model.rope import (
+from posproof.model.rope import M, Rotary, get_rotary_layout, rotary
+from posproof.model.scaling import DynamicNTKScaling, LongRoPEScaling
+from posproof.proofs.rotary import (
     EXPECTED_REFUTATIONS,
-    M,
-    Rotary,
     exit_status,
     generic_identity,
-    get_rotary_layout,
     prove_rotary,
-    rotary,
     stale_cache,
 )
-from posproof.model.scaling import DynamicNTKScaling, LongRoPEScaling
 
 LLAMA3 = {"scaling": "llama3", "factor": 8, "original_max_position_embeddings": 8192}
 

@@ -31,9 +31,9 @@ from posproof.model.scaling import (
     float_frequencies,
     make_scaling,
     numeric_frequencies,
-    scaling_theorems,
 )
 from posproof.model.schedules import Geometric
+from posproof.proofs.scaling import scaling_theorems
 
 
 # --------------------------------------------------------------------------- reference (HF)

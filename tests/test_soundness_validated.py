@@ -15,8 +15,7 @@ import pytest
 import sympy as sp
 
 from posproof import preset, prove
-from posproof.proofs.theorems import _ratio
-from posproof.validated import irrational
+from posproof.validated import exact_ratio, irrational
 
 FALSE = cv.false_statements()
 TRUE = cv.true_statements()
@@ -94,7 +93,7 @@ def test_the_confirmer_sees_a_residual_of_ten_to_minus_thirty() -> None:
 def test_a_disguised_integer_is_never_called_irrational(text: str) -> None:
     value = sp.sympify(text)
     assert irrational(value) is None
-    assert _ratio(value, sp.Integer(1)) is not False
+    assert exact_ratio(value, sp.Integer(1)) is not False
 
 
 def test_irrationality_needs_a_named_proof() -> None:

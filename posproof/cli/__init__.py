@@ -1,11 +1,14 @@
 """The ``posproof`` command: ``app`` (the parser, main, verify/prove/check) and one
 module per command group.
 
-The top of the pipeline: it may import every stage.
+The top of the pipeline: it may import every stage, and it is the only one that imports
+argparse.  The command modules share ``options`` and never import ``app`` (which imports them).
 
 Modules:
 
 * ``app`` — The ``posproof`` command (also ``python -m posproof``).
+* ``options`` — What every command shares: the parser class, the option groups, ``build_encoding``,
+  ``run_main``.
 * ``derive`` — ``posproof derive``: write a derivation document (Markdown, LaTeX, figures) for an
   encoding.
 * ``rope`` — ``posproof explore`` and ``posproof explain``: the command-line side of rotary

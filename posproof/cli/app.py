@@ -16,137 +16,28 @@ import argparse
 import math
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
-from ..errors import InvalidParameter, PosproofError
+from ..errors import InvalidParameter
 from ..report import Check, Proof, Report
+from ..version import __version__
+from .options import (
+    _check_options,
+    _encoding_options,
+    _int,
+    _length,
+    _output_options,
+    _Parser,
+    _ProgressBar,
+    build_encoding,
+    run_main,
+)
 
 __all__ = ["main"]
 
 _SYMBOL = {"proved": "✓", "refuted": "✗", "unknown": "?", "pass": "✓", "fail": "✗"}
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse, but bad usage is one line and exit status 2."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"{self.prog}: error: {message}\n")
-
-
-def _encoding_options(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("encoding")
-    group.add_argument("--preset", default=None,
-                       help="vaswani (default), tensor2tensor, fairseq, diffusion, binary, "
-                            "sine-only, column-exponent")
-    group.add_argument("--dim", "-d", default="512", help="encoded dimension d (default 512)")
-    group.add_argument("--base", help="base b of the geometric schedule (default 10000)")
-    group.add_argument("--layout", help="interleaved, interleaved-cos, split, split-cos")
-    group.add_argument("--frequencies", help="explicit frequencies, e.g. '1, 1/100, pi/4'")
-    group.add_argument("--expression", help="frequency in k, d, n, b, e.g. 'b**(-2*k/d)'")
-    group.add_argument("--offset", help="position of the first token")
-    group.add_argument("--odd-dim", choices=["error", "pad"], help="policy for odd d")
-    group.add_argument("--min-timescale", help="tensor2tensor min_timescale")
-    group.add_argument("--max-timescale", help="tensor2tensor max_timescale")
-    group.add_argument("--start-index", help="tensor2tensor start_index")
-    group.add_argument("--padding-idx", help="fairseq padding_idx")
-    group.add_argument("--max-period", help="diffusion max_period")
-    group.add_argument("--numerator", help="binary dials numerator (pi or 2*pi)")
-
-
-def _output_options(parser: argparse.ArgumentParser, *, report: bool = True) -> None:
-    parser.add_argument("--json", action="store_true", help="print the report as JSON")
-    if report:
-        parser.add_argument("--report", metavar="DIR",
-                            help="also write DIR/report.json and DIR/summary.md")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random test points")
-
-
-def _int(name: str, text: str) -> int:
-    try:
-        return int(text)
-    except (TypeError, ValueError):  # argparse passes [] for '--dim=--'
-        raise InvalidParameter(f"--{name}={text!r} is not an integer") from None
-
-
-def int_at_least(minimum: int, hint: str = "") -> Callable[[str], int]:
-    """An argparse ``type``: an integer ≥ ``minimum``, written 1000000 or 1e6.
-
-    >>> int_at_least(1)("1e6"), int_at_least(0, " (0: in this process)")("0")
-    (1000000, 0)
-    """
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except (TypeError, ValueError):
-            try:
-                number = float(text)
-            except (TypeError, ValueError):
-                number = float("nan")
-            if not (math.isfinite(number) and number.is_integer()):
-                raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-            value = int(number)
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"{value} must be >= {minimum}{hint}")
-        return value
-    return parse
-
-
-def _length(name: str, text: str) -> int:
-    """An integer option that may be written 1000000 or 1e6."""
-    try:
-        return int(text)
-    except (TypeError, ValueError):
-        pass
-    try:
-        value = float(text)
-    except (TypeError, ValueError):
-        value = float("nan")
-    if value == value and value not in (float("inf"), float("-inf")) and value.is_integer():
-        return int(value)
-    raise InvalidParameter(f"--{name}={text!r} is not an integer; pass e.g. 1000000 or 1e6")
-
-
-def _check_options(parser: argparse.ArgumentParser) -> None:
-    from ..measure.checks import CHECKS, DEFAULT_MAX_LEN
-
-    group = parser.add_argument_group("numeric checks")
-    group.add_argument("--max-len", default=str(DEFAULT_MAX_LEN), metavar="L",
-                       help=f"positions 0 … L−1 to scan (default {DEFAULT_MAX_LEN}, which keeps "
-                            "`posproof verify` under 5 s on two cores; at most 1e9, and "
-                            "L·d at most 2^35, e.g. L ≤ 67108864 at d = 512: the scans "
-                            "stream, time is the limit)")
-    group.add_argument("--dps", default="50",
-                       help="digits of the mpmath certification (default 50; 50 to 1000)")
-    group.add_argument("--dtype", action="append", metavar="NAME",
-                       help="dtype audited by dtype_audit (repeatable; default float32, "
-                            "float16, bfloat16)")
-    group.add_argument("--check", action="append", metavar="NAME", dest="check_names",
-                       help=f"only this check (repeatable): {', '.join(CHECKS)}")
-
-
-class _ProgressBar:
-    """A one-line progress bar on stderr, drawn only when stderr is a terminal."""
-
-    def __init__(self, stream: TextIO) -> None:
-        self.stream = stream
-        self.shown = ""
-
-    def __call__(self, label: str, done: int, total: int) -> None:
-        frac = min(max(done / total, 0.0), 1.0) if total else 1.0
-        filled = int(frac * 24)
-        text = f"  {label:<21} [{'#' * filled}{'.' * (24 - filled)}] {frac:4.0%}"
-        if text != self.shown:
-            self.stream.write("\r" + text)
-            self.stream.flush()
-            self.shown = text
-
-    def close(self) -> None:
-        if self.shown:
-            self.stream.write("\r" + " " * len(self.shown) + "\r")
-            self.stream.flush()
-            self.shown = ""
 
 
 def _run_checks(enc: Any, args: argparse.Namespace, proofs: Sequence[Proof] = ()
@@ -161,32 +52,6 @@ def _run_checks(enc: Any, args: argparse.Namespace, proofs: Sequence[Proof] = ()
     finally:
         if bar is not None:
             bar.close()
-
-
-def build_encoding(args: argparse.Namespace) -> Any:
-    """The Encoding the encoding options describe."""
-    from ..model.presets import preset
-
-    params: dict[str, Any] = {}
-    name = args.preset
-    if args.frequencies is not None:
-        name = name or "explicit"
-        params["frequencies"] = [f for f in args.frequencies.replace(";", ",").split(",")
-                                 if f.strip()]
-    if args.expression is not None:
-        name = name or "expression"
-        params["expression"] = args.expression
-    name = name or "vaswani"
-    for option in ("base", "layout", "min_timescale", "max_timescale", "max_period",
-                   "numerator", "odd_dim"):
-        value = getattr(args, option)
-        if value is not None:
-            params[option] = value
-    for option in ("offset", "start_index", "padding_idx"):
-        value = getattr(args, option)
-        if value is not None:
-            params[option] = _int(option.replace("_", "-"), value)
-    return preset(name, dim=_int("dim", args.dim), **params)
 
 
 def _how(item: Proof) -> str:
@@ -376,8 +241,6 @@ def _run_check(args: argparse.Namespace) -> int:
 
 
 def make_parser() -> argparse.ArgumentParser:
-    from .. import __version__
-
     parser = _Parser(prog="posproof", description="Prove, refute and measure claims about "
                      "sinusoidal and rotary positional encodings.")
     parser.add_argument("--version", action="version", version=f"posproof {__version__}")
@@ -431,40 +294,28 @@ def make_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = make_parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:  # usage errors (2), --help and --version (0): a status, not a raise
-        return exc.code if isinstance(exc.code, int) else 2
-    if args.command is None:
-        parser.print_help()
-        return 2
-    try:
-        from . import derive as cli_derive
-        from . import rope as cli_rope
-        from . import sweep as cli_sweep
-        from . import testing as cli_testing
+    return run_main(make_parser(), argv, _run)
 
-        if args.command == cli_derive.COMMAND:
-            return cli_derive.run(args)
-        if args.command == cli_sweep.COMMAND:
-            return cli_sweep.run(args)
-        if args.command in cli_rope.COMMANDS:
-            return cli_rope.run(args)
-        if args.command in cli_testing.COMMANDS:
-            return cli_testing.run(args)
-        if args.command in ("verify", "prove"):
-            return _run_prove(args, general=args.command == "verify")
-        if args.command == "check":
-            return _run_check(args)
-    except PosproofError as exc:
-        print(f"posproof: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("posproof: interrupted", file=sys.stderr)
-        return 130
-    parser.error(f"unknown command {args.command!r}")  # pragma: no cover
-    return 2
+
+def _run(args: argparse.Namespace) -> int:
+    from . import derive as cli_derive
+    from . import rope as cli_rope
+    from . import sweep as cli_sweep
+    from . import testing as cli_testing
+
+    if args.command == cli_derive.COMMAND:
+        return cli_derive.run(args)
+    if args.command == cli_sweep.COMMAND:
+        return cli_sweep.run(args)
+    if args.command in cli_rope.COMMANDS:
+        return cli_rope.run(args)
+    if args.command in cli_testing.COMMANDS:
+        return cli_testing.run(args)
+    if args.command in ("verify", "prove"):
+        return _run_prove(args, general=args.command == "verify")
+    if args.command == "check":
+        return _run_check(args)
+    raise InvalidParameter(f"unknown command {args.command!r}")  # pragma: no cover
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -2,9 +2,9 @@
 
 Wiring (done in :mod:`posproof.cli.app`)::
 
-    from . import cli_derive
+    from . import derive as cli_derive
     cli_derive.add_command(sub)                     # in make_parser()
-    if args.command == cli_derive.COMMAND:          # in main(), inside the try
+    if args.command == cli_derive.COMMAND:          # in _run()
         return cli_derive.run(args)
 
 ``run`` returns the exit status: 0 when every theorem about the encoding is
@@ -44,7 +44,7 @@ def add_command(subparsers: Any) -> argparse.ArgumentParser:
     """Add ``derive`` to ``subparsers`` (from ``add_subparsers``); return its parser."""
     from ..document.plots import FIGURES
     from ..measure.checks import DEFAULT_MAX_LEN
-    from .app import _encoding_options
+    from .options import _encoding_options
 
     parser = subparsers.add_parser(
         COMMAND, help="write a derivation document (Markdown, LaTeX, figures) in which every "
@@ -136,7 +136,7 @@ def write_document(options: list[str]) -> tuple[int, list[Path]]:
     ...
     posproof.errors.UnknownName: --format='pdf' is not known; use md, tex (comma-separated)
     """
-    from .app import _Parser
+    from .options import _Parser
 
     parser = _Parser(prog="posproof")
     add_command(parser.add_subparsers(dest="command", parser_class=_Parser))
@@ -147,7 +147,7 @@ def write_document(options: list[str]) -> tuple[int, list[Path]]:
 def _execute(args: argparse.Namespace) -> tuple[Any, list[Path]]:
     from ..document.derive import DOCUMENT_FORMATS, _formats, derive, write_derivation
     from ..document.plots import FIGURE_FORMATS
-    from .app import _length, build_encoding
+    from .options import _length, build_encoding
 
     formats = _formats(args.format, DOCUMENT_FORMATS, "--format")
     figure_formats = [] if args.no_figures else _formats(args.figures, FIGURE_FORMATS,
@@ -196,7 +196,7 @@ def _figure_job(args: argparse.Namespace, names: list[str], max_len: int,
     """In the worker process: rebuild the encoding from the arguments and draw the figures."""
     try:
         from ..document.derive import draw_figures_for
-        from .app import build_encoding
+        from .options import build_encoding
 
         paths = draw_figures_for(build_encoding(args), args.out, names, length=max_len,
                                  formats=formats)
@@ -262,14 +262,16 @@ def _prepare(out: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """``posproof derive`` on its own (``python -m posproof.cli.derive``): ``argv`` are
-    derive's options; the one CLI entry point does the rest (exit 0, 1, or 2).
+    derive's options, run as ``posproof derive`` runs them (exit 0, 1, or 2).
 
     >>> main(["--format", "html"])
     2
     """
-    from .app import main as cli_main
+    from .options import _Parser, run_main
 
-    return cli_main([COMMAND, *(sys.argv[1:] if argv is None else argv)])
+    parser = _Parser(prog="posproof")
+    add_command(parser.add_subparsers(dest="command", parser_class=_Parser))
+    return run_main(parser, [COMMAND, *(sys.argv[1:] if argv is None else argv)], run)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -2,9 +2,9 @@
 
 Wiring (done in :mod:`posproof.cli.app`)::
 
-    from . import cli_rope
+    from . import rope as cli_rope
     cli_rope.add_commands(sub, _encoding_options)      # in make_parser()
-    if args.command in cli_rope.COMMANDS:              # in main(), inside the try
+    if args.command in cli_rope.COMMANDS:              # in _run()
         return cli_rope.run(args)
 
 ``run`` returns the exit status: 0 when every theorem is proved (expected
@@ -37,7 +37,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import InvalidParameter, PosproofError
-from .app import int_at_least
+from .options import int_at_least
 
 __all__ = ["COMMANDS", "add_commands", "run"]
 
@@ -114,7 +114,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
 def _base_options(args: argparse.Namespace) -> dict[str, Any]:
     """explore's base-bound options from --base-range / --integer-bases (progress on a tty)."""
     from ..measure.explore.basebound import parse_base_range
-    from .app import _ProgressBar
+    from .options import _ProgressBar
 
     bar = _ProgressBar(sys.stderr) if sys.stderr.isatty() else None
     return {"base_range": parse_base_range(getattr(args, "base_range", "2,1e12")),
@@ -166,7 +166,7 @@ def _explore(args: argparse.Namespace) -> int:
     seq_len = args.seq_len or length
     encodings = [parse_spec(s, seq_len=seq_len) for s in args.specs]
     if _encoding_given(args):
-        from .app import build_encoding
+        from .options import build_encoding
 
         encodings.insert(0, build_encoding(args))
     if not encodings:

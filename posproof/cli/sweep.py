@@ -2,9 +2,9 @@
 
 Wiring (done in :mod:`posproof.cli.app`)::
 
-    from . import cli_sweep
+    from . import sweep as cli_sweep
     cli_sweep.add_command(sub)                       # in make_parser()
-    if args.command == cli_sweep.COMMAND:            # in main(), inside the try
+    if args.command == cli_sweep.COMMAND:            # in _run()
         return cli_sweep.run(args)
 
 Exit status: 0 when every point of the grid is recorded without error, 1
@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidParameter, PosproofError
-from .app import int_at_least
+from .options import int_at_least
 
 __all__ = ["COMMAND", "add_command", "run"]
 
@@ -193,7 +193,7 @@ def _sweep(args: argparse.Namespace, grid: Any) -> int:
         executor = LocalExecutor(args.workers)
     bar = None
     if not args.quiet and sys.stderr.isatty():
-        from .app import _ProgressBar
+        from .options import _ProgressBar
 
         bar = _ProgressBar(sys.stderr)
 

@@ -2,9 +2,9 @@
 
 Wiring (done in :mod:`posproof.cli.app`, like :mod:`posproof.cli.rope`)::
 
-    from . import cli_testing
+    from . import testing as cli_testing
     cli_testing.add_commands(sub, _encoding_options)   # in make_parser()
-    if args.command in cli_testing.COMMANDS:           # in main(), inside the try
+    if args.command in cli_testing.COMMANDS:           # in _run()
         return cli_testing.run(args)
 
 ``posproof identify FILE`` reads a table from ``.npy``, ``.npz`` (``--key``
@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidParameter, PosproofError
-from .app import int_at_least
+from .options import _int, int_at_least
 
 __all__ = ["COMMANDS", "add_commands", "load_arrays", "load_target", "run"]
 
@@ -361,7 +361,7 @@ def _check_impl(args: argparse.Namespace) -> int:
         report = check_rotary(impl, rot, max_position=args.max_position, seed=args.seed,
                               angles=args.angles)
     else:
-        from .app import build_encoding
+        from .options import build_encoding
 
         if args.dim is None:
             args.dim = str(_width(impl, args))
@@ -375,13 +375,6 @@ def _check_impl(args: argparse.Namespace) -> int:
     else:
         print(_render(report, label))
     return 0 if report.ok else 1
-
-
-def _int(name: str, text: Any) -> int:
-    try:
-        return int(text)
-    except (TypeError, ValueError):
-        raise InvalidParameter(f"--{name}={text!r} is not an integer") from None
 
 
 def _width(impl: Any, args: argparse.Namespace) -> int:
@@ -443,7 +436,7 @@ def _render(report: Any, label: str) -> str:
 def _main(argv: Sequence[str] | None = None) -> int:
     """What ``posproof identify|check-impl`` does once hooked into :mod:`posproof.cli.app`
     (used by the tests before and after the hook): bad input is one line, status 2."""
-    from .app import _encoding_options, _Parser
+    from .options import _encoding_options, _Parser
 
     parser = _Parser(prog="posproof")
     add_commands(parser.add_subparsers(dest="command", parser_class=_Parser),

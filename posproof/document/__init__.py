@@ -1,6 +1,7 @@
 """Documents: derivations in Markdown and LaTeX, and their figures (matplotlib loads lazily).
 
-It may import model, proofs, measure and the shared leaves; nothing downstream.
+A stage on top of measure, beside testing and sweep (which it does not import): it may import
+model, proofs, measure and the shared leaves (errors, precise, validated, report, version); not cli.
 
 Modules:
 

@@ -1,7 +1,9 @@
 """Measure an encoding with error bounds: lambdify, the offset kernel, the certified
 checks, explore's metrics and the base bound.
 
-It may import posproof.model, posproof.proofs and the shared leaves; nothing downstream.
+The third stage: it may import posproof.model, posproof.proofs and the shared leaves
+(errors, precise, validated, report, version); nothing downstream (matplotlib only lazily,
+for ``plot_exploration``).
 
 Modules:
 

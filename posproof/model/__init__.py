@@ -2,7 +2,9 @@
 the rotary model, RoPE scaling rules and the Hugging Face config reader.
 
 The first stage of the pipeline (model → proofs → measure → document / testing / sweep → cli).
-It may import the shared leaves (errors, precise, report) and nothing downstream.
+It may import the shared leaves (errors, precise, validated, report, version) and nothing
+downstream: no proofs (the proofs about the rotary model and the scaling rules are
+:mod:`posproof.proofs`), no matplotlib, no torch.
 
 Modules:
 
@@ -12,7 +14,7 @@ Modules:
   code.
 * ``layouts`` — Where each (sin, cos) pair sits, and the permutations between layouts.
 * ``presets`` — Named encodings as published, with their parameters explicit.
-* ``rope`` — Rotary embeddings (RoPE): the rotation R(m), its layouts, and what is proved about it.
+* ``rope`` — Rotary embeddings (RoPE): the rotation R(m) and its layouts.
 * ``scaling`` — RoPE scaling rules as exact frequency schedules (HF transformers
   ``modeling_rope_utils``).
 * ``schedules`` — Frequency schedules as exact SymPy expressions.

@@ -27,7 +27,7 @@ from ..model.layouts import get_layout
 from ..model.schedules import exact_number
 from ..precise import DEFAULT_DPS, mp_value
 from ..report import Proof, Step
-from ..validated import Unenclosable, Unresolved, compare, enclose, sign
+from ..validated import Unenclosable, Unresolved, compare, enclose, exact_ratio, sign
 
 __all__ = ["bound_claim", "parse_permutation", "period_claim", "permutation_claim"]
 
@@ -56,11 +56,10 @@ def period_claim(engine: Any, value: Any) -> Proof:
     """Decide "PE(x + P) = PE(x) for every real x" for the claimed P.
 
     P is a period exactly when ω·P/2π is an integer for every frequency ω; each
-    ratio is decided exactly (:func:`posproof.proofs.theorems._ratio`).  A frequency
+    ratio is decided exactly (:func:`posproof.validated.exact_ratio`).  A frequency
     whose ratio is not an integer yields a column and a position x where the two
     sides differ, evaluated in mpmath.
     """
-    from .theorems import _ratio
 
     enc: Encoding = engine.enc
     period = exact_number("claim_period", value)
@@ -72,7 +71,7 @@ def period_claim(engine: Any, value: Any) -> Proof:
                   "of a non-zero column", "periodicity of sin and cos")]
     failing, undecided = [], []
     for k, freq in enumerate(enc.frequencies):
-        turns = _ratio(freq * period, 2 * sp.pi)
+        turns = exact_ratio(freq * period, 2 * sp.pi)
         if turns is None:
             undecided.append(k)
         elif turns is False or turns.q != 1:

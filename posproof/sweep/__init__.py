@@ -28,6 +28,10 @@ run again.  A point that raises is recorded with its error.  Records are
 deterministic: the same grid gives byte-identical records (see
 :func:`canonical`) apart from the ``"timing"`` sub-object (seconds, host, pid).
 
+Stage: on top of measure, beside document and testing (which it does not import); it
+may import measure, proofs, model and the shared leaves (errors, precise, validated,
+report, version); not cli.
+
 Points run in a local process pool (:class:`LocalExecutor`, ``spawn``
 processes, BLAS limited to one thread each) or on an existing
 ``dask.distributed`` cluster (:class:`DaskExecutor`, ``pip install

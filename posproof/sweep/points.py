@@ -68,7 +68,7 @@ def _compute(point: Point) -> tuple[dict[str, Any], dict[str, str], list[str]]:
                         not m.section.startswith("dtypes"):
                     notes.append(f"{m.name}: not applicable (the schedule has no base)")
             elif m.source == "proofs":
-                from ..model.rope import EXPECTED_REFUTATIONS, exit_status
+                from ..proofs.rotary import EXPECTED_REFUTATIONS, exit_status
 
                 report = ex.reports[0]
                 summary = {"ok": exit_status(report) == 0,
@@ -148,7 +148,7 @@ def evaluate_point(point: Point) -> dict[str, Any]:
     >>> r["status"], r["error"]["type"]
     ('error', 'InvalidEncoding')
     """
-    from .. import __version__
+    from ..version import __version__
 
     with _ONE_POINT_AT_A_TIME:
         start = time.perf_counter()

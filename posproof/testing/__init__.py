@@ -49,6 +49,10 @@ or a callable impl, the spec's values, the comparison), ``hypotheses`` and
 ``explain_rotary`` (the same for a rotation), ``encodings``
 (:func:`check_encoding`, :func:`assert_encoding`) and ``rotary``
 (:func:`check_rotary`, :func:`assert_rotary`, the fingerprint).
+
+Stage: on top of measure, beside document and sweep (which it does not import); it
+may import measure, proofs, model and the shared leaves (errors, precise, validated,
+report, version); not cli.
 """
 
 from __future__ import annotations

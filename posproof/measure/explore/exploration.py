@@ -92,12 +92,12 @@ class Exploration:
 
     @property
     def ok(self) -> bool:
-        from ...model.rope import exit_status
+        from ...proofs.rotary import exit_status
 
         return all(exit_status(r) == 0 for r in self.reports)
 
     def to_dict(self) -> dict[str, Any]:
-        from ...model.rope import EXPECTED_REFUTATIONS
+        from ...proofs.rotary import EXPECTED_REFUTATIONS
 
         encodings, theorems = [], []
         for subject, report, numbers in zip(self.subjects, self.reports, self.numbers, strict=True):
@@ -124,7 +124,7 @@ class Exploration:
             for p in r.theorems:
                 if p.name not in names:
                     names.append(p.name)
-        from ...model.rope import EXPECTED_REFUTATIONS
+        from ...proofs.rotary import EXPECTED_REFUTATIONS
 
         symbol = {"proved": "✓ proved", "refuted": "✗ refuted", "unknown": "? unknown"}
         starred = False
@@ -226,7 +226,7 @@ def explore(encodings: Sequence[Any], length: int = 4096, *, proofs: bool = True
             progress: Callable[[str, int, int], None] | None = None) -> Exploration:
     """Compare encodings (Rotary or sinusoidal Encoding) at context length L.
 
-    For each: the theorems (:func:`posproof.model.rope.prove_rotary`, or
+    For each: the theorems (:func:`posproof.proofs.rotary.prove_rotary`, or
     :func:`posproof.prove` for a sinusoidal encoding), the first m with
     B(m) < 0, RoFormer's decay curve, the pairs whose wavelength fits in L,
     the dtype audit, Liu et al.'s critical dimension for the training length
@@ -243,8 +243,9 @@ def explore(encodings: Sequence[Any], length: int = 4096, *, proofs: bool = True
     >>> [n["first_negative"]["m"] for n in ex.numbers], ex.ok
     ([None, None], True)
     """
-    from ...model.rope import Rotary, prove_rotary
+    from ...model.rope import Rotary
     from ...model.scaling import attention_factor, effective_base_numbers
+    from ...proofs.rotary import prove_rotary
     from ...proofs.theorems import prove
 
     start = time.perf_counter()

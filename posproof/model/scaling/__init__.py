@@ -27,9 +27,8 @@ precision separates raises (exact rational comparisons are decided exactly).
 Once decided, the frequency itself is again an exact expression.  Float64
 tables are the exact values rounded from mpmath at 40 digits.
 
-The rules and numeric helpers live in :mod:`posproof.model.scaling.rules`, the proofs
-of their invariants in :mod:`posproof.model.scaling.invariants`; this module re-exports
-both.
+The rules and numeric helpers live in :mod:`posproof.model.scaling.rules` (re-exported
+here); the proofs of their invariants are :mod:`posproof.proofs.scaling`.
 
 >>> bands = Llama3Scaling(500000, 8, 1, 4, 8192).bands(128)
 >>> bands[:2], bands[-1]
@@ -40,7 +39,6 @@ both.
 
 from .effective import effective_base as effective_base
 from .effective import effective_base_numbers as effective_base_numbers
-from .invariants import scaling_theorems as scaling_theorems
 from .rules import _ALIASES as _ALIASES
 from .rules import SCALINGS as SCALINGS
 from .rules import DynamicNTKScaling as DynamicNTKScaling
@@ -76,7 +74,6 @@ __all__ = [
     "float_frequencies",
     "make_scaling",
     "numeric_frequencies",
-    "scaling_theorems",
     "schedule_base",
     "with_base",
 ]

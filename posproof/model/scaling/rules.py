@@ -3,8 +3,8 @@
 :class:`Scaling` and its subclasses (linear, NTK, dynamic NTK, YaRN, Llama 3,
 LongRoPE), the registry :data:`SCALINGS` with :func:`make_scaling`, and the
 numeric helpers (:func:`decide`, :func:`float_frequencies`, :func:`with_base`,
-:func:`attention_factor`, …).  The proofs of their invariants live in
-:mod:`posproof.model.scaling.invariants`; the overview is :mod:`posproof.model.scaling`.
+:func:`attention_factor`, …).  The proofs of their invariants are
+:mod:`posproof.proofs.scaling`; the overview is :mod:`posproof.model.scaling`.
 """
 
 from __future__ import annotations

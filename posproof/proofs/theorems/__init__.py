@@ -60,7 +60,6 @@ from .identities import _Model as _Model
 from .identities import _mp as _mp
 from .identities import _mp_entry as _mp_entry
 from .identities import _pythagoras as _pythagoras
-from .identities import _ratio as _ratio
 from .identities import _same_number as _same_number
 from .identities import _tol as _tol
 from .identities import _visibly_nonzero as _visibly_nonzero

@@ -20,6 +20,7 @@ from ...model.encoding import DELTA, Encoding, X
 from ...model.layouts import LAYOUTS, permutation
 from ...precise import DEFAULT_DPS, mp_value, mp_values
 from ...report import Proof, Step
+from ...validated import exact_ratio as _ratio
 from ...validated import irrational
 from .budget import Deadline
 from .identities import (
@@ -34,7 +35,6 @@ from .identities import (
     _fmt,
     _Model,
     _mp_entry,
-    _ratio,
     _tol,
     _visibly_nonzero,
     is_zero,

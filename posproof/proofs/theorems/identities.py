@@ -7,7 +7,7 @@ decided: the symbols (W, the per-group frequency symbols; Y, A, B, KSYM …),
 :func:`is_zero` (exact rewriting within a budget, never a numeric guess), the
 :class:`_Abstractor` that replaces exact frequencies by W, the
 :class:`_Model` that sees an encoding group by group (symbolically and in
-mpmath), the exact frequency ratio :func:`_ratio`, and the small numeric
+mpmath), and the small numeric
 helpers (working digits, tolerances, formatting) shared by the proofs.
 """
 
@@ -24,7 +24,6 @@ import sympy as sp
 from ...errors import PosproofError
 from ...model.encoding import Encoding
 from ...precise import DEFAULT_DPS, mp_value, mp_values
-from ...validated import irrational, rational_value
 from .budget import Deadline
 from .trigzero import is_zero_exp, largest_multiple, nonzero_somewhere
 
@@ -255,28 +254,3 @@ class _CrossCheckFailure(PosproofError):
 
 def _mp(enc: Encoding, j: int, x: int) -> mpmath.mpf:
     return _Model(enc).pe_mp(j, x)
-
-
-def _ratio(a: sp.Expr, b: sp.Expr) -> sp.Rational | bool | None:
-    """a/b as a Rational, False when provably irrational, None when unknown.
-
-    Irrational only with a named proof (:func:`posproof.validated.irrational`:
-    unique factorisation for products of rational powers of rationals,
-    Lindemann for π^k or e^r times such a product), never from SymPy's
-    ``is_rational`` flag, and never when a/b agrees with a rational of small
-    height to 100 digits.  Rational only when proved exactly
-    (:func:`posproof.validated.rational_value`).
-
-    >>> _ratio(sp.Integer(500000) ** sp.Rational(-1, 20), sp.Integer(1))
-    False
-    >>> _ratio(sp.pi / 8, sp.pi / 2)
-    1/4
-    >>> _ratio((1 / (sp.sqrt(2) - 1) - 1) ** 2, sp.Integer(1))
-    2
-    """
-    ratio = sp.Mul(a.doit(), 1 / b.doit())
-    if ratio.is_Rational:
-        return ratio
-    if irrational(ratio) is not None:
-        return False
-    return rational_value(ratio)

@@ -1,9 +1,11 @@
 """Proofs of the invariants of each RoPE scaling rule (:func:`scaling_theorems`).
 
+The rules themselves are :mod:`posproof.model.scaling`.
+
 Each rule's invariants are proved once symbolically (in free symbols θ, f, r,
 s, L, …: no pair-by-pair simplification), then checked on the concrete table
 of dimension d in mpmath at 50 digits.  Band membership is decided as in
-``decide``.  A statement that is false for the rule is refuted with a
+:func:`posproof.model.scaling.decide`.  A statement that is false for the rule is refuted with a
 counterexample (dynamic NTK at factor 1 still rescales beyond L).
 """
 
@@ -17,9 +19,7 @@ from typing import Any
 import mpmath
 import sympy as sp
 
-from ...precise import mp_value, mp_values
-from ..schedules import Schedule
-from .rules import (
+from ..model.scaling.rules import (
     DynamicNTKScaling,
     LinearScaling,
     Llama3Scaling,
@@ -29,6 +29,8 @@ from .rules import (
     YaRNScaling,
     _rotary_dim,
 )
+from ..model.schedules import Schedule
+from ..precise import mp_value, mp_values
 
 __all__ = ["scaling_theorems"]
 
@@ -54,7 +56,7 @@ def _mp_compare(ours: Sequence[sp.Expr], expected: Sequence[Any], dps: int = 50)
 def _checked(name: str, statement: str, steps: list, generic: sp.Expr | list,
              ours: Sequence[sp.Expr], expected: Sequence[Any], **extra: Any) -> Any:
     """proved iff the generic identity reduces to 0 and the concrete table agrees to 10^-40."""
-    from ...report import Proof, Step
+    from ..report import Proof, Step
 
     exprs = generic if isinstance(generic, list) else [generic]
     if not all(_zero(e) for e in exprs):
@@ -88,7 +90,7 @@ def scaling_theorems(schedule: Schedule, d: int) -> list[Any]:
 
 
 def _factor_one(rule: Scaling, d: int, generic: sp.Expr, formula: str) -> Any:
-    from ...report import Step
+    from ..report import Step
 
     one = replace(rule, factor=1)
     steps = [Step(f"{formula} at factor = 1", "definition")]
@@ -103,7 +105,7 @@ def _factor_one(rule: Scaling, d: int, generic: sp.Expr, formula: str) -> Any:
 
 
 def _linear(rule: LinearScaling, d: int) -> list[Any]:
-    from ...report import Step
+    from ..report import Step
 
     return [_factor_one(rule, d, _THETA / 1 - _THETA, "θ/f"),
             _checked("scaling:uniform[linear]", f"θ'_k = θ_k / {rule.factor} for every pair",
@@ -113,7 +115,7 @@ def _linear(rule: LinearScaling, d: int) -> list[Any]:
 
 
 def _ntk(rule: NTKScaling, d: int) -> list[Any]:
-    from ...report import Step
+    from ..report import Step
 
     dsym = sp.Symbol("d", positive=True)
     r = rule.scale(d)
@@ -134,7 +136,7 @@ def _ntk(rule: NTKScaling, d: int) -> list[Any]:
 
 
 def _dynamic(rule: DynamicNTKScaling, d: int) -> list[Any]:
-    from ...report import Proof, Step
+    from ..report import Proof, Step
 
     length = rule.original_max_position_embeddings
     default = rule.default_frequencies(d)
@@ -194,7 +196,7 @@ def _dynamic(rule: DynamicNTKScaling, d: int) -> list[Any]:
 
 
 def _yarn(rule: YaRNScaling, d: int) -> list[Any]:
-    from ...report import Step
+    from ..report import Step
 
     low, high = rule.correction_range(d)
     ramp = rule.ramp(d)
@@ -232,7 +234,7 @@ def _yarn(rule: YaRNScaling, d: int) -> list[Any]:
 
 
 def _llama3(rule: Llama3Scaling, d: int) -> list[Any]:
-    from ...report import Proof, Step
+    from ..report import Proof, Step
 
     bands = rule.bands(d)
     default, ours = rule.default_frequencies(d), rule.frequencies(d)
@@ -287,7 +289,7 @@ def _llama3(rule: Llama3Scaling, d: int) -> list[Any]:
 
 
 def _longrope(rule: LongRoPEScaling, d: int) -> list[Any]:
-    from ...report import Step
+    from ..report import Step
 
     default = rule.default_frequencies(d)
     ones = tuple(sp.Integer(1) for _ in rule.short_factor)
