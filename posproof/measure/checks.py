@@ -67,21 +67,11 @@ from ..model.encoding import Encoding
 from ..precise import DEFAULT_DPS, mp_values
 from ..report import Check, Proof, Report
 from ..validated import irrational, rational_value
-from .numeric import (
-    TRIG_ULPS,
-    Crossing,
-    Extreme,
-    OffsetKernel,
-    U,
-    angles_in_dtype,
-    check_scan,
-    dtype_model,
-    first_unrepresentable_integer,
-    rotate_pairs,
-    toeplitz_deviation,
-    translation_blocks,
-    translation_residual,
-)
+from .dtypes import TRIG_ULPS, U, angles_in_dtype, dtype_model, first_unrepresentable_integer
+from .gram import toeplitz_deviation
+from .kernel import Crossing, Extreme, OffsetKernel
+from .scan_limits import check_scan
+from .translation import rotate_pairs, translation_blocks, translation_residual
 
 __all__ = ["AUDIT_DTYPES", "CHECKS", "DEFAULT_MAX_LEN", "check", "check_scan_options", "run_checks"]
 
