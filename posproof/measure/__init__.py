@@ -7,6 +7,10 @@ Modules:
 
 * ``checks`` — Numeric checks of an encoding: each a :class:`Check` that passes or fails, with its
   numbers.
+* ``checks_context`` — What the checks of one run share (the kernel scanned once, cached extremes).
+* ``checks_dtype`` — The ``dtype_audit`` check: integers and angles x·ω in float32/16, bfloat16.
+* ``checks_kernel`` — The checks on the offset kernel: separation, near return, periodicity, decay.
+* ``checks_table`` — The checks on rows of the table: bounds, translation residual, Toeplitz.
 * ``explore`` — The numbers papers use to choose a RoPE base, certified, and side-by-side
   comparisons.
 * ``dtypes`` — How floating dtypes round (float16, bfloat16, float32…) and angles formed in them.
