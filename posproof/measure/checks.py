@@ -61,12 +61,14 @@ from ..model.encoding import Encoding
 from ..precise import DEFAULT_DPS
 from ..report import Check, Proof, Report
 from .checks_context import AUDIT_DTYPES, Progress, _Context, _not_applicable, _NotApplicable
+from .checks_dtype import PHASE_LIMIT as PHASE_LIMIT
+from .checks_dtype import PHASE_SCAN_MAX as PHASE_SCAN_MAX
 from .checks_dtype import _dtype_audit
 from .checks_kernel import _decay, _near_return, _periodicity, _separation
+from .checks_table import TOEPLITZ_LEN as TOEPLITZ_LEN
 from .checks_table import _bounds, _toeplitz, _translation
 from .dtypes import dtype_model
 from .scan_limits import check_scan
-from .translation import translation_residual  # noqa: F401 (the doctests use it)
 
 __all__ = [
     "AUDIT_DTYPES",

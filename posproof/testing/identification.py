@@ -44,6 +44,8 @@ import sympy as sp
 
 from ..errors import InvalidParameter
 from .arrays import _dtype_name, as_array, dtype_eps
+from .arrays import phasors as phasors
+from .arrays import tolerance as tolerance
 from .identification_families import (
     TOLERANCE,
     _call_text,
