@@ -13,7 +13,7 @@ figure              what it shows
 ==================  ==========================================================
 ``heatmap``         the table PE(x)_i, positions against dimensions
 ``dot_product``     PE(x)·PE(x+Δ)/n against the offset Δ (the offset kernel of
-                    :mod:`posproof.measure.numeric`) for several d and bases
+                    :mod:`posproof.measure.kernel`) for several d and bases
 ``distance``        ‖PE(x) − PE(y)‖ for positions x, y
 ``curve3d``         three coordinates of the curve of positions: binary dials
                     close on themselves, a geometric schedule does not
@@ -135,7 +135,7 @@ def dot_product_figure(encodings: Encoding | Sequence[Encoding], length: int = 2
     """PE(x)·PE(x+Δ)/n against Δ = 1 … length−1 (log scale), one curve per encoding.
 
     By the dot-product theorem the value depends on Δ only; it is computed
-    with :class:`posproof.measure.numeric.OffsetKernel` (exact fixed-point phases).
+    with :class:`posproof.measure.kernel.OffsetKernel` (exact fixed-point phases).
     Given a single encoding, a first panel shows it alone on a linear scale
     (Δ up to 1024, where exact returns show), and the second compares it with
     geometric schedules at other d and bases.  Encodings without (sin, cos)
@@ -311,7 +311,7 @@ def _sub(j: int) -> str:
 def gram_figure(enc: Encoding, length: int = 64) -> Any:
     """The Gram matrix G[x, y] = PE(x)·PE(y) of the first ``length`` positions.
 
-    The title says whether it is Toeplitz (:func:`posproof.measure.numeric.gram_is_toeplitz`).
+    The title says whether it is Toeplitz (:func:`posproof.measure.gram.gram_is_toeplitz`).
 
     >>> from posproof import preset
     >>> "Toeplitz: yes" in gram_figure(preset("vaswani", dim=8), length=16).axes[0].get_title()
@@ -388,7 +388,7 @@ def dtype_error_figure(enc: Encoding, dtypes: Sequence[str] = ("float32", "float
     """Phase error max_k |fl(x·ω_k) − x·ω_k| of the angle formed in each dtype, against x.
 
     The angle is formed as PyTorch does (x and ω rounded to the dtype, the
-    product rounded in it; :func:`posproof.measure.numeric.angles_in_dtype`), the
+    product rounded in it; :func:`posproof.measure.dtypes.angles_in_dtype`), the
     reference is x·ω in float64 (its own error, ≈ 1e-16·x·ω, is far below
     every curve).  Dotted lines: the first integer position each dtype cannot
     hold; dashed: 0.01 rad.

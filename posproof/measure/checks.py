@@ -5,7 +5,7 @@
 the eight checks take about 0.8 s, and ``posproof verify`` with its proofs
 takes 3.5 s of CPU from a cold start to exit on two cores — measured by
 ``benchmarks/bench_kernel.py``).  The pairwise checks go through
-the offset kernel f(Δ) = Σ cos(ω_k Δ) of :mod:`posproof.measure.numeric` (one GEMM
+the offset kernel f(Δ) = Σ cos(ω_k Δ) of :mod:`posproof.measure.kernel` (one GEMM
 scan, cached when L ≤ 2²⁴, streamed otherwise); every extreme they report is
 recomputed in mpmath at ``dps`` ≥ 50 digits, and a float64 value that
 disagrees with mpmath beyond its bound makes the check fail with a note (a bug
@@ -114,8 +114,8 @@ MAX_DPS_WORK = 1 << 22
 def check_scan_options(encoding: Encoding, max_len: Any, dps: Any) -> tuple[int, int]:
     """Validate the scan length and the digits of :func:`check` for ``encoding``, up front.
 
-    ``max_len`` is at most :data:`~posproof.measure.numeric.MAX_LEN` and ``max_len·dim``
-    at most :data:`~posproof.measure.numeric.MAX_SCAN_WORK`; ``dps`` is 50 … 1000 and
+    ``max_len`` is at most :data:`~posproof.measure.scan_limits.MAX_LEN` and ``max_len·dim``
+    at most :data:`~posproof.measure.scan_limits.MAX_SCAN_WORK`; ``dps`` is 50 … 1000 and
     ``dps·dim`` at most :data:`MAX_DPS_WORK`.
 
     >>> from posproof import preset

@@ -121,7 +121,7 @@ def kernel_first_negative(frequencies: Sequence[Any], length: int, *,
                           dps: int = DEFAULT_DPS, kernel: Any = None) -> dict[str, Any]:
     """The first m ∈ 0 … L with B(m) = Σ_k cos(mθ_k) < 0, certified (``m=None``: none).
 
-    The scan is :class:`posproof.measure.numeric.OffsetKernel` (a chunked GEMM with a
+    The scan is :class:`posproof.measure.kernel.OffsetKernel` (a chunked GEMM with a
     rigorous float64 bound); values within the bound are recomputed in mpmath,
     and the answer is confirmed there at m and m − 1.
 
