@@ -17,7 +17,7 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-import posproof.measure.numeric as numeric
+import posproof.measure.translation as translation
 from posproof import check, preset
 from posproof.measure.numeric import TRIG_ULPS, U
 
@@ -114,16 +114,16 @@ def test_translation_residual_tolerance_from_both_sides(monkeypatch: pytest.Monk
                    + 2 * values["delta_max"]) + 16 * T_TRIG
     assert 16 * T_TRIG <= values["tolerance_at_worst_ratio"] <= top
     assert values["max_residual_over_tolerance"] < 0.5
-    real = numeric.translation_blocks       # the blocks of T(Δ) the check applies pair by pair
+    real = translation.translation_blocks       # the blocks of T(Δ) the check applies pair by pair
 
     def rounded(to: Callable[[np.ndarray], np.ndarray]) -> Callable[..., tuple[np.ndarray, ...]]:
         return lambda enc, d: tuple(to(np.asarray(b, dtype=np.float64)) for b in real(enc, d))
 
     # within: T(Δ) one ulp off
-    monkeypatch.setattr(numeric, "translation_blocks", rounded(lambda m: m * (1 + 2 * U)))
+    monkeypatch.setattr(translation, "translation_blocks", rounded(lambda m: m * (1 + 2 * U)))
     assert run(preset("vaswani", dim=D), "translation_residual").status == "pass"
     # beyond: T(Δ) rounded to float32
-    monkeypatch.setattr(numeric, "translation_blocks",
+    monkeypatch.setattr(translation, "translation_blocks",
                         rounded(lambda m: m.astype(np.float32).astype(np.float64)))
     drift = run(preset("vaswani", dim=D), "translation_residual")
     assert drift.status == "fail"

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import posproof
-import posproof.measure.checks as checks_module
+import posproof.measure.checks_dtype as checks_dtype
 from posproof import CHECKS, InvalidParameter, UnknownName, check, preset
 from posproof.cli.app import main, render_markdown, render_table
 from posproof.cli.options import _ProgressBar
@@ -106,8 +106,8 @@ def test_emulated_bfloat16_gives_the_same_audit(monkeypatch: pytest.MonkeyPatch)
     """Without ml_dtypes, bfloat16 is emulated on float32 bit patterns, with the same numbers."""
     enc = preset("vaswani", dim=16)
     real = check(enc, max_len=3000, checks=["dtype_audit"], dtypes=["bfloat16"])
-    original = checks_module.dtype_model
-    monkeypatch.setattr(checks_module, "dtype_model",
+    original = checks_dtype.dtype_model
+    monkeypatch.setattr(checks_dtype, "dtype_model",
                         lambda t, **kw: original(t, emulate_bfloat16=True))
     emulated = check(enc, max_len=3000, checks=["dtype_audit"], dtypes=["bfloat16"])
     a, b = real["dtype_audit"].values["bfloat16"], emulated["dtype_audit"].values["bfloat16"]

@@ -19,6 +19,8 @@ import sympy as sp
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
+import posproof.measure.kernel as kernel_module
+import posproof.measure.lambdified as lambdified
 import posproof.measure.numeric as numeric
 from posproof import Encoding, InvalidEncoding, InvalidParameter, UnknownName, preset
 from posproof.measure.numeric import (
@@ -86,7 +88,7 @@ def test_pair_keeps_its_expression_and_broadcasts() -> None:
 
 def test_constant_entries_keep_their_shape() -> None:
     """sympy#19259: constant entries of a lambdified matrix must broadcast, not collapse."""
-    func = numeric._entrywise([sp.Integer(0), X, sp.Integer(1)], [X])
+    func = lambdified._entrywise([sp.Integer(0), X, sp.Integer(1)], [X])
     out = func(np.arange(4.0))
     assert out.shape == (4, 3)
     np.testing.assert_array_equal(out[:, 0], 0.0)
@@ -226,7 +228,7 @@ def test_kernel_values_within_bound_of_mpmath(vaswani512: tuple, deltas: list[in
 
 def _scan_value(kernel: OffsetKernel, delta: int, length: int) -> float:
     """The value at delta from a scan planned for ``length`` (same block as the full scan)."""
-    block = numeric._block_for(length)
+    block = kernel_module._block_for(length)
     half = block // 2
     q = (delta + half) // block
     row = kernel._rows(block, q, q + 1)
@@ -264,12 +266,12 @@ def test_chunks_cover_the_range_in_bounded_pieces(monkeypatch: pytest.MonkeyPatc
     """Chunks are contiguous, in order, each ≤ CHUNK_VALUES; they agree with one scan."""
     kernel = OffsetKernel(preset("vaswani", dim=16))
     whole = kernel.values(0, 50000)
-    monkeypatch.setattr(numeric, "CHUNK_VALUES", 1000)
+    monkeypatch.setattr(kernel_module, "CHUNK_VALUES", 1000)
     expected_start = 123
     pieces = []
     for start, values in kernel.chunks(123, 45678):
         assert start == expected_start
-        assert 0 < values.size <= 1000 + numeric._block_for(45678)
+        assert 0 < values.size <= 1000 + kernel_module._block_for(45678)
         expected_start += values.size
         pieces.append(values)
     assert expected_start == 45678
@@ -282,8 +284,8 @@ def test_streaming_and_cached_reductions_agree(monkeypatch: pytest.MonkeyPatch) 
     enc = preset("vaswani", dim=16)
     cached = OffsetKernel(enc)
     assert cached.materialize(20000)
-    monkeypatch.setattr(numeric, "CACHE_VALUES", 100)
-    monkeypatch.setattr(numeric, "CHUNK_VALUES", 512)
+    monkeypatch.setattr(kernel_module, "CACHE_VALUES", 100)
+    monkeypatch.setattr(kernel_module, "CHUNK_VALUES", 512)
     streamed = OffsetKernel(enc)
     assert not streamed.materialize(20000)
     a, b = cached.maximum(1, 20000), streamed.maximum(1, 20000)

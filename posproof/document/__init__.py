@@ -7,5 +7,6 @@ Modules:
 
 * ``derive`` — Derivation documents: Markdown and LaTeX in which every equation and number is the
   toolkit's.
+* ``figure_style`` — How every figure is built and saved: one fixed style, byte-identical files.
 * ``plots`` — Figures of an encoding, reproducible byte for byte (matplotlib, imported lazily).
 """

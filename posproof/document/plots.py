@@ -5,14 +5,15 @@ it when called (``pip install 'posproof[plot]'``).  No pyplot and no global
 state: each function builds an explicit :class:`matplotlib.figure.Figure`
 inside ``matplotlib.rc_context`` (Agg for PNG, the SVG backend for SVG), and
 :func:`save_figure` writes it without dates, version strings or random SVG
-ids, so the same inputs give byte-identical files.
+ids, so the same inputs give byte-identical files (the style and the saving live in
+:mod:`posproof.document.figure_style`).
 
 ==================  ==========================================================
 figure              what it shows
 ==================  ==========================================================
 ``heatmap``         the table PE(x)_i, positions against dimensions
 ``dot_product``     PE(x)·PE(x+Δ)/n against the offset Δ (the offset kernel of
-                    :mod:`posproof.measure.numeric`) for several d and bases
+                    :mod:`posproof.measure.kernel`) for several d and bases
 ``distance``        ‖PE(x) − PE(y)‖ for positions x, y
 ``curve3d``         three coordinates of the curve of positions: binary dials
                     close on themselves, a geometric schedule does not
@@ -31,8 +32,7 @@ figure              what it shows
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,6 +41,10 @@ import numpy as np
 
 from ..errors import InvalidParameter, UnknownName, check_int
 from ..model.encoding import Encoding
+from .figure_style import FIGURE_FORMATS as FIGURE_FORMATS
+from .figure_style import STYLE as STYLE
+from .figure_style import _axes, _colorbar, _figure, _sparse_log, _style, save_figure
+from .figure_style import _matplotlib as _matplotlib  # posproof.cli.derive imports it from here
 
 __all__ = [
     "FIGURES",
@@ -56,116 +60,6 @@ __all__ = [
     "standard_figures",
     "wavelength_figure",
 ]
-
-#: Formats :func:`save_figure` writes reproducibly.
-FIGURE_FORMATS = ("png", "svg", "pdf")
-
-#: rc parameters every figure is built and saved under (never set globally).
-STYLE: dict[str, Any] = {
-    "svg.hashsalt": "posproof",     # deterministic SVG ids
-    "svg.fonttype": "path",         # glyphs as paths: no dependence on the reader's fonts
-    "pdf.compression": 6,
-    "font.family": "DejaVu Sans",   # shipped with matplotlib: the same glyphs everywhere
-    "font.size": 9.0,
-    "axes.titlesize": 10.0,
-    "axes.labelsize": 9.0,
-    "legend.fontsize": 8.0,
-    "xtick.labelsize": 8.0,
-    "ytick.labelsize": 8.0,
-    "figure.dpi": 100.0,
-    "savefig.dpi": 110.0,
-    "savefig.facecolor": "white",
-    "axes.grid": False,
-    "image.interpolation": "nearest",
-    "path.simplify": False,          # every point drawn as computed
-}
-
-#: Metadata that would otherwise hold dates and version strings.
-_METADATA: dict[str, dict[str, Any]] = {
-    "png": {"Software": None},
-    "svg": {"Date": None, "Creator": "posproof", "Format": None, "Type": None},
-    "pdf": {"CreationDate": None, "ModDate": None, "Creator": "posproof", "Producer": None},
-}
-
-
-# --------------------------------------------------------------------------- plumbing
-def _matplotlib() -> Any:
-    try:
-        import matplotlib
-    except ImportError:
-        raise InvalidParameter("figures need matplotlib; install it with "
-                               "pip install 'posproof[plot]' (or pass --no-figures)") from None
-    return matplotlib
-
-
-@contextmanager
-def _style() -> Iterator[Any]:
-    """matplotlib, with :data:`STYLE` in force for the duration of the block only."""
-    mpl = _matplotlib()
-    with mpl.rc_context(STYLE):
-        yield mpl
-
-
-def _figure(width: float, height: float) -> Any:
-    """An explicit Figure (no pyplot); margins are set by :func:`_axes`, not by a layout
-    engine (constrained layout doubles the cost of every save)."""
-    from matplotlib.figure import Figure
-
-    return Figure(figsize=(width, height))
-
-
-def _axes(fig: Any, *, colorbar: bool = False, title_lines: int = 1, left: float = 0.75,
-          bottom: float = 0.55) -> tuple[Any, Any]:
-    """One main axes with fixed margins in inches, and a colour-bar axes beside it if asked."""
-    width, height = fig.get_size_inches()
-    right = 1.05 if colorbar else 0.2
-    top = 0.22 + 0.2 * title_lines
-    rect = (left / width, bottom / height, 1 - (left + right) / width,
-            1 - (bottom + top) / height)
-    ax = fig.add_axes(rect)
-    cax = None
-    if colorbar:
-        cax = fig.add_axes(((width - right + 0.15) / width, rect[1], 0.14 / width, rect[3]))
-    return ax, cax
-
-
-def _sparse_log(axis: Any) -> None:
-    """Major ticks only on a log axis: minor ticks cost more to draw than the whole plot."""
-    from matplotlib.ticker import LogLocator, NullLocator
-
-    axis.set_major_locator(LogLocator(base=10, numticks=8))
-    axis.set_minor_locator(NullLocator())
-
-
-def save_figure(fig: Any, stem: str | Path, formats: Sequence[str] = ("png", "svg")
-                ) -> list[Path]:
-    """Write ``fig`` as ``stem.png``, ``stem.svg`` … with no dates or versions inside.
-
-    Returns the paths written.  Two calls with the same figure give the same bytes.
-
-    >>> import tempfile
-    >>> from posproof import preset
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     paths = save_figure(gram_figure(preset("vaswani", dim=8), length=8), Path(tmp) / "g")
-    ...     [p.name for p in paths]
-    ['g.png', 'g.svg']
-    """
-    out = []
-    stem = Path(stem)
-    for fmt in formats:
-        if fmt not in FIGURE_FORMATS:
-            raise UnknownName(f"figure format={fmt!r} is not known; use "
-                              f"{', '.join(FIGURE_FORMATS)}")
-        path = stem.with_name(f"{stem.name}.{fmt}")
-        with _style():
-            fig.savefig(path, format=fmt, metadata=_METADATA[fmt])
-        out.append(path)
-    return out
-
-
-def _colorbar(fig: Any, mappable: Any, cax: Any, label: str) -> None:
-    bar = fig.colorbar(mappable, cax=cax)
-    bar.set_label(label)
 
 
 def _title(enc: Encoding) -> str:
@@ -241,7 +135,7 @@ def dot_product_figure(encodings: Encoding | Sequence[Encoding], length: int = 2
     """PE(x)·PE(x+Δ)/n against Δ = 1 … length−1 (log scale), one curve per encoding.
 
     By the dot-product theorem the value depends on Δ only; it is computed
-    with :class:`posproof.measure.numeric.OffsetKernel` (exact fixed-point phases).
+    with :class:`posproof.measure.kernel.OffsetKernel` (exact fixed-point phases).
     Given a single encoding, a first panel shows it alone on a linear scale
     (Δ up to 1024, where exact returns show), and the second compares it with
     geometric schedules at other d and bases.  Encodings without (sin, cos)
@@ -417,7 +311,7 @@ def _sub(j: int) -> str:
 def gram_figure(enc: Encoding, length: int = 64) -> Any:
     """The Gram matrix G[x, y] = PE(x)·PE(y) of the first ``length`` positions.
 
-    The title says whether it is Toeplitz (:func:`posproof.measure.numeric.gram_is_toeplitz`).
+    The title says whether it is Toeplitz (:func:`posproof.measure.gram.gram_is_toeplitz`).
 
     >>> from posproof import preset
     >>> "Toeplitz: yes" in gram_figure(preset("vaswani", dim=8), length=16).axes[0].get_title()
@@ -494,7 +388,7 @@ def dtype_error_figure(enc: Encoding, dtypes: Sequence[str] = ("float32", "float
     """Phase error max_k |fl(x·ω_k) − x·ω_k| of the angle formed in each dtype, against x.
 
     The angle is formed as PyTorch does (x and ω rounded to the dtype, the
-    product rounded in it; :func:`posproof.measure.numeric.angles_in_dtype`), the
+    product rounded in it; :func:`posproof.measure.dtypes.angles_in_dtype`), the
     reference is x·ω in float64 (its own error, ≈ 1e-16·x·ω, is far below
     every curve).  Dotted lines: the first integer position each dtype cannot
     hold; dashed: 0.01 rad.

@@ -52,9 +52,10 @@ processes, BLAS limited to one thread each) or on an existing
 >>> record["status"], record["metrics"]
 ('ok', {'first_negative': None, 'pairs_covered': 2})
 
-The package holds one concept a module: ``grid`` (metrics, grid files,
-points), ``points`` (computing one point), ``store`` (the results file),
-``executors`` (inline, local pool, Dask), ``run`` (the driver) and ``heatmaps``.
+The package holds one concept a module: ``metrics`` (what a sweep can record),
+``grid`` (grid files, points; it re-exports the metrics), ``grid_values`` (a family's
+keys, values and ranges), ``points`` (computing one point), ``store`` (the results
+file), ``executors`` (inline, local pool, Dask), ``run`` (the driver) and ``heatmaps``.
 """
 
 from __future__ import annotations

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InvalidParameter, UnknownName
-from .grid import METRICS, _value_text
+from .grid_values import _value_text
+from .metrics import METRICS
 
 
 @dataclass

@@ -18,7 +18,9 @@ from datetime import datetime, timezone
 from functools import lru_cache
 from typing import Any
 
-from .grid import _DTYPES, METRICS, Point
+from .grid import Point
+from .grid_values import _DTYPES
+from .metrics import METRICS
 
 
 def _encoding(point: Point) -> Any:

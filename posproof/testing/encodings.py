@@ -9,8 +9,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import MAX_DIM, InvalidParameter, PosproofError, check_int
+from .arrays import as_array, dtype_eps
 from .explain import _explain_encoding
-from .identification import _ranges, as_array, dtype_eps
+from .identification import _ranges
 from .reports import ImplReport, InvalidImplementation, _encoding_message, _label, _nonfinite
 from .tables import (
     ANGLE_DTYPES,

@@ -191,7 +191,7 @@ def _diff_identification(found: Any, enc: Any, first: int) -> str | None:
 
 def _pair_frequency_mismatch(block: np.ndarray | None, enc: Any, eps: float) -> str | None:
     """'dims 2i and 2i+1 use different frequencies', with the dims named."""
-    from .identification import _column_frequencies
+    from .identification_measure import _column_frequencies
 
     if block is None or block.shape[0] < 8 or block.shape[1] != enc.dim:
         return None

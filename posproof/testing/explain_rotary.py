@@ -26,8 +26,9 @@ from typing import Any
 
 import numpy as np
 
+from .arrays import dtype_eps
 from .hypotheses import ULPS, Outcome, order
-from .identification import TOLERANCE, dtype_eps
+from .identification import TOLERANCE
 
 _EPS32 = 2.0**-23
 

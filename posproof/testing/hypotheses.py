@@ -36,7 +36,10 @@ from typing import Any
 
 import numpy as np
 
-from .identification import TOLERANCE, _column_frequencies, _nice, dtype_eps
+from .arrays import dtype_eps
+from .identification import TOLERANCE
+from .identification_families import _nice
+from .identification_measure import _column_frequencies
 
 #: Output ulps a regeneration may differ by (sin and cos rounded in another library).
 ULPS = 4.0

@@ -36,7 +36,6 @@ no known schedule".  The method, for each way of pairing the columns
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,137 +43,42 @@ import numpy as np
 import sympy as sp
 
 from ..errors import InvalidParameter
-from .identification_families import (  # noqa: F401 - _nice is imported from here by posproof.testing
+from .arrays import _dtype_name, as_array, dtype_eps
+from .arrays import phasors as phasors
+from .arrays import tolerance as tolerance
+from .identification_families import (
     TOLERANCE,
     _call_text,
     _Candidate,
     _candidates,
     _fmt,
-    _nice,
     _offset,
     _preset_calls,
     _screen,
 )
+from .identification_measure import (
+    _column_frequencies,
+    _layout_name,
+    _longest_run,
+    _measure,
+    _pairings,
+    _Pairs,
+    _residual,
+)
 
-__all__ = ["TOLERANCE", "Identification", "as_array", "dtype_eps", "identify"]
+__all__ = [
+    "TOLERANCE",
+    "Identification",
+    "as_array",
+    "dtype_eps",
+    "identify",
+]
 
 
 #: Rows used to measure the frequencies (all rows are used to validate).
 _FIT_ROWS = 512
 
-_EPS = {"float64": 2.0**-52, "float32": 2.0**-23, "float16": 2.0**-10, "bfloat16": 2.0**-7}
 
-#: NumPy dtypes from ml_dtypes (what JAX hands back) read by widening to float32.
-_ML_FLOATS = ("bfloat16",)
-
-
-# --------------------------------------------------------------------------- arrays
-def _dtype_name(dtype: Any) -> str:
-    name = str(dtype).replace("torch.", "").replace("jax.numpy.", "")
-    return {"double": "float64", "float": "float32", "half": "float16"}.get(name, name)
-
-
-def as_array(obj: Any, *, what: str = "table", finite: bool = True) -> tuple[np.ndarray, str]:
-    """``(float64 array, dtype name)`` from a NumPy, PyTorch, JAX or TensorFlow array.
-
-    Duck-typed: ``.detach().cpu().numpy()`` (PyTorch; bfloat16 is widened
-    first), ``.numpy()``, ``__array__``, or a nested list; a NumPy bfloat16
-    array (ml_dtypes, as JAX returns) is widened too and keeps its dtype name.  Neither torch nor
-    JAX is imported here.  Refuses non-numeric and complex values, and non-finite
-    ones unless ``finite=False``.
-
-    >>> a, dt = as_array(np.zeros((2, 3), dtype=np.float32))
-    >>> a.dtype, dt
-    (dtype('float64'), 'float32')
-    >>> as_array([[1.0, float("nan")]])
-    Traceback (most recent call last):
-    ...
-    posproof.errors.InvalidParameter: table holds NaN or infinite values (1 of 2 entries, first at index (0, 1)); pass a finite table
-    """  # noqa: E501
-    source = obj
-    dtype_hint = getattr(obj, "dtype", None)
-    try:
-        if hasattr(obj, "detach") and hasattr(obj, "cpu"):  # torch.Tensor
-            t = obj.detach().cpu()
-            if _dtype_name(t.dtype) == "bfloat16":
-                t = t.float()
-            obj = t.numpy()
-        elif hasattr(obj, "numpy") and not isinstance(obj, np.ndarray):  # tf.Tensor
-            obj = obj.numpy()
-        arr = np.asarray(obj)
-    except Exception as exc:
-        raise InvalidParameter(
-            f"{what} of type {type(source).__name__} cannot be read as an array ({exc}); "
-            "pass a NumPy array, a torch/JAX tensor or a nested list") from None
-    name = _dtype_name(dtype_hint if dtype_hint is not None else arr.dtype)
-    if arr.dtype.kind == "V" and arr.dtype.name in _ML_FLOATS:  # ml_dtypes (JAX's bfloat16)
-        name = arr.dtype.name
-        arr = arr.astype(np.float32)
-    if arr.dtype == object or arr.dtype.kind not in "fiub":
-        raise InvalidParameter(
-            f"{what} of type {type(source).__name__} (dtype {arr.dtype}) is not a real numeric "
-            "array; pass floats of shape (n_positions, dim)")
-    if name not in _EPS:
-        name = "float64" if arr.dtype.kind != "f" else _dtype_name(arr.dtype)
-    out = arr.astype(np.float64)
-    bad = ~np.isfinite(out)
-    if finite and bad.any():
-        first = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise InvalidParameter(
-            f"{what} holds NaN or infinite values ({int(bad.sum())} of {out.size} entries, "
-            f"first at index {first}); pass a finite {what}")
-    return out, name
-
-
-def dtype_eps(name: str) -> float:
-    """Machine epsilon of a float dtype name (float64 for anything unknown).
-
-    >>> dtype_eps("float32") == 2**-23, dtype_eps("bfloat16")
-    (True, 0.0078125)
-    """
-    if name in _EPS:
-        return _EPS[name]
-    try:
-        return float(np.finfo(np.dtype(name)).eps)
-    except (TypeError, ValueError):
-        return _EPS["float64"]
-
-
-def phasors(freqs: np.ndarray, positions: np.ndarray) -> np.ndarray:
-    """exp(i·x·ω) for positions x and frequencies ω, shape ``(len(x), len(ω))``, complex128.
-
-    Consecutive positions use the angle-addition trick (one complex product per
-    entry instead of a sine and a cosine): exact to a few ulps.
-
-    >>> phasors(np.array([1.0]), np.arange(3.0)).imag.round(4).tolist()
-    [[0.0], [0.8415], [0.9093]]
-    """
-    pos = np.asarray(positions, dtype=np.float64).reshape(-1)
-    w = np.asarray(freqs, dtype=np.float64).reshape(-1)
-    count = pos.size
-    if count >= 256 and np.all(np.diff(pos) == 1.0):
-        block = math.isqrt(count) or 1
-        starts = pos[0] + block * np.arange(-(-count // block), dtype=np.float64)
-        head = np.exp(1j * np.multiply.outer(starts, w))
-        tail = np.exp(1j * np.multiply.outer(np.arange(block, dtype=np.float64), w))
-        out = (head[:, None, :] * tail[None, :, :]).reshape(-1, w.size)
-        return out[:count]
-    ang = np.multiply.outer(pos, w)
-    return np.cos(ang) + 1j * np.sin(ang)
-
-
-def tolerance(eps: float, positions: np.ndarray, freqs: np.ndarray,
-              factor: float = TOLERANCE) -> np.ndarray:
-    """factor·eps·(1 + |x·ω|), shape ``(len(x), len(ω))``.
-
-    >>> tolerance(2**-23, np.array([0.0, 1000.0]), np.array([1.0])).tolist()
-    [[1.9073486328125e-06], [0.0019092559814453125]]
-    """
-    pos = np.abs(np.asarray(positions, dtype=np.float64).reshape(-1))
-    return factor * eps * (1.0 + np.multiply.outer(pos, np.asarray(freqs, dtype=np.float64)))
-
-
-# --------------------------------------------------------------------------- result
 @dataclass
 class Identification:
     """What :func:`identify` found.  ``matched`` is True only for a validated match.
@@ -268,114 +172,8 @@ def _ranges(values: list[int], limit: int = 8) -> str:
     return text + (f", … ({len(values)} in all)" if len(out) > limit else "")
 
 
-# --------------------------------------------------------------------------- measuring
-@dataclass
-class _Pairs:
-    """Per-pair measurements for one pairing of the columns."""
-
-    pairing: str                 # "adjacent" or "halves"
-    layout: str                  # one of the four LAYOUTS
-    sin_cols: np.ndarray
-    cos_cols: np.ndarray
-    omega: np.ndarray            # measured frequency per pair
-    sigma: np.ndarray            # its standard error
-    phase0: np.ndarray           # phase at the first fitted row
-    first_row: int               # index of the first fitted row
 
 
-def _pairings(n: int) -> list[tuple[str, np.ndarray, np.ndarray]]:
-    k = np.arange(n)
-    out = [("adjacent", 2 * k, 2 * k + 1)]
-    if n > 1:
-        out.append(("halves", k, n + k))
-    return out
-
-
-def _longest_run(mask: np.ndarray) -> tuple[int, int]:
-    """(start, stop) of the longest run of True."""
-    best, start = (0, 0), None
-    for i, value in enumerate(np.append(mask, False)):
-        if value and start is None:
-            start = i
-        elif not value and start is not None:
-            if i - start > best[1] - best[0]:
-                best = (start, i)
-            start = None
-    return best
-
-
-def _measure(first: np.ndarray, second: np.ndarray, noise: float
-             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Signed phase advance per pair, treating ``first`` as sin and ``second`` as cos.
-
-    Returns (omega, sigma, phase0, reliable, signs) where omega ≥ 0 and signs
-    is +1 when ``first`` is the sine.
-    """
-    m = first.shape[0]
-    z = second + 1j * first
-    step = np.angle(np.sum(z[1:] * np.conj(z[:-1]), axis=0))
-    reliable = (np.abs(step) * (m - 1) > 50 * noise) & (np.abs(step) < np.pi - 1e-6)
-    signs = np.where(step < 0, -1.0, 1.0)
-    z = np.where(signs > 0, z, first + 1j * second)
-    w0 = np.abs(step)
-    rows = np.arange(m, dtype=np.float64)
-    rot = z * np.exp(-1j * np.multiply.outer(rows, w0))
-    centre = np.angle(rot.sum(axis=0))
-    rho = np.angle(rot * np.exp(-1j * centre))
-    xc = rows - rows.mean()
-    sxx = float((xc * xc).sum())
-    beta = (xc[:, None] * rho).sum(axis=0) / sxx
-    alpha = rho.mean(axis=0)
-    resid = rho - alpha - np.multiply.outer(xc, beta)
-    rms = np.sqrt((resid * resid).mean(axis=0))
-    sigma = np.maximum(rms, noise) * math.sqrt(12.0 / max(m, 2) ** 3)
-    omega = w0 + beta
-    phase0 = centre + alpha - beta * rows.mean()
-    return omega, sigma, phase0, reliable, signs
-
-
-def _column_frequencies(block: np.ndarray, noise: float) -> tuple[np.ndarray, np.ndarray]:
-    """Per column: frequency from the recurrence c(x+1) + c(x−1) = 2cos(ω)·c(x), and
-    whether the column is a sinusoid of the position at all."""
-    mid, around = block[1:-1], block[2:] + block[:-2]
-    energy = (mid * mid).sum(axis=0)
-    cos_w = np.divide((mid * around).sum(axis=0), 2 * energy, out=np.ones(block.shape[1]),
-                      where=energy > 0)
-    omega = np.arccos(np.clip(cos_w, -1.0, 1.0))
-    resid = np.abs(around - 2 * cos_w * mid).max(axis=0)
-    return omega, resid <= 64 * noise
-
-
-# --------------------------------------------------------------------------- validation
-def _residual(table: np.ndarray, rows: np.ndarray, omega: np.ndarray, pairs: _Pairs,
-              offset: int, eps: float, zero: np.ndarray, pad: bool) -> tuple[float, float]:
-    """(max |table − fitted|, max ratio to tolerance) over ``rows`` of the table."""
-    live = rows[~zero[rows]]
-    resid = score = 0.0
-    for lo in range(0, live.size, 1024):
-        chunk = live[lo:lo + 1024]
-        pos = (offset + chunk).astype(np.float64)
-        e = phasors(omega, pos)
-        inv_tol = 1.0 / tolerance(eps, pos, omega)
-        block = table[chunk]
-        for cols, expected in ((pairs.sin_cols, e.imag), (pairs.cos_cols, e.real)):
-            diff = np.abs(block[:, cols] - expected)
-            resid = max(resid, float(diff.max()))
-            diff *= inv_tol
-            score = max(score, float(diff.max()))
-    if pad:
-        col = float(np.abs(table[rows, -1]).max())
-        resid, score = max(resid, col), max(score, col / (TOLERANCE * eps))
-    return resid, score
-
-
-def _layout_name(pairing: str, sin_first: bool) -> str:
-    if pairing == "adjacent":
-        return "interleaved" if sin_first else "interleaved-cos"
-    return "split" if sin_first else "split-cos"
-
-
-# --------------------------------------------------------------------------- identify
 def identify(table: Any, *, dtype: str | None = None) -> Identification:
     """Identify the schedule, layout, parameters and offset that produced ``table``.
 
@@ -630,4 +428,3 @@ def _fill_match(result: Identification, arr: np.ndarray, trial: _Trial, eps: flo
                       + (", odd dim padded with a zero column" if pad else ""))
     if not result.matched:  # pragma: no cover - exact frequencies disagree with the screen
         result.summary = "matches no known schedule: " + result.summary[len("matches "):]
-

@@ -15,9 +15,12 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidParameter, check_int
+from .arrays import as_array, dtype_eps
 from .encodings import _angles_name
 from .explain_rotary import explain_rotary
-from .identification import TOLERANCE, _measure, _nice, as_array, dtype_eps
+from .identification import TOLERANCE
+from .identification_families import _nice
+from .identification_measure import _measure
 from .reports import (
     ImplReport,
     InvalidImplementation,

@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidParameter, check_int
-from .identification import TOLERANCE, as_array, dtype_eps, phasors
+from .arrays import as_array, dtype_eps, phasors
+from .identification import TOLERANCE
 from .reports import InvalidImplementation, _describe, _torch
 
 #: Positions up to this many are checked for a callable impl (``max_len``).

@@ -30,19 +30,19 @@ from __future__ import annotations
 
 # The package holds one concept a module: ``document`` (the document model, Markdown and
 # LaTeX rendering, escaping, numbers, proofs and checks put into words), ``guide`` (the
-# guided derivation) and ``derivation`` (Derivation, derive, write_derivation,
+# guided derivation), ``derivation`` (Derivation, derive) and ``files`` (write_derivation,
 # draw_figures_for).  Explicit re-exports (``X as X``), including names importable from
 # posproof.document.derive before it became a package that are not in __all__ (posproof.cli.derive
 # uses the private ones ``_formats`` and ``_verdict``).
-from .derivation import DOCUMENT_FORMATS as DOCUMENT_FORMATS
 from .derivation import FULL_MATRIX_DIM as FULL_MATRIX_DIM
 from .derivation import Derivation as Derivation
-from .derivation import _formats as _formats
 from .derivation import derive as derive
-from .derivation import draw_figures_for as draw_figures_for
-from .derivation import write_derivation as write_derivation
 from .document import _verdict as _verdict
 from .document import latex_text as latex_text
+from .files import DOCUMENT_FORMATS as DOCUMENT_FORMATS
+from .files import _formats as _formats
+from .files import draw_figures_for as draw_figures_for
+from .files import write_derivation as write_derivation
 from .guide import GUIDE_DIM as GUIDE_DIM
 from .guide import GuideStep as GuideStep
 

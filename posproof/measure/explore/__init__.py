@@ -5,7 +5,7 @@ rigorous error bound, with the extremes (or the values within the bound of a
 decision) recomputed in mpmath at ≥ 50 digits inside ``mpmath.workdps``.
 
 * :func:`kernel_first_negative` — the first m with B(m) = Σ_k cos(mθ_k) < 0
-  (the offset kernel of :class:`posproof.measure.numeric.OffsetKernel`, a GEMM scan);
+  (the offset kernel of :class:`posproof.measure.kernel.OffsetKernel`, a GEMM scan);
 * :func:`decay_curve` — RoFormer's long-term decay (1/n)·Σ_{j=1..n} |S_j|,
   S_j = Σ_{i<j} e^{iΔθ_i};
 * :func:`base_bound` — every base with B(m) ≥ 0 for all m ∈ 0 … L (Men et al.

@@ -40,7 +40,7 @@ def check_explore_size(length: int, dim: int) -> None:
     ...
     posproof.errors.InvalidParameter: dim=8192 is too large for explore; at most 4096 is explored (its proofs take minutes beyond); posproof prove and check take larger d
     """  # noqa: E501
-    from ..numeric import check_scan_work
+    from ..scan_limits import check_scan_work
 
     if dim > MAX_EXPLORE_DIM:
         raise InvalidParameter(f"dim={dim} is too large for explore; at most {MAX_EXPLORE_DIM} "
@@ -106,7 +106,7 @@ def _kernel(source: Any) -> Any:
     """An OffsetKernel for a Rotary, an Encoding or exact frequencies (through an Encoding,
     which skips re-validating every frequency)."""
     from ...model.rope import Rotary
-    from ..numeric import OffsetKernel
+    from ..kernel import OffsetKernel
 
     if isinstance(source, Rotary):
         source = source.encoding()
@@ -121,7 +121,7 @@ def kernel_first_negative(frequencies: Sequence[Any], length: int, *,
                           dps: int = DEFAULT_DPS, kernel: Any = None) -> dict[str, Any]:
     """The first m ∈ 0 … L with B(m) = Σ_k cos(mθ_k) < 0, certified (``m=None``: none).
 
-    The scan is :class:`posproof.measure.numeric.OffsetKernel` (a chunked GEMM with a
+    The scan is :class:`posproof.measure.kernel.OffsetKernel` (a chunked GEMM with a
     rigorous float64 bound); values within the bound are recomputed in mpmath,
     and the answer is confirmed there at m and m − 1.
 
@@ -291,7 +291,7 @@ def dtype_audit(frequencies: Sequence[Any], length: int,
     >>> fp16["first_unrepresentable_integer"], fp16["max_phase_error_at"], fp16["max_phase_error"]
     (2049, {'m': 2049, 'pair': 0}, '1.0')
     """
-    from ..numeric import dtype_model, first_unrepresentable_integer
+    from ..dtypes import dtype_model, first_unrepresentable_integer
 
     freqs = pair_frequencies(frequencies)
     length = _length(length)

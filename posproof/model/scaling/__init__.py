@@ -27,8 +27,16 @@ precision separates raises (exact rational comparisons are decided exactly).
 Once decided, the frequency itself is again an exact expression.  Float64
 tables are the exact values rounded from mpmath at 40 digits.
 
-The rules and numeric helpers live in :mod:`posproof.model.scaling.rules` (re-exported
-here); the proofs of their invariants are :mod:`posproof.proofs.scaling`.
+This module re-exports the rules; the proofs of their invariants are
+:mod:`posproof.proofs.scaling`.  Modules:
+
+* ``base`` — :class:`Scaling`, the base of every rule, and the exact decisions they share.
+* ``linear_ntk`` — linear (position interpolation), NTK-aware and dynamic NTK.
+* ``yarn`` — YaRN: a ramp between interpolated and original frequencies.
+* ``llama3`` — Llama 3: high, low and blended frequency bands.
+* ``longrope`` — LongRoPE: one factor per frequency, short or long.
+* ``rules`` — the registry (``SCALINGS``, ``make_scaling``) and helpers that read any schedule.
+* ``effective`` — the effective base of a scaled schedule.
 
 >>> bands = Llama3Scaling(500000, 8, 1, 4, 8192).bands(128)
 >>> bands[:2], bands[-1]
@@ -37,6 +45,7 @@ here); the proofs of their invariants are :mod:`posproof.proofs.scaling`.
 (1/4, 1/400)
 """
 
+from .base import _ceil as _ceil
 from .effective import effective_base as effective_base
 from .effective import effective_base_numbers as effective_base_numbers
 from .rules import _ALIASES as _ALIASES
@@ -48,7 +57,6 @@ from .rules import LongRoPEScaling as LongRoPEScaling
 from .rules import NTKScaling as NTKScaling
 from .rules import Scaling as Scaling
 from .rules import YaRNScaling as YaRNScaling
-from .rules import _ceil as _ceil
 from .rules import _check_base as _check_base
 from .rules import attention_factor as attention_factor
 from .rules import decide as decide

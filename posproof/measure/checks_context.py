@@ -1,0 +1,110 @@
+"""What every numeric check shares: the :class:`_Context` of one run (the encoding, the offset
+kernel scanned once, cached extremes and translations), the dtypes audited by default, and the
+helpers that format numbers and notes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import mpmath
+import numpy as np
+
+from ..errors import InvalidEncoding
+from ..model.encoding import Encoding
+from ..precise import mp_values
+from ..report import Check, Proof
+from .kernel import Extreme, OffsetKernel
+from .translation import translation_blocks
+
+__all__ = [
+    "AUDIT_DTYPES",
+]
+
+
+AUDIT_DTYPES = ("float32", "float16", "bfloat16")
+
+
+Progress = Callable[[str, int, int], None]
+
+
+def _fmt(value: Any, digits: int = 17) -> str:
+    """An mpmath number as a decimal string (for JSON: exact digits, deterministic)."""
+    return mpmath.nstr(value, digits, min_fixed=-5, max_fixed=8)
+
+
+def _g(value: float) -> str:
+    return f"{value:.4g}"
+
+
+class _NotApplicable(Exception):
+    """A kernel check on an encoding whose columns are not (sin, cos) pairs."""
+
+
+class _Context:
+    """What the checks share: the encoding, the kernel (scanned once), cached extremes."""
+
+    def __init__(self, enc: Encoding, length: int, dps: int, seed: int,
+                 progress: Progress | None, proofs: Sequence[Proof] | None,
+                 near_range: tuple[int, int] | None, near_tol: float | None,
+                 dtypes: Sequence[str] = AUDIT_DTYPES) -> None:
+        self.enc, self.length, self.dps, self.seed = enc, length, dps, seed
+        self.dtypes = tuple(dtypes)
+        self.progress = progress
+        self.proofs = proofs
+        self.near_range = near_range
+        self.near_tol = near_tol
+        self._kernel: OffsetKernel | None = None
+        self._separation: Extreme | None = None
+        self._omega_mp: list[mpmath.mpf] | None = None
+        self._translations: dict[float, tuple[np.ndarray, np.ndarray]] = {}
+        self.label = ""
+
+    def omega_mp(self) -> list[mpmath.mpf]:
+        """The encoding's exact frequencies in mpmath at dps + 30 digits (computed once)."""
+        if self._omega_mp is None:
+            self._omega_mp = mp_values(self.enc.frequencies, self.dps + 30)
+        return self._omega_mp
+
+    def translation(self, delta: float) -> tuple[np.ndarray, np.ndarray]:
+        """The blocks of the numeric T(Δ): sin and cos per pair (O(d), never d × d), cached."""
+        key = float(delta)
+        if key not in self._translations:
+            self._translations[key] = translation_blocks(self.enc, key)
+        return self._translations[key]
+
+    def tick(self, done: int, total: int) -> None:
+        if self.progress is not None:
+            self.progress(self.label, done, total)
+
+    @property
+    def kernel(self) -> OffsetKernel:
+        if self._kernel is None:
+            try:
+                self._kernel = OffsetKernel(self.enc)
+            except InvalidEncoding as exc:
+                problems = self.enc.broken_pairs()
+                reason = (f"{problems[0]}, so PE(x)·PE(y) is not a function of x − y"
+                          if problems else str(exc))
+                raise _NotApplicable(reason) from None
+            self._kernel.materialize(self.length, progress=self.tick)
+        return self._kernel
+
+    def separation(self) -> Extreme | None:
+        if self.length < 2:
+            return None
+        if self._separation is None:
+            self._separation = self.kernel.maximum(1, self.length, dps=self.dps,
+                                                   progress=self.tick)
+        return self._separation
+
+
+def _inconsistent(what: str) -> str:
+    return (f"toolkit inconsistency: {what} disagrees with mpmath beyond its bound; "
+            "please report this as a bug")
+
+
+def _not_applicable(name: str, reason: str) -> Check:
+    return Check(name, "fail", {"applicable": False, "summary": "not applicable"}, "",
+                 note=f"not applicable: {reason}")

@@ -1,0 +1,190 @@
+"""The checks read on rows of the table: ``bounds`` (|PE_i| ≤ 1, ‖PE(x)‖² = n),
+``translation_residual`` (PE(x + Δ) = PE(x)·T(Δ) within rounding) and ``toeplitz`` (the Gram
+matrix of consecutive rows depends on i − j only).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import mpmath
+import numpy as np
+
+from ..report import Check
+from .checks_context import _Context, _g, _inconsistent, _not_applicable
+from .dtypes import TRIG_ULPS, U
+from .gram import toeplitz_deviation
+from .translation import translation_residual
+
+TOEPLITZ_LEN = 256
+_SAMPLE = 512
+
+
+def _bounds(ctx: _Context) -> Check:
+    enc, length = ctx.enc, ctx.length
+    rng = np.random.default_rng(ctx.seed)
+    picks = [np.arange(min(length, _SAMPLE)), np.arange(max(length - _SAMPLE, 0), length)]
+    if length > 2 * _SAMPLE:
+        picks.append(rng.integers(0, length, _SAMPLE))
+    sample = enc.offset + np.unique(np.concatenate(picks))       # never O(L) memory
+    if enc.padding_idx is not None:
+        sample = sample[sample != enc.padding_idx]
+    if sample.size == 0:
+        return Check("bounds", "pass", {"rows": 0, "summary": "no rows besides padding"},
+                     "nothing to measure")
+    table = enc.table(sample)
+    sq = (table * table).sum(axis=1)
+    max_abs = float(np.abs(table).max())
+    active = [f for f in enc.column_funcs if f != "zero"]
+    t = TRIG_ULPS * U
+    gamma = enc.dim * U / (1 - enc.dim * U)
+    tol = len(active) / 2 * (2 * math.sqrt(2) * t + 2 * t * t) + gamma * len(active) * (1 + 3 * t)
+    tol *= 1.01
+    n = enc.n_pairs
+    sound = not enc.broken_pairs()
+    dev = np.abs(sq - n) if sound else np.abs(sq - sq.mean())
+    worst = int(np.argmax(dev))
+    norm_dev = float(np.abs(np.sqrt(sq) - math.sqrt(n)).max()) if sound else None
+    spread = float(sq.max() - sq.min())
+    # the worst row, recomputed in mpmath
+    x = int(sample[worst])
+    omegas = ctx.omega_mp()
+    entry_err = 0.0
+    consistent = True
+    with mpmath.workdps(ctx.dps + 30):
+        for j, func in enumerate(enc.column_funcs):
+            if func == "zero":
+                continue
+            w = omegas[enc.column_freq_index[j]]
+            exact = mpmath.sin(w * x) if func == "sin" else mpmath.cos(w * x)
+            err = float(abs(exact - mpmath.mpf(float(table[worst, j]))))
+            allowed = 2.01 * U * abs(x * float(w)) + t + 1e-300
+            entry_err = max(entry_err, err)
+            consistent = consistent and err <= allowed
+    values: dict[str, Any] = {
+        "rows": int(sample.size), "max_abs_entry": max_abs,
+        "norm_expected": math.sqrt(n) if sound else None,
+        "max_norm_deviation": norm_dev, "norm_squared_spread": spread,
+        "tolerance_norm_squared": tol,
+        "worst_row_position": x, "worst_row_entry_error_vs_mpmath": entry_err,
+    }
+    ok = max_abs <= 1.0 and float(dev.max()) <= tol and spread <= 2 * tol
+    note = None
+    if not consistent:
+        ok, note = False, _inconsistent(f"a table entry at position {x}")
+    elif not ok:
+        note = ("the norm is not constant: ‖PE(x)‖² ranges over "
+                f"[{_g(float(sq.min()))}, {_g(float(sq.max()))}]" if spread > 2 * tol
+                else f"max |PE_i| = {max_abs!r} > 1")
+    if sound:
+        values["summary"] = (f"max|PE_i| = {_g(max_abs)} ≤ 1, ‖PE‖ = √{n} within "
+                             f"{_g(norm_dev or 0.0)} on {sample.size} rows")
+    else:
+        values["summary"] = f"max|PE_i| = {_g(max_abs)}, ‖PE‖² spread {_g(spread)}"
+    certified = (f"float64 table rows (first, last and {_SAMPLE} random positions); "
+                 f"tolerance on ‖PE‖² {tol:.1e} from the rounding of sin, cos and the sum; "
+                 f"worst row recomputed in mpmath at {ctx.dps} digits")
+    return Check("bounds", "pass" if ok else "fail", values, certified, note)
+
+
+
+def _large_pairs(ctx: _Context, count: int = 8) -> tuple[np.ndarray, np.ndarray]:
+    """Random pairs (x, Δ ≥ 1) whose rows x and x + Δ lie in 0 … L−1 (x + Δ ≥ L/2)."""
+    rng = np.random.default_rng(ctx.seed + 1)
+    ends = rng.integers(max(ctx.length // 2, 1), ctx.length, count)
+    x = rng.integers(0, ends)
+    return x + ctx.enc.offset, ends - x
+
+
+def _translation(ctx: _Context) -> Check:
+    enc = ctx.enc
+    problems = enc.broken_pairs()
+    if problems:
+        return _not_applicable("translation_residual", "; ".join(problems[:2]))
+    if ctx.length < 2:
+        return Check("translation_residual", "pass",
+                     {"pairs": 0, "summary": "one position: no offset Δ ≥ 1 to translate by"},
+                     "nothing to compare")
+    x, d = _large_pairs(ctx)
+    res, tol = translation_residual(enc, x, d)
+    i, j = np.unravel_index(int(np.argmax(res / tol)), res.shape)
+    # the float64 entry at the worst place, against mpmath
+    omegas = ctx.omega_mp()
+    pos = int(x[i] + d[i])
+    w = omegas[enc.column_freq_index[int(j)]]
+    moved = enc.table([pos])[0, int(j)]
+    with mpmath.workdps(ctx.dps + 30):
+        exact = mpmath.sin(w * pos) if enc.column_funcs[int(j)] == "sin" else mpmath.cos(w * pos)
+        entry_err = float(abs(exact - mpmath.mpf(float(moved))))
+    entry_ok = entry_err <= 2.01 * U * abs(pos * float(w)) + TRIG_ULPS * U
+    values = {
+        "pairs": int(x.size), "x_max": int(x.max()), "delta_max": int(d.max()),
+        "max_residual": float(res.max()), "max_residual_over_tolerance": float((res / tol).max()),
+        "tolerance_at_worst_ratio": float(tol[i, j]),
+        "position_max": int((x + d).max()),
+        "summary": (f"max |PE(x+Δ) − PE(x)·T(Δ)| = {_g(float(res.max()))} "
+                    f"({_g(float((res / tol).max()))} of tolerance) at {x.size} random pairs "
+                    f"x < x+Δ ≤ {int((x + d).max())}"),
+    }
+    certified = ("float64 rows and blockwise numeric T(Δ) at random pairs x < x+Δ < L; per-column "
+                 "tolerance 4u(|(x+Δ)ω| + 2|xω| + 2|Δω|) + 16t; worst entry of PE(x+Δ) "
+                 f"recomputed in mpmath at {ctx.dps} digits")
+    if not entry_ok:
+        return Check("translation_residual", "fail", values, certified,
+                     _inconsistent(f"table entry at position {pos}"))
+    if not (res <= tol).all():
+        return Check("translation_residual", "fail", values, certified,
+                     f"residual {float(res[i, j]):.3g} at x={int(x[i])}, Δ={int(d[i])}, "
+                     f"column {int(j)} exceeds its tolerance {float(tol[i, j]):.3g}")
+    return Check("translation_residual", "pass", values, certified)
+
+
+# --------------------------------------------------------------------------- toeplitz
+def _toeplitz(ctx: _Context) -> Check:
+    enc, length = ctx.enc, ctx.length
+    rows = min(length, TOEPLITZ_LEN)
+    rng = np.random.default_rng(ctx.seed + 2)
+    starts = [0] if length <= rows else [0, int(rng.integers(0, length - rows + 1))]
+    freq = np.abs(enc.column_frequencies_float)
+    t = TRIG_ULPS * U
+    blocks = []
+    ok, consistent = True, True
+    kernel = None if enc.broken_pairs() else ctx.kernel
+    for s in starts:
+        pos = enc.offset + np.arange(s, s + rows, dtype=np.int64)
+        if enc.padding_idx is not None:
+            pos = pos[pos != enc.padding_idx]
+        table = enc.table(pos)
+        dev = toeplitz_deviation(table)
+        norm2 = float((table * table).sum(axis=1).max()) if table.size else 0.0
+        x_max = float(np.abs(pos).max()) if pos.size else 0.0
+        gamma = enc.dim * U / (1 - enc.dim * U)
+        tol = 4 * float((2.01 * U * x_max * freq + t).sum()) + 2 * gamma * norm2 + 4 * U * norm2
+        blocks.append({"first_position": int(pos[0]) if pos.size else None, "rows": int(pos.size),
+                       "deviation": dev, "tolerance": tol})
+        ok = ok and dev <= tol
+        if kernel is not None and pos.size >= 2:
+            gram = table @ table.T
+            lag = min(int(pos.size) - 1, 7)
+            exact = kernel.mp(lag, ctx.dps)
+            worst = float(np.abs(np.diagonal(gram, offset=lag) - float(exact)).max())
+            consistent = consistent and worst <= tol
+    values = {"blocks": blocks,
+              "summary": "Gram depends on x − y only (max deviation "
+                         f"{_g(max(b['deviation'] for b in blocks))})" if ok else
+                         "Gram matrix is not Toeplitz"}
+    certified = ("float64 Gram of consecutive rows; tolerance from the rounding of the table "
+                 "(2u|xω| + t per entry) and of the dot products")
+    if kernel is not None:
+        certified += f"; one diagonal compared with f(lag) in mpmath at {ctx.dps} digits"
+    if not consistent:
+        return Check("toeplitz", "fail", values, certified,
+                     _inconsistent("a Gram diagonal against the kernel"))
+    if not ok:
+        worst_block = max(blocks, key=lambda b: b["deviation"] - b["tolerance"])
+        return Check("toeplitz", "fail", values, certified,
+                     f"PE(x)·PE(y) depends on more than x − y: deviation "
+                     f"{worst_block['deviation']:.3g} > tolerance {worst_block['tolerance']:.3g} "
+                     f"for rows from position {worst_block['first_position']}")
+    return Check("toeplitz", "pass", values, certified)

@@ -1,0 +1,179 @@
+"""The dot-product theorem PE(x)·PE(y) = f(x − y), the norm ‖PE(x)‖² = n and boundedness,
+proved by :class:`~posproof.proofs.theorems.engine._Engine` through the mixin
+:class:`_KernelTheorems` (it uses the engine's model, identity cache, cross-checks and search).
+"""
+
+from __future__ import annotations
+
+import mpmath
+import sympy as sp
+
+from ...model.encoding import X
+from ...precise import DEFAULT_DPS, mp_values
+from ...report import Proof, Step
+from .identities import _CONFIRM_DIGITS, W, Y, _dps, _fmt
+
+
+class _KernelTheorems:
+    """The dot product, norm and boundedness theorems of the engine (a mixin of ``_Engine``)."""
+
+    # -- dot product and norm ----------------------------------------------------
+    def dot_product(self) -> Proof:
+        name = "dot_product"
+        statement = "PE(x)·PE(y) = Σ_k cos(ω_k (x − y)), a function of x − y only"
+        steps, unproved = [], []
+        for cols in self.m.groups:
+            freqs = self.m.group_freqs(cols)
+            funcs = tuple(self.enc.column_funcs[j] for j in cols)
+            key = ("dot", funcs, len(freqs))
+            paired = funcs == ("sin", "cos") and len(freqs) == 1
+
+            def build(cols: tuple[int, ...] = cols, freqs: list[sp.Expr] = freqs,
+                      paired: bool = paired) -> list[sp.Expr]:
+                total = sum(self.m.pe_symbolic(j, X, freqs) * self.m.pe_symbolic(j, Y, freqs)
+                            for j in cols)
+                target = sp.cos(W[0] * (X - Y)) if paired else 0
+                return [total - target]
+            if not (paired or funcs == ("zero",)) or self.prove_identity(key, build) is None:
+                unproved.append(cols)
+        regrouped = self._frequency_pairs() if unproved else None
+        if not unproved or (regrouped is not None and self._pair_identity("dot")):
+            steps.append(Step("sin(wx)·sin(wy) + cos(wx)·cos(wy) = cos(w(x − y)) for every w",
+                              "expand_trig",
+                              r"\sin(wx)\sin(wy)+\cos(wx)\cos(wy)=\cos(w(x-y))"))
+            if regrouped is None:
+                steps.append(Step(f"summing over the {self.enc.n_pairs} pairs (padding columns "
+                                  "add 0)", "block-diagonal structure"))
+                cc = self.crosscheck(name, lambda x, y: self._dot(x, y, sampled=True)
+                                     - self._kernel(x - y, sampled=True),
+                                     scale=lambda x, y: self.enc.dim * (abs(x) + abs(y)))
+            else:
+                steps.append(self._regroup_step(regrouped))
+                cc = self.crosscheck(name, lambda x, y: self._dot(x, y)
+                                     - self._kernel_of(regrouped, x - y),
+                                     scale=lambda x, y: self.enc.dim * (abs(x) + abs(y)))
+            return Proof(name, statement, "proved", steps, crosscheck=cc)
+        steps.append(Step(f"{len(unproved)} group(s) are not (sin, cos) pairs of one frequency, "
+                          f"e.g. dims {unproved[0]}", "pair structure"))
+        for x, y, shift in [(0, 1, 1), (1, 3, 5), (10, 17, 100), (123, 4567, 89)]:
+            with mpmath.workdps(_dps()):
+                a, b = self._dot(x, y), self._dot(x + shift, y + shift)
+                if abs(a - b) > mpmath.mpf(10) ** -_CONFIRM_DIGITS:
+                    steps.append(Step(f"PE({x})·PE({y}) = {_fmt(a)} but PE({x + shift})·"
+                                      f"PE({y + shift}) = {_fmt(b)}: same offset, different "
+                                      "values", f"mpmath at {DEFAULT_DPS} digits"))
+                    return Proof(name, statement, "refuted", steps, counterexample={
+                        "x": x, "y": y, "shift": shift, "lhs": _fmt(a), "rhs": _fmt(b),
+                        "residual": _fmt(abs(a - b)), "dps": DEFAULT_DPS})
+        return Proof(name, statement, "unknown", steps, note="no counterexample found")
+
+    def _frequency_pairs(self) -> list[tuple[int, int]] | None:
+        """Columns regrouped by exact frequency: one (sin, cos) pair per frequency, when the
+        non-zero columns split that way (whatever the layout says), else None."""
+        by_freq: dict[int, list[int]] = {}
+        for j, k in enumerate(self.enc.column_freq_index):
+            if self.enc.column_funcs[j] != "zero":
+                by_freq.setdefault(k, []).append(j)
+        pairs = []
+        for cols in by_freq.values():
+            funcs = sorted(self.enc.column_funcs[j] for j in cols)
+            if funcs != ["cos", "sin"]:
+                return None
+            pairs.append(tuple(sorted(cols, key=lambda j: self.enc.column_funcs[j] != "sin")))
+        return pairs  # type: ignore[return-value]
+
+    def _pair_identity(self, kind: str) -> bool:
+        """The generic identity of one (sin w·, cos w·) pair, proved (and cached) once."""
+        def build() -> list[sp.Expr]:
+            w = W[0]
+            if kind == "dot":
+                return [sp.sin(w * X) * sp.sin(w * Y) + sp.cos(w * X) * sp.cos(w * Y)
+                        - sp.cos(w * (X - Y))]
+            return [sp.sin(w * X) ** 2 + sp.cos(w * X) ** 2 - 1]
+        return self.prove_identity(("pair", kind), build) is True
+
+    def _regroup_step(self, pairs: list[tuple[int, int]]) -> Step:
+        shown = ", ".join(f"({s}, {c})" for s, c in pairs[:6])
+        return Step(f"the layout's pairs do not share frequencies, but the columns regroup by "
+                    f"exact frequency into {len(pairs)} (sin, cos) pairs: {shown}"
+                    f"{'…' if len(pairs) > 6 else ''}; the sum runs over any order of columns",
+                    "regrouping by frequency")
+
+    def _kernel_of(self, pairs: list[tuple[int, int]], delta: int) -> mpmath.mpf:
+        """Σ cos(ω Δ) over the frequencies of ``pairs``, in mpmath."""
+        freqs = [self.enc.column_frequency(s) for s, _ in pairs]
+        with mpmath.workdps(_dps()):
+            return mpmath.fsum(mpmath.cos(w * delta) for w in mp_values(freqs, _dps() + 10))
+
+    def _dot(self, x: int, y: int, sampled: bool = False) -> mpmath.mpf:
+        """PE(x)·PE(y) in mpmath; over the sampled groups only when ``sampled``."""
+        cols = ([j for g in self.m.sample_groups() for j in g] if sampled
+                else range(self.enc.dim))
+        with mpmath.workdps(_dps()):
+            return mpmath.fsum(self.m.pe_mp(j, x) * self.m.pe_mp(j, y) for j in cols)
+
+    def _kernel(self, delta: int, sampled: bool = False) -> mpmath.mpf:
+        """Σ_k cos(ω_k Δ) in mpmath, over the sampled groups only when ``sampled``."""
+        groups = self.m.sample_groups() if sampled else self.m.groups
+        freqs = [self.enc.column_frequency(g[0]) for g in groups if len(g) == 2]
+        with mpmath.workdps(_dps()):
+            return mpmath.fsum(mpmath.cos(w * delta) for w in mp_values(freqs, _dps() + 10))
+
+    def norm(self) -> Proof:
+        n = self.enc.n_pairs
+        name, statement = "norm", f"‖PE(x)‖² = n = {n} for every x (norm √(d/2))"
+        steps = []
+        broken = []
+        for cols in self.m.groups:
+            freqs = self.m.group_freqs(cols)
+            funcs = tuple(self.enc.column_funcs[j] for j in cols)
+
+            def build(cols: tuple[int, ...] = cols, freqs: list[sp.Expr] = freqs) -> list[sp.Expr]:
+                total = sum(self.m.pe_symbolic(j, X, freqs) ** 2 for j in cols)
+                return [total - (1 if len(cols) == 2 else 0)]
+            if self.prove_identity(("norm", funcs, len(freqs)), build) is None:
+                broken.append(cols)
+        regrouped = self._frequency_pairs() if broken else None
+        if not broken or (regrouped is not None and len(regrouped) == n
+                          and self._pair_identity("norm")):
+            steps.append(Step("sin²(wx) + cos²(wx) = 1 for every w", "pythagoras",
+                              r"\sin^2(wx)+\cos^2(wx)=1"))
+            if regrouped is None:
+                steps.append(Step(f"{n} pairs contribute 1 each, padding columns 0", "sum"))
+                cc = self.crosscheck(name, lambda x, y: self._dot(x, x, sampled=True) - sum(
+                    len(g) == 2 for g in self.m.sample_groups()),
+                    scale=lambda x, y: self.enc.dim)
+            else:
+                steps.append(self._regroup_step(regrouped))
+                steps.append(Step(f"{n} pairs contribute 1 each, zero columns 0", "sum"))
+                cc = self.crosscheck(name, lambda x, y: self._dot(x, x) - n,
+                                     scale=lambda x, y: self.enc.dim)
+            return Proof(name, statement, "proved", steps, crosscheck=cc)
+        steps.append(Step(f"{len(broken)} group(s) do not reduce to 1, e.g. dims {broken[0]}",
+                          "pythagoras"))
+        for x in (0, 1, 2, 10):
+            value = self._dot(x, x)
+            if abs(value - n) > mpmath.mpf(10) ** -_CONFIRM_DIGITS:
+                steps.append(Step(f"‖PE({x})‖² = {_fmt(value)} ≠ {n}",
+                                  f"mpmath at {DEFAULT_DPS} digits"))
+                return Proof(name, statement, "refuted", steps, counterexample={
+                    "x": x, "lhs": _fmt(value), "rhs": str(n),
+                    "residual": _fmt(abs(value - n)), "dps": DEFAULT_DPS})
+        return Proof(name, statement, "unknown", steps, note="no counterexample found")
+
+    def bounded(self) -> Proof:
+        steps = [Step("each column is sin(ω x), cos(ω x) with ω a positive real number, or 0",
+                      "column structure")]
+        if not all(v > 0 for v in mp_values(self.enc.frequencies, 30)):
+            return Proof("bounded", "|PE_i(x)| ≤ 1", "unknown", steps,
+                         note="a frequency is not known to be real")
+        steps.append(Step("|sin t| ≤ 1 and |cos t| ≤ 1 for real t", "bound"))
+
+        def residual(x: int, y: int) -> mpmath.mpf:
+            with mpmath.workdps(_dps()):
+                worst = max(abs(self.m.pe_mp(j, x)) for cols in self.m.sample_groups()
+                            for j in cols)
+            return max(worst - 1, mpmath.mpf(0))
+        cc = self.crosscheck("bounded", residual)
+        return Proof("bounded", "|PE_i(x)| ≤ 1 for every i and real x", "proved", steps,
+                     crosscheck=cc)
