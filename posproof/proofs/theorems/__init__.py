@@ -11,10 +11,14 @@ called proved: the engine searches for a counterexample and confirms it in
 mpmath, or answers ``unknown``.  Every ``proved`` is cross-checked in mpmath at
 random points, large positions included.
 
-The engine lives in three modules, re-exported here: the group identities and
-the per-group model in :mod:`posproof.proofs.theorems.identities`, the concrete
-proofs in :mod:`posproof.proofs.theorems.engine`, and :func:`prove` with the
-general-d proofs and claim parsing in :mod:`posproof.proofs.theorems.api`.
+The engine's modules, re-exported here: the group identities and the per-group
+model in ``identities``; the concrete proofs in ``engine`` (the machinery and the
+translation theorems), ``engine_kernel`` (dot product, norm, boundedness) and
+``engine_structure`` (the structure of T(Δ), layout equivalence, periodicity);
+``trigzero`` (deciding a trigonometric identity within a budget), ``search`` (the
+counterexample search at exact points with interval arithmetic), ``budget`` (a
+deadline per theorem); and :func:`prove` with the general-d proofs and claim
+parsing in ``api``.
 
 >>> from posproof import preset
 >>> report = prove(preset("vaswani", dim=8))
