@@ -48,7 +48,7 @@ def _naive(table: np.ndarray, d: int) -> float:
             *hy.fitted(enc, table, pos, hy.measured_frequencies(table, eps))]
     spec = hy.Model.of(enc).regenerate(pos)
     for h in hyps:
-        hy._score(h, table, pos, eps, eps, (spec, eps))
+        hy.score_hypothesis(h, table, pos, eps, eps, (spec, eps))
     return time.perf_counter() - start
 
 

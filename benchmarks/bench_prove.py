@@ -8,7 +8,7 @@ Run from the repository root (no arguments; about two minutes)::
 It prints, in one process:
 
 1. all concrete theorems, ``prove(preset("vaswani", dim=d))``, at d = 64, 512, 4096;
-2. the general-d proofs alone (``posproof.proofs.theorems._general``, the part that
+2. the general-d proofs alone (``posproof.proofs.theorems.api.general_proofs``, the part that
    ``prove(..., general=True)`` adds after the concrete theorems);
 3. the naive baseline: dense ``sympy.Matrix`` PE(x) (1×d) and T(Δ) (d×d) for the
    interleaved layout, PE(x)·T(Δ) − PE(x+Δ), ``simplify`` on every entry, at
@@ -39,7 +39,8 @@ import sympy as sp
 import posproof
 from posproof import preset, prove
 from posproof.model import encoding as _encoding
-from posproof.proofs.theorems import GENERAL_THEOREMS, _general
+from posproof.proofs.theorems import GENERAL_THEOREMS
+from posproof.proofs.theorems.api import general_proofs
 
 TARGETS = {
     "general": 2.0,        # all general-d proofs together, seconds
@@ -51,8 +52,8 @@ TARGETS = {
 
 def clear_caches() -> None:
     """Forget cached SymPy sin/cos objects so each repetition builds its own."""
-    _encoding._trig.cache_clear()
-    _encoding._negate.cache_clear()
+    _encoding.trig.cache_clear()
+    _encoding.negate.cache_clear()
 
 
 def timed(fn: Callable[[], Any], repeat: int) -> tuple[float, float, Any]:
@@ -133,9 +134,9 @@ def main() -> int:
           f"d=512 {translation[512]:.3f} s")
 
     print("\n2. general-d proofs alone: "
-          "posproof.proofs.theorems._general(enc, GENERAL_THEOREMS, 0)")
+          "posproof.proofs.theorems.api.general_proofs(enc, GENERAL_THEOREMS, 0)")
     enc = preset("vaswani", dim=512)
-    cold, general_best, proofs = timed(lambda: _general(enc, GENERAL_THEOREMS, 0), repeat)
+    cold, general_best, proofs = timed(lambda: general_proofs(enc, GENERAL_THEOREMS, 0), repeat)
     print(f"   {len(proofs)} proofs, statuses {sorted({p.status for p in proofs})}: "
           f"best {general_best:.3f} s   cold {cold:.3f} s")
     _, with_general, _ = timed(lambda: prove(enc, general=True), 1)

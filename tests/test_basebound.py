@@ -16,10 +16,10 @@ from posproof.errors import InvalidParameter
 from posproof.measure.explore import base_bound
 from posproof.measure.explore.basebound import parse_base_range
 from posproof.measure.explore.basekernel import (
-    _block_doubt,
+    Kernel,
     _block_floor,
-    _Kernel,
     _kernel_values,
+    block_doubt,
 )
 
 
@@ -120,7 +120,7 @@ def test_undecided_intervals_are_never_called_good_or_bad(monkeypatch):
 def test_block_floor_is_below_every_value_in_its_box(dim, t, width, m0, span):
     """The per-block lower bound is ≤ B(m; b) (mpmath, 40 digits) at the box's corners and
     at sampled inner points, and exact (to rounding) on a single m at a single point."""
-    kernel = _Kernel(dim, m0 + span)
+    kernel = Kernel(dim, m0 + span)
     m1 = m0 + span
     floor = float(_block_floor(kernel, t, t + width, np.array([m0]), np.array([m1]))[0])
     for m in {m0, m1, (m0 + m1) // 2, m0 + span // 3}:
@@ -134,8 +134,8 @@ def test_block_floor_is_below_every_value_in_its_box(dim, t, width, m0, span):
        width=st.floats(1e-4, 3))
 def test_block_doubt_keeps_every_m_it_cannot_certify(dim, length, t, width):
     """Every m outside the doubt set is ≥ 0 on the whole interval (sampled, mpmath)."""
-    kernel = _Kernel(dim, length)
-    doubt = _block_doubt(kernel, t, t + width, 10**9, width=16, give_up=1.0)
+    kernel = Kernel(dim, length)
+    doubt = block_doubt(kernel, t, t + width, 10**9, width=16, give_up=1.0)
     certified = sorted(set(range(length + 1)) - set(doubt.tolist()))
     for m in certified[:: max(1, len(certified) // 25)]:
         for s in (t, t + width / 2, t + width):

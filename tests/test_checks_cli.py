@@ -18,7 +18,7 @@ import posproof
 import posproof.measure.checks_dtype as checks_dtype
 from posproof import CHECKS, InvalidParameter, UnknownName, check, preset
 from posproof.cli.app import main, render_markdown, render_table
-from posproof.cli.options import _ProgressBar
+from posproof.cli.options import ProgressBar
 from posproof.measure.numeric import OffsetKernel
 
 
@@ -326,7 +326,7 @@ def test_render_table_shows_summaries_and_failure_notes() -> None:
 def test_progress_bar_draws_and_clears() -> None:
     """The tiny progress bar writes one carriage-return line and erases it when closed."""
     stream = io.StringIO()
-    bar = _ProgressBar(stream)
+    bar = ProgressBar(stream)
     bar("separation", 0, 10)
     bar("separation", 5, 10)
     bar("separation", 5, 10)                               # unchanged: not redrawn

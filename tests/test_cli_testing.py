@@ -24,7 +24,7 @@ def _hooked() -> bool:
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     """The command → (status, stdout, stderr), through posproof.cli.app when it is hooked."""
-    main = cli.main if _hooked() else cli_testing._main
+    main = cli.main if _hooked() else cli_testing.main
     try:
         status = main(list(argv))
     except SystemExit as exc:

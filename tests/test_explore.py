@@ -16,7 +16,7 @@ import pytest
 import sympy as sp
 
 from posproof.cli import rope as cli_rope
-from posproof.cli.options import _encoding_options, _Parser
+from posproof.cli.options import Parser, encoding_options
 from posproof.measure.explore import (
     band_coverage,
     base_bound,
@@ -227,9 +227,9 @@ def test_matplotlib_is_imported_lazily():
 
 # --------------------------------------------------------------------------- CLI
 def cli(*argv):
-    parser = _Parser(prog="posproof")
-    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
-    cli_rope.add_commands(sub, _encoding_options)
+    parser = Parser(prog="posproof")
+    sub = parser.add_subparsers(dest="command", parser_class=Parser)
+    cli_rope.add_commands(sub, encoding_options)
     return cli_rope.run(parser.parse_args(list(argv)))
 
 
@@ -300,7 +300,7 @@ def test_cli_malformed_json_and_default_theta(tmp_path, capsys):
 
 
 def test_cli_usage_errors_exit_2():
-    """argparse errors go through _Parser: exit status 2."""
+    """argparse errors go through Parser: exit status 2."""
     with pytest.raises(SystemExit) as info:
         cli("explore", "rope:dim=8", "--length", "zero")
     assert info.value.code == 2

@@ -344,7 +344,7 @@ def test_preset_params(data: st.DataObject | None, param: str) -> None:
             continue
         if param == "layout" and isinstance(value, str) and (
                 value.lower() in posproof.LAYOUTS or value.lower() in
-                posproof.model.layouts._ALIASES):
+                posproof.model.layouts.ALIASES):
             continue
         name = PRESET_FOR.get(param, "vaswani")
         dim = 7 if param == "odd_dim" else 8
@@ -473,7 +473,7 @@ def test_scaling_params(data: st.DataObject | None, case: tuple[str, str]) -> No
 @given(kind=st.one_of(st.text(max_size=8), hostile_numbers()),
        extra=st.sampled_from([{}, {"bogus": 1}]))
 def test_scaling_kind_and_unknown_params(kind: Any, extra: dict[str, Any]) -> None:
-    if isinstance(kind, str) and kind.lower() in (*scaling.SCALINGS, *scaling._ALIASES):
+    if isinstance(kind, str) and kind.lower() in (*scaling.SCALINGS, *scaling.ALIASES):
         kind = kind + "?"
     if kind is None:
         kind = "none?"

@@ -88,7 +88,7 @@ def test_pair_keeps_its_expression_and_broadcasts() -> None:
 
 def test_constant_entries_keep_their_shape() -> None:
     """sympy#19259: constant entries of a lambdified matrix must broadcast, not collapse."""
-    func = lambdified._entrywise([sp.Integer(0), X, sp.Integer(1)], [X])
+    func = lambdified.entrywise([sp.Integer(0), X, sp.Integer(1)], [X])
     out = func(np.arange(4.0))
     assert out.shape == (4, 3)
     np.testing.assert_array_equal(out[:, 0], 0.0)
@@ -228,7 +228,7 @@ def test_kernel_values_within_bound_of_mpmath(vaswani512: tuple, deltas: list[in
 
 def _scan_value(kernel: OffsetKernel, delta: int, length: int) -> float:
     """The value at delta from a scan planned for ``length`` (same block as the full scan)."""
-    block = kernel_module._block_for(length)
+    block = kernel_module.block_for(length)
     half = block // 2
     q = (delta + half) // block
     row = kernel._rows(block, q, q + 1)
@@ -271,7 +271,7 @@ def test_chunks_cover_the_range_in_bounded_pieces(monkeypatch: pytest.MonkeyPatc
     pieces = []
     for start, values in kernel.chunks(123, 45678):
         assert start == expected_start
-        assert 0 < values.size <= 1000 + kernel_module._block_for(45678)
+        assert 0 < values.size <= 1000 + kernel_module.block_for(45678)
         expected_start += values.size
         pieces.append(values)
     assert expected_start == 45678

@@ -24,14 +24,14 @@ from ..errors import InvalidParameter
 from ..report import Check, Proof, Report
 from ..version import __version__
 from .options import (
-    _check_options,
-    _encoding_options,
-    _int,
-    _length,
-    _output_options,
-    _Parser,
-    _ProgressBar,
+    Parser,
+    ProgressBar,
     build_encoding,
+    check_options,
+    encoding_options,
+    length,
+    output_options,
+    parse_int,
     run_main,
 )
 
@@ -44,10 +44,10 @@ def _run_checks(enc: Any, args: argparse.Namespace, proofs: Sequence[Proof] = ()
                 ) -> list[Check]:
     from ..measure.checks import run_checks
 
-    bar = _ProgressBar(sys.stderr) if sys.stderr.isatty() else None
+    bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
     try:
-        return run_checks(enc, max_len=_length("max-len", args.max_len),
-                          dps=_int("dps", args.dps), checks=args.check_names,
+        return run_checks(enc, max_len=length("max-len", args.max_len),
+                          dps=parse_int("dps", args.dps), checks=args.check_names,
                           dtypes=args.dtype, seed=args.seed, proofs=proofs, progress=bar)
     finally:
         if bar is not None:
@@ -190,7 +190,7 @@ def _run_prove(args: argparse.Namespace, general: bool) -> int:
     if args.command == "verify":                     # refuse a too large scan before proving
         from ..measure.checks import check_scan_options
 
-        check_scan_options(enc, _length("max-len", args.max_len), _int("dps", args.dps))
+        check_scan_options(enc, length("max-len", args.max_len), parse_int("dps", args.dps))
     _report_dir(getattr(args, "report", None))
     start = time.perf_counter()
     report = prove(enc, general=general or getattr(args, "general", False),
@@ -241,26 +241,26 @@ def _run_check(args: argparse.Namespace) -> int:
 
 
 def make_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="posproof", description="Prove, refute and measure claims about "
+    parser = Parser(prog="posproof", description="Prove, refute and measure claims about "
                      "sinusoidal and rotary positional encodings.")
     parser.add_argument("--version", action="version", version=f"posproof {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
 
     verify = sub.add_parser("verify", help="the main job: prove everything about an encoding "
                             "and run the numeric checks on positions 0 … L−1 (default: the "
                             "original, d=512, base 10000, L=1e6)")
-    _encoding_options(verify)
-    _check_options(verify)
-    _output_options(verify)
+    encoding_options(verify)
+    check_options(verify)
+    output_options(verify)
 
     check = sub.add_parser("check", help="numeric checks of one encoding (separation, "
                            "near returns, decay, dtypes…), certified in mpmath")
-    _encoding_options(check)
-    _check_options(check)
-    _output_options(check)
+    encoding_options(check)
+    check_options(check)
+    output_options(check)
 
     prove = sub.add_parser("prove", help="prove or refute the theorems for one encoding")
-    _encoding_options(prove)
+    encoding_options(prove)
     prove.add_argument("--general", action="store_true",
                        help="also prove for every even d at once (symbolic pair index)")
     prove.add_argument("--theorem", action="append", metavar="NAME",
@@ -280,14 +280,14 @@ def make_parser() -> argparse.ArgumentParser:
     prove.add_argument("--timeout", metavar="SECONDS",
                        help="budget per theorem in seconds (default 5); a theorem not "
                             "decided within it is unknown, with the reason (0: no limit)")
-    _output_options(prove, report=False)
+    output_options(prove, report=False)
     from . import derive as cli_derive
     from . import rope as cli_rope
     from . import sweep as cli_sweep
     from . import testing as cli_testing
 
-    cli_rope.add_commands(sub, _encoding_options)
-    cli_testing.add_commands(sub, _encoding_options)
+    cli_rope.add_commands(sub, encoding_options)
+    cli_testing.add_commands(sub, encoding_options)
     cli_derive.add_command(sub)
     cli_sweep.add_command(sub)
     return parser

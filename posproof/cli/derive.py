@@ -44,7 +44,7 @@ def add_command(subparsers: Any) -> argparse.ArgumentParser:
     """Add ``derive`` to ``subparsers`` (from ``add_subparsers``); return its parser."""
     from ..document.plots import FIGURES
     from ..measure.checks import DEFAULT_MAX_LEN
-    from .options import _encoding_options
+    from .options import encoding_options
 
     parser = subparsers.add_parser(
         COMMAND, help="write a derivation document (Markdown, LaTeX, figures) in which every "
@@ -53,7 +53,7 @@ def add_command(subparsers: Any) -> argparse.ArgumentParser:
                     "DIR/figures/: the guided derivation from counting to rotations, the "
                     "proofs step by step, the numeric checks with their certification, and "
                     "the figures. The same inputs give byte-identical files.")
-    _encoding_options(parser)
+    encoding_options(parser)
     group = parser.add_argument_group("document")
     group.add_argument("--out", default="derivation", metavar="DIR",
                        help="directory to write into (created; default ./derivation)")
@@ -110,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
         out["files"] = [str(p) for p in files]
         print(json.dumps(out, indent=2, sort_keys=True, ensure_ascii=False))
     else:
-        from ..document.derive import _verdict
+        from ..document.derive.document import verdict
 
         enc = doc.encoding
         print(f"posproof derive: {enc.name}, d={enc.dim}, layout={enc.layout.name}")
@@ -120,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
         figures = [p for p in files if p.parent.name == "figures"]
         if figures:
             print(f"  wrote {len(figures)} figure file(s) in {figures[0].parent}")
-        print(f"verdict: {_verdict(doc.report)} ({seconds:.1f} s)")
+        print(f"verdict: {verdict(doc.report)} ({seconds:.1f} s)")
         if not doc.ok:
             print("  the document states what failed, with its counterexample")
     return doc.exit_status()
@@ -136,34 +136,35 @@ def write_document(options: list[str]) -> tuple[int, list[Path]]:
     ...
     posproof.errors.UnknownName: --format='pdf' is not known; use md, tex (comma-separated)
     """
-    from .options import _Parser
+    from .options import Parser
 
-    parser = _Parser(prog="posproof")
-    add_command(parser.add_subparsers(dest="command", parser_class=_Parser))
+    parser = Parser(prog="posproof")
+    add_command(parser.add_subparsers(dest="command", parser_class=Parser))
     doc, files = _execute(parser.parse_args([COMMAND, *options]))
     return doc.exit_status(), files
 
 
 def _execute(args: argparse.Namespace) -> tuple[Any, list[Path]]:
-    from ..document.derive import DOCUMENT_FORMATS, _formats, derive, write_derivation
+    from ..document.derive import DOCUMENT_FORMATS, derive, write_derivation
+    from ..document.derive.files import parse_formats
     from ..document.plots import FIGURE_FORMATS
-    from .options import _length, build_encoding
+    from .options import build_encoding, length
 
-    formats = _formats(args.format, DOCUMENT_FORMATS, "--format")
-    figure_formats = [] if args.no_figures else _formats(args.figures, FIGURE_FORMATS,
+    formats = parse_formats(args.format, DOCUMENT_FORMATS, "--format")
+    figure_formats = [] if args.no_figures else parse_formats(args.figures, FIGURE_FORMATS,
                                                          "--figures")
     if figure_formats and "png" not in figure_formats:
         raise InvalidParameter(f"--figures={args.figures!r} lacks png, which the documents "
                                "include; add png, or pass --no-figures")
     if figure_formats:
-        from ..document.plots import _matplotlib
+        from ..document.plots import require_matplotlib
 
-        _matplotlib()                              # fail fast when matplotlib is missing
+        require_matplotlib()                              # fail fast when matplotlib is missing
     enc = build_encoding(args)
     from ..measure.checks import check_scan_options
     from ..precise import DEFAULT_DPS
 
-    max_len = check_scan_options(enc, _length("max-len", args.max_len), DEFAULT_DPS)[0]
+    max_len = check_scan_options(enc, length("max-len", args.max_len), DEFAULT_DPS)[0]
     names = [] if args.no_figures else list(args.figure_names)
     _prepare(args.out)
     jobs = args.jobs
@@ -267,10 +268,10 @@ def main(argv: list[str] | None = None) -> int:
     >>> main(["--format", "html"])
     2
     """
-    from .options import _Parser, run_main
+    from .options import Parser, run_main
 
-    parser = _Parser(prog="posproof")
-    add_command(parser.add_subparsers(dest="command", parser_class=_Parser))
+    parser = Parser(prog="posproof")
+    add_command(parser.add_subparsers(dest="command", parser_class=Parser))
     return run_main(parser, [COMMAND, *(sys.argv[1:] if argv is None else argv)], run)
 
 

@@ -16,17 +16,28 @@ from typing import Any, TextIO
 
 from ..errors import InvalidParameter, PosproofError
 
-__all__ = ["build_encoding", "int_at_least", "run_main"]
+__all__ = [
+    "Parser",
+    "ProgressBar",
+    "build_encoding",
+    "check_options",
+    "encoding_options",
+    "int_at_least",
+    "length",
+    "output_options",
+    "parse_int",
+    "run_main",
+]
 
 
-class _Parser(argparse.ArgumentParser):
+class Parser(argparse.ArgumentParser):
     """argparse, but bad usage is one line and exit status 2."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
-def _encoding_options(parser: argparse.ArgumentParser) -> None:
+def encoding_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("encoding")
     group.add_argument("--preset", default=None,
                        help="vaswani (default), tensor2tensor, fairseq, diffusion, binary, "
@@ -46,7 +57,7 @@ def _encoding_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--numerator", help="binary dials numerator (pi or 2*pi)")
 
 
-def _output_options(parser: argparse.ArgumentParser, *, report: bool = True) -> None:
+def output_options(parser: argparse.ArgumentParser, *, report: bool = True) -> None:
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     if report:
         parser.add_argument("--report", metavar="DIR",
@@ -54,7 +65,7 @@ def _output_options(parser: argparse.ArgumentParser, *, report: bool = True) -> 
     parser.add_argument("--seed", type=int, default=0, help="seed of the random test points")
 
 
-def _int(name: str, text: str) -> int:
+def parse_int(name: str, text: str) -> int:
     try:
         return int(text)
     except (TypeError, ValueError):  # argparse passes [] for '--dim=--'
@@ -84,7 +95,7 @@ def int_at_least(minimum: int, hint: str = "") -> Callable[[str], int]:
     return parse
 
 
-def _length(name: str, text: str) -> int:
+def length(name: str, text: str) -> int:
     """An integer option that may be written 1000000 or 1e6."""
     try:
         return int(text)
@@ -99,7 +110,7 @@ def _length(name: str, text: str) -> int:
     raise InvalidParameter(f"--{name}={text!r} is not an integer; pass e.g. 1000000 or 1e6")
 
 
-def _check_options(parser: argparse.ArgumentParser) -> None:
+def check_options(parser: argparse.ArgumentParser) -> None:
     from ..measure.checks import CHECKS, DEFAULT_MAX_LEN
 
     group = parser.add_argument_group("numeric checks")
@@ -117,7 +128,7 @@ def _check_options(parser: argparse.ArgumentParser) -> None:
                        help=f"only this check (repeatable): {', '.join(CHECKS)}")
 
 
-class _ProgressBar:
+class ProgressBar:
     """A one-line progress bar on stderr, drawn only when stderr is a terminal."""
 
     def __init__(self, stream: TextIO) -> None:
@@ -162,8 +173,8 @@ def build_encoding(args: argparse.Namespace) -> Any:
     for option in ("offset", "start_index", "padding_idx"):
         value = getattr(args, option)
         if value is not None:
-            params[option] = _int(option.replace("_", "-"), value)
-    return preset(name, dim=_int("dim", args.dim), **params)
+            params[option] = parse_int(option.replace("_", "-"), value)
+    return preset(name, dim=parse_int("dim", args.dim), **params)
 
 
 def run_main(parser: argparse.ArgumentParser, argv: Sequence[str] | None,
@@ -174,7 +185,7 @@ def run_main(parser: argparse.ArgumentParser, argv: Sequence[str] | None,
     command prints the help (2); a :class:`~posproof.errors.PosproofError` is one line on
     stderr (2); Ctrl-C is 130.
 
-    >>> parser = _Parser(prog="demo")
+    >>> parser = Parser(prog="demo")
     >>> _ = parser.add_subparsers(dest="command").add_parser("go")
     >>> run_main(parser, ["go"], lambda args: 0), run_main(parser, ["stop"], lambda args: 0)
     (0, 2)

@@ -3,7 +3,7 @@
 Wiring (done in :mod:`posproof.cli.app`)::
 
     from . import rope as cli_rope
-    cli_rope.add_commands(sub, _encoding_options)      # in make_parser()
+    cli_rope.add_commands(sub, encoding_options)       # in make_parser()
     if args.command in cli_rope.COMMANDS:              # in _run()
         return cli_rope.run(args)
 
@@ -114,9 +114,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
 def _base_options(args: argparse.Namespace) -> dict[str, Any]:
     """explore's base-bound options from --base-range / --integer-bases (progress on a tty)."""
     from ..measure.explore.basebound import parse_base_range
-    from .options import _ProgressBar
+    from .options import ProgressBar
 
-    bar = _ProgressBar(sys.stderr) if sys.stderr.isatty() else None
+    bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
     return {"base_range": parse_base_range(getattr(args, "base_range", "2,1e12")),
             "integer_bases": bool(getattr(args, "integer_bases", False)), "progress": bar}
 

@@ -193,9 +193,9 @@ def _sweep(args: argparse.Namespace, grid: Any) -> int:
         executor = LocalExecutor(args.workers)
     bar = None
     if not args.quiet and sys.stderr.isatty():
-        from .options import _ProgressBar
+        from .options import ProgressBar
 
-        bar = _ProgressBar(sys.stderr)
+        bar = ProgressBar(sys.stderr)
 
     def progress(done: int, total: int, left: float | None) -> None:
         if bar is not None:

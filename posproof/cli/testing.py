@@ -3,7 +3,7 @@
 Wiring (done in :mod:`posproof.cli.app`, like :mod:`posproof.cli.rope`)::
 
     from . import testing as cli_testing
-    cli_testing.add_commands(sub, _encoding_options)   # in make_parser()
+    cli_testing.add_commands(sub, encoding_options)    # in make_parser()
     if args.command in cli_testing.COMMANDS:           # in _run()
         return cli_testing.run(args)
 
@@ -41,9 +41,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidParameter, PosproofError
-from .options import _int, int_at_least
+from .options import int_at_least, parse_int
 
-__all__ = ["COMMANDS", "add_commands", "load_arrays", "load_target", "run"]
+__all__ = ["COMMANDS", "add_commands", "load_arrays", "load_target", "main", "run"]
 
 COMMANDS = ("identify", "check-impl")
 
@@ -354,7 +354,7 @@ def _check_impl(args: argparse.Namespace) -> int:
             raise InvalidParameter("--rotary needs --dim, the head dim of the rotary embedding")
         from ..model.rope import rotary
 
-        rot = rotary(args.base or 10000, _int("dim", args.dim),
+        rot = rotary(args.base or 10000, parse_int("dim", args.dim),
                      layout=args.layout or "half", rotary_dim=args.rotary_dim)
         if args.scale != 1.0:
             raise InvalidParameter("--scale applies to a table, not to --rotary")
@@ -381,9 +381,9 @@ def _width(impl: Any, args: argparse.Namespace) -> int:
     """The dim of the impl's table (called at two positions for a callable)."""
     import numpy as np
 
-    from ..testing import _call, _table_of
+    from ..testing.tables import call, table_of
 
-    table = _table_of(impl)
+    table = table_of(impl)
     if table is not None:
         shape = tuple(getattr(table, "shape", np.shape(table)))
         if len(shape) < 2:
@@ -395,7 +395,7 @@ def _width(impl: Any, args: argparse.Namespace) -> int:
 
         raise InvalidImplementation(
             f"{args.target} is a {type(impl).__name__}, neither a table nor a callable")
-    return int(_call(impl, np.arange(2, dtype=np.int64))[0].shape[1])
+    return int(call(impl, np.arange(2, dtype=np.int64))[0].shape[1])
 
 
 def _shown(key: str, value: Any) -> str:
@@ -413,9 +413,9 @@ def _shown(key: str, value: Any) -> str:
 
 def _render(report: Any, label: str) -> str:
     symbol = {"pass": "✓", "fail": "✗"}
-    from ..testing import _spec_label
+    from ..testing.reports import spec_label
 
-    lines = [f"posproof check-impl {label}", f"spec: {_spec_label(report.spec)}",
+    lines = [f"posproof check-impl {label}", f"spec: {spec_label(report.spec)}",
              f"{report.n_positions} positions up to {report.max_position}, dtype {report.dtype}",
              ""]
     for c in report.checks:
@@ -433,14 +433,14 @@ def _render(report: Any, label: str) -> str:
     return "\n".join(lines)
 
 
-def _main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """What ``posproof identify|check-impl`` does once hooked into :mod:`posproof.cli.app`
     (used by the tests before and after the hook): bad input is one line, status 2."""
-    from .options import _encoding_options, _Parser
+    from .options import Parser, encoding_options
 
-    parser = _Parser(prog="posproof")
-    add_commands(parser.add_subparsers(dest="command", parser_class=_Parser),
-                 _encoding_options)
+    parser = Parser(prog="posproof")
+    add_commands(parser.add_subparsers(dest="command", parser_class=Parser),
+                 encoding_options)
     args = parser.parse_args(argv)
     try:
         return run(args)

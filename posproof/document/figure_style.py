@@ -14,7 +14,13 @@ from ..errors import InvalidParameter, UnknownName
 
 __all__ = [
     "FIGURE_FORMATS",
+    "axes",
+    "colorbar",
+    "figure",
+    "require_matplotlib",
     "save_figure",
+    "sparse_log",
+    "style",
 ]
 
 
@@ -50,7 +56,7 @@ _METADATA: dict[str, dict[str, Any]] = {
 
 
 # --------------------------------------------------------------------------- plumbing
-def _matplotlib() -> Any:
+def require_matplotlib() -> Any:
     try:
         import matplotlib
     except ImportError:
@@ -60,22 +66,22 @@ def _matplotlib() -> Any:
 
 
 @contextmanager
-def _style() -> Iterator[Any]:
+def style() -> Iterator[Any]:
     """matplotlib, with :data:`STYLE` in force for the duration of the block only."""
-    mpl = _matplotlib()
+    mpl = require_matplotlib()
     with mpl.rc_context(STYLE):
         yield mpl
 
 
-def _figure(width: float, height: float) -> Any:
-    """An explicit Figure (no pyplot); margins are set by :func:`_axes`, not by a layout
+def figure(width: float, height: float) -> Any:
+    """An explicit Figure (no pyplot); margins are set by :func:`axes`, not by a layout
     engine (constrained layout doubles the cost of every save)."""
     from matplotlib.figure import Figure
 
     return Figure(figsize=(width, height))
 
 
-def _axes(fig: Any, *, colorbar: bool = False, title_lines: int = 1, left: float = 0.75,
+def axes(fig: Any, *, colorbar: bool = False, title_lines: int = 1, left: float = 0.75,
           bottom: float = 0.55) -> tuple[Any, Any]:
     """One main axes with fixed margins in inches, and a colour-bar axes beside it if asked."""
     width, height = fig.get_size_inches()
@@ -90,7 +96,7 @@ def _axes(fig: Any, *, colorbar: bool = False, title_lines: int = 1, left: float
     return ax, cax
 
 
-def _sparse_log(axis: Any) -> None:
+def sparse_log(axis: Any) -> None:
     """Major ticks only on a log axis: minor ticks cost more to draw than the whole plot."""
     from matplotlib.ticker import LogLocator, NullLocator
 
@@ -119,12 +125,12 @@ def save_figure(fig: Any, stem: str | Path, formats: Sequence[str] = ("png", "sv
             raise UnknownName(f"figure format={fmt!r} is not known; use "
                               f"{', '.join(FIGURE_FORMATS)}")
         path = stem.with_name(f"{stem.name}.{fmt}")
-        with _style():
+        with style():
             fig.savefig(path, format=fmt, metadata=_METADATA[fmt])
         out.append(path)
     return out
 
 
-def _colorbar(fig: Any, mappable: Any, cax: Any, label: str) -> None:
+def colorbar(fig: Any, mappable: Any, cax: Any, label: str) -> None:
     bar = fig.colorbar(mappable, cax=cax)
     bar.set_label(label)

@@ -43,8 +43,10 @@ from ..errors import InvalidParameter, UnknownName, check_int
 from ..model.encoding import Encoding
 from .figure_style import FIGURE_FORMATS as FIGURE_FORMATS
 from .figure_style import STYLE as STYLE
-from .figure_style import _axes, _colorbar, _figure, _sparse_log, _style, save_figure
-from .figure_style import _matplotlib as _matplotlib  # posproof.cli.derive imports it from here
+from .figure_style import axes, colorbar, figure, save_figure, sparse_log, style
+from .figure_style import (
+    require_matplotlib as require_matplotlib,  # posproof.cli.derive imports it from here
+)
 
 __all__ = [
     "FIGURES",
@@ -95,15 +97,15 @@ def encoding_heatmap(enc: Encoding, length: int = 128) -> Any:
     length = _length("length", length)
     table = enc.table(length)
     first = enc.offset
-    with _style():
-        fig = _figure(7.2, 4.2)
-        ax, cax = _axes(fig, colorbar=True)
+    with style():
+        fig = figure(7.2, 4.2)
+        ax, cax = axes(fig, colorbar=True)
         image = ax.imshow(table, aspect="auto", cmap="RdBu_r", vmin=-1, vmax=1,
                           extent=(-0.5, enc.dim - 0.5, first + length - 0.5, first - 0.5))
         ax.set_xlabel("dimension i")
         ax.set_ylabel("position x")
         ax.set_title(f"The encoding PE(x)$_i$ ({_title(enc)}, layout {enc.layout.name})")
-        _colorbar(fig, image, cax, "value of PE(x)$_i$")
+        colorbar(fig, image, cax, "value of PE(x)$_i$")
     return fig
 
 
@@ -155,8 +157,8 @@ def dot_product_figure(encodings: Encoding | Sequence[Encoding], length: int = 2
     deltas = np.unique(np.concatenate([
         np.arange(1, min(length, 64)),
         np.round(np.geomspace(1, length - 1, points)).astype(np.int64)]))
-    with _style():
-        fig = _figure(7.2, 4.0 if not single else 6.4)
+    with style():
+        fig = figure(7.2, 4.0 if not single else 6.4)
         if single:
             top, ax = _stacked(fig)
             near = np.arange(0, min(length, 1025))
@@ -169,7 +171,7 @@ def dot_product_figure(encodings: Encoding | Sequence[Encoding], length: int = 2
             top.set_title("Dot product against offset: a function of Δ alone (n = d/2 pairs)")
             top.legend(loc="upper right", framealpha=0.9)
         else:
-            ax, _ = _axes(fig)
+            ax, _ = axes(fig)
             ax.set_title("Dot product against offset: a function of Δ alone (n = d/2 pairs)")
         for i, enc in enumerate(encs):
             values, label = _kernel_values(enc, deltas)
@@ -177,7 +179,7 @@ def dot_product_figure(encodings: Encoding | Sequence[Encoding], length: int = 2
                     color="black" if i == 0 else None, label=label, zorder=3 if i == 0 else 2)
         ax.axhline(0.0, color="0.5", lw=0.6)
         ax.set_xscale("log")
-        _sparse_log(ax.xaxis)
+        sparse_log(ax.xaxis)
         ax.set_xlim(1, length)
         ax.set_xlabel("offset Δ (log scale)")
         ax.set_ylabel("PE(x)·PE(x+Δ) / n")
@@ -188,7 +190,7 @@ def dot_product_figure(encodings: Encoding | Sequence[Encoding], length: int = 2
 
 
 def _stacked(fig: Any) -> tuple[Any, Any]:
-    """Two axes one above the other, with the margins of :func:`_axes`."""
+    """Two axes one above the other, with the margins of :func:`axes`."""
     width, height = fig.get_size_inches()
     left, right, bottom, top, gap = 0.75, 0.2, 0.55, 0.45, 0.85
     h = (height - bottom - top - gap) / 2
@@ -220,9 +222,9 @@ def distance_figure(enc: Encoding, length: int = 128) -> Any:
         dist = np.sqrt(np.maximum(sq[:, None] + sq[None, :] - 2 * table @ table.T, 0.0))
         how = "from the table"
     first = enc.offset
-    with _style():
-        fig = _figure(5.6, 4.6)
-        ax, cax = _axes(fig, colorbar=True, title_lines=2)
+    with style():
+        fig = figure(5.6, 4.6)
+        ax, cax = axes(fig, colorbar=True, title_lines=2)
         image = ax.imshow(dist, cmap="viridis", origin="upper",
                           extent=(first - 0.5, first + length - 0.5,
                                   first + length - 0.5, first - 0.5))
@@ -230,7 +232,7 @@ def distance_figure(enc: Encoding, length: int = 128) -> Any:
         ax.set_ylabel("position x")
         ax.set_title(f"Distance ‖PE(x) − PE(y)‖ ({_title(enc)})\n{how}; zero only on the "
                      "diagonal means positions stay apart", fontsize=9)
-        _colorbar(fig, image, cax, "‖PE(x) − PE(y)‖")
+        colorbar(fig, image, cax, "‖PE(x) − PE(y)‖")
     return fig
 
 
@@ -277,8 +279,8 @@ def curve3d_figure(encodings: Sequence[Encoding] | None = None, turns: float = 6
     if not encs:
         raise InvalidParameter("curve3d_figure needs encodings with at least two (sin, cos) "
                                "pairs of one frequency each")
-    with _style():
-        fig = _figure(4.0 * len(encs) + 0.4, 4.4)
+    with style():
+        fig = figure(4.0 * len(encs) + 0.4, 4.4)
         for i, enc in enumerate(encs):
             s0, c0, s1, k0, k1, ratio = _curve_columns(enc)
             w = enc.column_frequencies_float
@@ -325,9 +327,9 @@ def gram_figure(enc: Encoding, length: int = 64) -> Any:
     top = max(float(np.abs(gram).max()), 1e-300)
     toeplitz = "yes" if gram_is_toeplitz(table) else "NO"
     first = enc.offset
-    with _style():
-        fig = _figure(5.6, 4.6)
-        ax, cax = _axes(fig, colorbar=True, title_lines=2)
+    with style():
+        fig = figure(5.6, 4.6)
+        ax, cax = axes(fig, colorbar=True, title_lines=2)
         image = ax.imshow(gram, cmap="RdBu_r", vmin=-top, vmax=top,
                           extent=(first - 0.5, first + length - 0.5,
                                   first + length - 0.5, first - 0.5))
@@ -335,7 +337,7 @@ def gram_figure(enc: Encoding, length: int = 64) -> Any:
         ax.set_ylabel("position x")
         ax.set_title(f"Gram matrix PE(x)·PE(y) ({_title(enc)})\nconstant along diagonals "
                      f"(Toeplitz: {toeplitz})", fontsize=9)
-        _colorbar(fig, image, cax, "PE(x)·PE(y)")
+        colorbar(fig, image, cax, "PE(x)·PE(y)")
     return fig
 
 
@@ -356,9 +358,9 @@ def wavelength_figure(enc: Encoding, context: int | None = None) -> Any:
         xlabel = "distinct frequency index"
     wavelength = 2 * math.pi / omega
     params = enc.to_dict().get("schedule", {})
-    with _style():
-        fig = _figure(6.4, 3.8)
-        ax, _ = _axes(fig)
+    with style():
+        fig = figure(6.4, 3.8)
+        ax, _ = axes(fig)
         ax.plot(np.arange(omega.size), wavelength, marker=".", ms=3, lw=1, color="black",
                 label=f"2π/ω$_k$ ({_title(enc)})")
         ax.axhline(2 * math.pi, color="tab:green", ls=":", lw=1, label="2π")
@@ -375,7 +377,7 @@ def wavelength_figure(enc: Encoding, context: int | None = None) -> Any:
             ax.axhline(float(context), color="tab:red", ls="--", lw=1,
                        label=f"context length L = {context}")
         ax.set_yscale("log")
-        _sparse_log(ax.yaxis)
+        sparse_log(ax.yaxis)
         ax.set_xlabel(xlabel)
         ax.set_ylabel("wavelength (positions)")
         ax.set_title("Wavelength of each pair: pairs above L never complete a turn")
@@ -407,9 +409,9 @@ def dtype_error_figure(enc: Encoding, dtypes: Sequence[str] = ("float32", "float
     exact = pos[:, None] * omega[None, :]
     colors = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple")
     lowest = math.inf
-    with _style():
-        fig = _figure(6.4, 3.8)
-        ax, _ = _axes(fig)
+    with style():
+        fig = figure(6.4, 3.8)
+        ax, _ = axes(fig)
         for i, dtype in enumerate(dtypes):
             name = dtype_model(dtype).name
             with np.errstate(invalid="ignore", over="ignore"):
@@ -430,8 +432,8 @@ def dtype_error_figure(enc: Encoding, dtypes: Sequence[str] = ("float32", "float
         ax.axhline(0.01, color="0.3", ls="--", lw=0.8, label="0.01 rad")
         ax.set_xscale("log")
         ax.set_yscale("log")
-        _sparse_log(ax.xaxis)
-        _sparse_log(ax.yaxis)
+        sparse_log(ax.xaxis)
+        sparse_log(ax.yaxis)
         if math.isfinite(lowest):
             ax.set_ylim(lowest / 3, None)
         ax.set_xlabel("position x (log scale)")

@@ -60,13 +60,13 @@ from ..errors import (
 from ..model.encoding import Encoding
 from ..precise import DEFAULT_DPS
 from ..report import Check, Proof, Report
-from .checks_context import AUDIT_DTYPES, Progress, _Context, _not_applicable, _NotApplicable
+from .checks_context import AUDIT_DTYPES, Context, NotApplicable, Progress, not_applicable
 from .checks_dtype import PHASE_LIMIT as PHASE_LIMIT
 from .checks_dtype import PHASE_SCAN_MAX as PHASE_SCAN_MAX
-from .checks_dtype import _dtype_audit
-from .checks_kernel import _decay, _near_return, _periodicity, _separation
+from .checks_dtype import dtype_audit
+from .checks_kernel import decay, near_return, periodicity, separation
 from .checks_table import TOEPLITZ_LEN as TOEPLITZ_LEN
-from .checks_table import _bounds, _toeplitz, _translation
+from .checks_table import bounds, toeplitz, translation
 from .dtypes import dtype_model
 from .scan_limits import check_scan
 
@@ -86,10 +86,10 @@ CHECKS = ("bounds", "separation", "near_return", "periodicity", "translation_res
 DEFAULT_MAX_LEN = 10**6
 
 
-_RUNNERS: dict[str, Callable[[_Context], Check]] = {
-    "bounds": _bounds, "separation": _separation, "near_return": _near_return,
-    "periodicity": _periodicity, "translation_residual": _translation, "toeplitz": _toeplitz,
-    "decay": _decay, "dtype_audit": _dtype_audit,
+_RUNNERS: dict[str, Callable[[Context], Check]] = {
+    "bounds": bounds, "separation": separation, "near_return": near_return,
+    "periodicity": periodicity, "translation_residual": translation, "toeplitz": toeplitz,
+    "decay": decay, "dtype_audit": dtype_audit,
 }
 
 
@@ -174,7 +174,7 @@ def run_checks(encoding: Encoding, *, max_len: int = DEFAULT_MAX_LEN, dps: int =
     if dtypes is not None:
         dtypes = check_sequence("dtypes", dtypes, strings=True)
     audit = tuple(dtype_model(t).name for t in (AUDIT_DTYPES if dtypes is None else dtypes))
-    ctx = _Context(encoding, length, dps, seed, progress, proofs, near_range, near_tol,
+    ctx = Context(encoding, length, dps, seed, progress, proofs, near_range, near_tol,
                    tuple(dict.fromkeys(audit)))
     out = []
     for name in names:
@@ -182,8 +182,8 @@ def run_checks(encoding: Encoding, *, max_len: int = DEFAULT_MAX_LEN, dps: int =
         ctx.tick(0, 1)
         try:
             out.append(_RUNNERS[name](ctx))
-        except _NotApplicable as exc:
-            out.append(_not_applicable(name, str(exc)))
+        except NotApplicable as exc:
+            out.append(not_applicable(name, str(exc)))
         except PosproofError as exc:
             raise type(exc)(f"{encoding.name}: check {name}: {exc}") from None
         ctx.tick(1, 1)

@@ -1,4 +1,4 @@
-"""What every numeric check shares: the :class:`_Context` of one run (the encoding, the offset
+"""What every numeric check shares: the :class:`Context` of one run (the encoding, the offset
 kernel scanned once, cached extremes and translations), the dtypes audited by default, and the
 helpers that format numbers and notes.
 """
@@ -20,6 +20,12 @@ from .translation import translation_blocks
 
 __all__ = [
     "AUDIT_DTYPES",
+    "Context",
+    "NotApplicable",
+    "fmt",
+    "g",
+    "inconsistent",
+    "not_applicable",
 ]
 
 
@@ -29,20 +35,20 @@ AUDIT_DTYPES = ("float32", "float16", "bfloat16")
 Progress = Callable[[str, int, int], None]
 
 
-def _fmt(value: Any, digits: int = 17) -> str:
+def fmt(value: Any, digits: int = 17) -> str:
     """An mpmath number as a decimal string (for JSON: exact digits, deterministic)."""
     return mpmath.nstr(value, digits, min_fixed=-5, max_fixed=8)
 
 
-def _g(value: float) -> str:
+def g(value: float) -> str:
     return f"{value:.4g}"
 
 
-class _NotApplicable(Exception):
+class NotApplicable(Exception):
     """A kernel check on an encoding whose columns are not (sin, cos) pairs."""
 
 
-class _Context:
+class Context:
     """What the checks share: the encoding, the kernel (scanned once), cached extremes."""
 
     def __init__(self, enc: Encoding, length: int, dps: int, seed: int,
@@ -87,7 +93,7 @@ class _Context:
                 problems = self.enc.broken_pairs()
                 reason = (f"{problems[0]}, so PE(x)·PE(y) is not a function of x − y"
                           if problems else str(exc))
-                raise _NotApplicable(reason) from None
+                raise NotApplicable(reason) from None
             self._kernel.materialize(self.length, progress=self.tick)
         return self._kernel
 
@@ -100,11 +106,11 @@ class _Context:
         return self._separation
 
 
-def _inconsistent(what: str) -> str:
+def inconsistent(what: str) -> str:
     return (f"toolkit inconsistency: {what} disagrees with mpmath beyond its bound; "
             "please report this as a bug")
 
 
-def _not_applicable(name: str, reason: str) -> Check:
+def not_applicable(name: str, reason: str) -> Check:
     return Check(name, "fail", {"applicable": False, "summary": "not applicable"}, "",
                  note=f"not applicable: {reason}")

@@ -12,9 +12,11 @@ import mpmath
 import numpy as np
 
 from ..report import Check
-from .checks_context import _Context, _inconsistent
+from .checks_context import Context, inconsistent
 from .dtypes import U, angles_in_dtype, dtype_model, first_unrepresentable_integer
 from .translation import rotate_pairs
+
+__all__ = ["PHASE_LIMIT", "PHASE_SCAN_MAX", "dtype_audit"]
 
 #: Phase error (radians) above which an angle formed in a dtype is called wrong.
 PHASE_LIMIT = 0.01
@@ -53,7 +55,7 @@ def _phase_error_mp(x: int, omegas: Sequence[mpmath.mpf], omega_f: np.ndarray, d
         return max(abs(mpmath.mpf(float(angles[k])) - x * omegas[k]) for k in ks.tolist())
 
 
-def _first_phase_exceed(ctx: _Context, dtype: str, omega: np.ndarray,
+def _first_phase_exceed(ctx: Context, dtype: str, omega: np.ndarray,
                         omegas: Sequence[mpmath.mpf]) -> tuple[int | None, int, bool]:
     """First position whose phase error exceeds PHASE_LIMIT; (x, rechecked, consistent)."""
     model = dtype_model(dtype)
@@ -118,7 +120,7 @@ def _dtype_max(model: Any) -> float:
     return 3.38e38
 
 
-def _dtype_residuals(ctx: _Context, dtype: str) -> dict[str, float]:
+def _dtype_residuals(ctx: Context, dtype: str) -> dict[str, float]:
     """Translation residual with the table rounded to the dtype, and with angles formed in it."""
     enc = ctx.enc
     model = dtype_model(dtype)
@@ -155,7 +157,7 @@ def _dtype_residuals(ctx: _Context, dtype: str) -> dict[str, float]:
             "residual_angles_in_dtype": formed}
 
 
-def _dtype_audit(ctx: _Context) -> Check:
+def dtype_audit(ctx: Context) -> Check:
     enc, length = ctx.enc, ctx.length
     omega = enc.frequencies_float
     omegas = ctx.omega_mp()
@@ -202,5 +204,5 @@ def _dtype_audit(ctx: _Context) -> Check:
                  "first crossing; float64 scan bound 3u|xω|")
     if not consistent:
         return Check("dtype_audit", "fail", values, certified,
-                     _inconsistent("a phase error or a representable-integer limit"))
+                     inconsistent("a phase error or a representable-integer limit"))
     return Check("dtype_audit", "pass", values, certified)

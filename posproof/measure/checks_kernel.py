@@ -12,11 +12,13 @@ import sympy as sp
 
 from ..report import Check, Proof
 from ..validated import irrational, rational_value
-from .checks_context import _Context, _fmt, _g, _inconsistent
+from .checks_context import Context, fmt, g, inconsistent
 from .kernel import Crossing
 
+__all__ = ["decay", "near_return", "periodicity", "separation"]
 
-def _separation(ctx: _Context) -> Check:
+
+def separation(ctx: Context) -> Check:
     length = ctx.length
     ext = ctx.separation()
     if ext is None:
@@ -25,9 +27,9 @@ def _separation(ctx: _Context) -> Check:
                       "summary": "one position: nothing to separate"}, "nothing to compare")
     values = {
         "length": length, "min_distance": ext.distance,
-        "min_distance_mp": _fmt(ext.distance_mp), "at_offset": ext.delta,
+        "min_distance_mp": fmt(ext.distance_mp), "at_offset": ext.delta,
         "distance_bound": ext.distance_bound, "kernel_bound": ext.bound,
-        "summary": (f"min ‖PE(x+Δ)−PE(x)‖ = {_g(float(ext.distance_mp))} at Δ={ext.delta} "
+        "summary": (f"min ‖PE(x+Δ)−PE(x)‖ = {g(float(ext.distance_mp))} at Δ={ext.delta} "
                     f"over Δ=1…{length - 1}"),
     }
     certified = (f"float64 GEMM kernel over Δ = 1…{length - 1}, bound {ext.bound:.1e} on f; "
@@ -36,7 +38,7 @@ def _separation(ctx: _Context) -> Check:
                  f"argmin Δ={ext.delta} confirmed")
     if not ext.consistent:
         return Check("separation", "fail", values, certified,
-                     _inconsistent(f"the kernel near Δ={ext.delta}"))
+                     inconsistent(f"the kernel near Δ={ext.delta}"))
     if ext.distance_mp == 0:
         values["summary"] = f"positions collide: PE(x+{ext.delta}) = PE(x)"
         return Check("separation", "fail", values, certified,
@@ -47,7 +49,7 @@ def _separation(ctx: _Context) -> Check:
 
 
 
-def _near_return(ctx: _Context) -> Check:
+def near_return(ctx: Context) -> Check:
     length, kernel = ctx.length, ctx.kernel
     if ctx.near_range is not None:
         lo, hi = ctx.near_range
@@ -71,11 +73,11 @@ def _near_return(ctx: _Context) -> Check:
     period: Any = crossing.delta if crossing is not None else f"none up to {length}"
     values = {
         "range": [lo, hi], "closest_distance": ext.distance,
-        "closest_distance_mp": _fmt(ext.distance_mp), "at_offset": ext.delta,
+        "closest_distance_mp": fmt(ext.distance_mp), "at_offset": ext.delta,
         "distance_bound": ext.distance_bound, "kernel_bound": ext.bound,
         "tolerance": tol, "effective_period": period,
-        "summary": (f"closest {_g(float(ext.distance_mp))} at Δ={ext.delta} in [{lo}, {hi}); "
-                    f"first Δ closer than {_g(tol)}: {period}"),
+        "summary": (f"closest {g(float(ext.distance_mp))} at Δ={ext.delta} in [{lo}, {hi}); "
+                    f"first Δ closer than {g(tol)}: {period}"),
     }
     certified = (f"float64 GEMM kernel, bound {ext.bound:.1e} on f; argmin confirmed in mpmath "
                  f"at {ctx.dps} digits ({ext.candidates} candidate(s)); tolerance = {tol_text}")
@@ -83,10 +85,10 @@ def _near_return(ctx: _Context) -> Check:
     if crossing is not None:
         certified += (f"; first crossing recomputed in mpmath at Δ and Δ−1 "
                       f"({crossing.rechecked} near-threshold value(s) rechecked)")
-        values["effective_period_distance_mp"] = _fmt(kernel.distance_mp(crossing.delta,
+        values["effective_period_distance_mp"] = fmt(kernel.distance_mp(crossing.delta,
                                                                          ctx.dps))
     if not consistent:
-        return Check("near_return", "fail", values, certified, _inconsistent("the kernel"))
+        return Check("near_return", "fail", values, certified, inconsistent("the kernel"))
     return Check("near_return", "pass", values, certified)
 
 
@@ -103,7 +105,7 @@ def _period_from(proof: Proof) -> tuple[str, sp.Expr | None]:
     return "unknown", None
 
 
-def _periodicity(ctx: _Context) -> Check:
+def periodicity(ctx: Context) -> Check:
     kernel = ctx.kernel                                    # not applicable without pairs
     proof = next((p for p in ctx.proofs or () if p.name == "periodicity"), None)
     if proof is None:
@@ -125,7 +127,7 @@ def _periodicity(ctx: _Context) -> Check:
         certified += f"; no exact return for Δ = 1…{length - 1} (separation, mpmath)"
         if not no_return:
             return Check("periodicity", "fail", values, certified,
-                         _inconsistent("an exact return found numerically for a proved "
+                         inconsistent("an exact return found numerically for a proved "
                                        "aperiodic curve"))
         return Check("periodicity", "pass", values, certified)
     assert period is not None
@@ -142,7 +144,7 @@ def _periodicity(ctx: _Context) -> Check:
         certified += f"; P is irrational ({why}), so no integer offset is a period"
         if not no_return:
             return Check("periodicity", "fail", values, certified,
-                         _inconsistent("an exact return at an integer offset"))
+                         inconsistent("an exact return at an integer offset"))
         return Check("periodicity", "pass", values, certified)
     p = int(exact_p.p)                              # smallest integer multiple of P
     values["integer_period"] = p
@@ -150,13 +152,13 @@ def _periodicity(ctx: _Context) -> Check:
         values["summary"] = f"period {p} (proved), beyond L = {length}"
         if not no_return:
             return Check("periodicity", "fail", values, certified,
-                         _inconsistent("an exact return before the proved period"))
+                         inconsistent("an exact return before the proved period"))
         return Check("periodicity", "pass", values, certified)
     at_p = kernel.distance_mp(p, ctx.dps)
     f_p = float(kernel([p])[0])
     before = kernel.maximum(1, p, dps=ctx.dps, progress=ctx.tick) if p >= 2 else None
-    values.update(distance_at_period_mp=_fmt(at_p), kernel_at_period=f_p,
-                  closest_before_period_mp=None if before is None else _fmt(before.distance_mp),
+    values.update(distance_at_period_mp=fmt(at_p), kernel_at_period=f_p,
+                  closest_before_period_mp=None if before is None else fmt(before.distance_mp),
                   summary=f"period {p} confirmed: distance 0 at Δ={p}, > 0 before")
     certified += (f"; distance at Δ={p} recomputed in mpmath at {ctx.dps} digits; smallest "
                   f"distance over Δ < {p} certified > 0 (float64 GEMM + mpmath)")
@@ -164,12 +166,12 @@ def _periodicity(ctx: _Context) -> Check:
           and (before is None or (before.consistent and before.distance_mp > 0)))
     if not ok:
         return Check("periodicity", "fail", values, certified,
-                     _inconsistent(f"the numeric return at the proved period {p}"))
+                     inconsistent(f"the numeric return at the proved period {p}"))
     return Check("periodicity", "pass", values, certified)
 
 
 
-def _decay(ctx: _Context) -> Check:
+def decay(ctx: Context) -> Check:
     kernel, length = ctx.kernel, ctx.length
     neg = kernel.first_crossing(0, below=True, start=0, stop=length, dps=ctx.dps,
                                 progress=ctx.tick)
@@ -179,8 +181,8 @@ def _decay(ctx: _Context) -> Check:
     def described(c: Crossing | None, what: str) -> dict[str, Any]:
         if c is None:
             return {what: none}
-        return {what: c.delta, f"{what}_value_mp": _fmt(c.value_mp),
-                f"{what}_previous_mp": None if c.previous_mp is None else _fmt(c.previous_mp)}
+        return {what: c.delta, f"{what}_value_mp": fmt(c.value_mp),
+                f"{what}_previous_mp": None if c.previous_mp is None else fmt(c.previous_mp)}
 
     values = {**described(neg, "first_negative"), **described(rise, "first_increase"),
               "f0": kernel.n, "kernel_bound": kernel.scan_bound(length)}
@@ -192,5 +194,5 @@ def _decay(ctx: _Context) -> Check:
                  "values beyond the bound or rechecked in mpmath")
     consistent = all(c is None or c.consistent for c in (neg, rise))
     if not consistent:
-        return Check("decay", "fail", values, certified, _inconsistent("a first crossing"))
+        return Check("decay", "fail", values, certified, inconsistent("a first crossing"))
     return Check("decay", "pass", values, certified)

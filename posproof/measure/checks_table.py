@@ -12,16 +12,18 @@ import mpmath
 import numpy as np
 
 from ..report import Check
-from .checks_context import _Context, _g, _inconsistent, _not_applicable
+from .checks_context import Context, g, inconsistent, not_applicable
 from .dtypes import TRIG_ULPS, U
 from .gram import toeplitz_deviation
 from .translation import translation_residual
+
+__all__ = ["TOEPLITZ_LEN", "bounds", "toeplitz", "translation"]
 
 TOEPLITZ_LEN = 256
 _SAMPLE = 512
 
 
-def _bounds(ctx: _Context) -> Check:
+def bounds(ctx: Context) -> Check:
     enc, length = ctx.enc, ctx.length
     rng = np.random.default_rng(ctx.seed)
     picks = [np.arange(min(length, _SAMPLE)), np.arange(max(length - _SAMPLE, 0), length)]
@@ -72,16 +74,16 @@ def _bounds(ctx: _Context) -> Check:
     ok = max_abs <= 1.0 and float(dev.max()) <= tol and spread <= 2 * tol
     note = None
     if not consistent:
-        ok, note = False, _inconsistent(f"a table entry at position {x}")
+        ok, note = False, inconsistent(f"a table entry at position {x}")
     elif not ok:
         note = ("the norm is not constant: ‖PE(x)‖² ranges over "
-                f"[{_g(float(sq.min()))}, {_g(float(sq.max()))}]" if spread > 2 * tol
+                f"[{g(float(sq.min()))}, {g(float(sq.max()))}]" if spread > 2 * tol
                 else f"max |PE_i| = {max_abs!r} > 1")
     if sound:
-        values["summary"] = (f"max|PE_i| = {_g(max_abs)} ≤ 1, ‖PE‖ = √{n} within "
-                             f"{_g(norm_dev or 0.0)} on {sample.size} rows")
+        values["summary"] = (f"max|PE_i| = {g(max_abs)} ≤ 1, ‖PE‖ = √{n} within "
+                             f"{g(norm_dev or 0.0)} on {sample.size} rows")
     else:
-        values["summary"] = f"max|PE_i| = {_g(max_abs)}, ‖PE‖² spread {_g(spread)}"
+        values["summary"] = f"max|PE_i| = {g(max_abs)}, ‖PE‖² spread {g(spread)}"
     certified = (f"float64 table rows (first, last and {_SAMPLE} random positions); "
                  f"tolerance on ‖PE‖² {tol:.1e} from the rounding of sin, cos and the sum; "
                  f"worst row recomputed in mpmath at {ctx.dps} digits")
@@ -89,7 +91,7 @@ def _bounds(ctx: _Context) -> Check:
 
 
 
-def _large_pairs(ctx: _Context, count: int = 8) -> tuple[np.ndarray, np.ndarray]:
+def _large_pairs(ctx: Context, count: int = 8) -> tuple[np.ndarray, np.ndarray]:
     """Random pairs (x, Δ ≥ 1) whose rows x and x + Δ lie in 0 … L−1 (x + Δ ≥ L/2)."""
     rng = np.random.default_rng(ctx.seed + 1)
     ends = rng.integers(max(ctx.length // 2, 1), ctx.length, count)
@@ -97,11 +99,11 @@ def _large_pairs(ctx: _Context, count: int = 8) -> tuple[np.ndarray, np.ndarray]
     return x + ctx.enc.offset, ends - x
 
 
-def _translation(ctx: _Context) -> Check:
+def translation(ctx: Context) -> Check:
     enc = ctx.enc
     problems = enc.broken_pairs()
     if problems:
-        return _not_applicable("translation_residual", "; ".join(problems[:2]))
+        return not_applicable("translation_residual", "; ".join(problems[:2]))
     if ctx.length < 2:
         return Check("translation_residual", "pass",
                      {"pairs": 0, "summary": "one position: no offset Δ ≥ 1 to translate by"},
@@ -123,8 +125,8 @@ def _translation(ctx: _Context) -> Check:
         "max_residual": float(res.max()), "max_residual_over_tolerance": float((res / tol).max()),
         "tolerance_at_worst_ratio": float(tol[i, j]),
         "position_max": int((x + d).max()),
-        "summary": (f"max |PE(x+Δ) − PE(x)·T(Δ)| = {_g(float(res.max()))} "
-                    f"({_g(float((res / tol).max()))} of tolerance) at {x.size} random pairs "
+        "summary": (f"max |PE(x+Δ) − PE(x)·T(Δ)| = {g(float(res.max()))} "
+                    f"({g(float((res / tol).max()))} of tolerance) at {x.size} random pairs "
                     f"x < x+Δ ≤ {int((x + d).max())}"),
     }
     certified = ("float64 rows and blockwise numeric T(Δ) at random pairs x < x+Δ < L; per-column "
@@ -132,7 +134,7 @@ def _translation(ctx: _Context) -> Check:
                  f"recomputed in mpmath at {ctx.dps} digits")
     if not entry_ok:
         return Check("translation_residual", "fail", values, certified,
-                     _inconsistent(f"table entry at position {pos}"))
+                     inconsistent(f"table entry at position {pos}"))
     if not (res <= tol).all():
         return Check("translation_residual", "fail", values, certified,
                      f"residual {float(res[i, j]):.3g} at x={int(x[i])}, Δ={int(d[i])}, "
@@ -141,7 +143,7 @@ def _translation(ctx: _Context) -> Check:
 
 
 # --------------------------------------------------------------------------- toeplitz
-def _toeplitz(ctx: _Context) -> Check:
+def toeplitz(ctx: Context) -> Check:
     enc, length = ctx.enc, ctx.length
     rows = min(length, TOEPLITZ_LEN)
     rng = np.random.default_rng(ctx.seed + 2)
@@ -172,7 +174,7 @@ def _toeplitz(ctx: _Context) -> Check:
             consistent = consistent and worst <= tol
     values = {"blocks": blocks,
               "summary": "Gram depends on x − y only (max deviation "
-                         f"{_g(max(b['deviation'] for b in blocks))})" if ok else
+                         f"{g(max(b['deviation'] for b in blocks))})" if ok else
                          "Gram matrix is not Toeplitz"}
     certified = ("float64 Gram of consecutive rows; tolerance from the rounding of the table "
                  "(2u|xω| + t per entry) and of the dot products")
@@ -180,7 +182,7 @@ def _toeplitz(ctx: _Context) -> Check:
         certified += f"; one diagonal compared with f(lag) in mpmath at {ctx.dps} digits"
     if not consistent:
         return Check("toeplitz", "fail", values, certified,
-                     _inconsistent("a Gram diagonal against the kernel"))
+                     inconsistent("a Gram diagonal against the kernel"))
     if not ok:
         worst_block = max(blocks, key=lambda b: b["deviation"] - b["tolerance"])
         return Check("toeplitz", "fail", values, certified,

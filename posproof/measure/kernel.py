@@ -65,12 +65,13 @@ from ..errors import InvalidParameter
 from ..model.encoding import DELTA, Encoding
 from ..precise import DEFAULT_DPS, mp_values
 from .dtypes import TRIG_ULPS, U
-from .translation import _pair_frequencies
+from .translation import pair_frequencies
 
 __all__ = [
     "Crossing",
     "Extreme",
     "OffsetKernel",
+    "block_for",
 ]
 
 
@@ -138,7 +139,7 @@ def _work_dps(dps: int, delta: int) -> int:
     return dps + 10 + 10 * (len(str(delta)) // 10 + 1)
 
 
-def _block_for(length: int) -> int:
+def block_for(length: int) -> int:
     b = math.isqrt(max(int(length), 1) - 1) + 1
     b += b % 2
     return min(max(b, 2), _MAX_BLOCK)
@@ -170,7 +171,7 @@ class OffsetKernel:
 
     def __init__(self, source: Encoding | Sequence[Any]) -> None:
         if isinstance(source, Encoding):
-            freqs = _pair_frequencies(source)
+            freqs = pair_frequencies(source)
             self.name = source.name
         else:
             from ..model.schedules import exact_number
@@ -292,7 +293,7 @@ class OffsetKernel:
         True
         """
         stop = max(int(stop), 1)
-        block = _block_for(stop)
+        block = block_for(stop)
         half = block // 2
         return _kernel_bound(self.n, (stop - 1 + half) // block, half)
 
@@ -317,7 +318,7 @@ class OffsetKernel:
                 if progress is not None:
                     progress(hi - start, stop - start)
             return
-        block = _block_for(stop)
+        block = block_for(stop)
         half = block // 2
         rows = max(1, CHUNK_VALUES // block)
         q_start = (start + half) // block

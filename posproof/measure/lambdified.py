@@ -23,6 +23,8 @@ from ..model.encoding import Encoding, X
 
 __all__ = [
     "Lambdified",
+    "entrywise",
+    "finite_positions",
     "lambdify_encoding",
     "lambdify_pair",
 ]
@@ -53,11 +55,11 @@ class Lambdified:
         return self.func(*values)
 
 
-def _entrywise(exprs: Sequence[sp.Expr], args: Sequence[sp.Symbol]) -> Callable[..., np.ndarray]:
+def entrywise(exprs: Sequence[sp.Expr], args: Sequence[sp.Symbol]) -> Callable[..., np.ndarray]:
     """Lambdify each entry alone and stack on a last axis (sympy#19259: a matrix
     with constant entries comes back with the wrong shape).
 
-    >>> _entrywise([X, sp.Integer(0)], [X])([1.0, 2.0]).tolist()
+    >>> entrywise([X, sp.Integer(0)], [X])([1.0, 2.0]).tolist()
     [[1.0, 0.0], [2.0, 0.0]]
     """
     # The NumPy printer and a namespace holding numpy: the code modules="numpy" generates
@@ -85,7 +87,7 @@ def lambdify_pair() -> Lambdified:
     (2, 2, 2)
     """
     expr = sp.ImmutableMatrix([[sp.sin(W * X), sp.cos(W * X)]])
-    return Lambdified(expr, (X, W), _entrywise(list(expr), (X, W)))
+    return Lambdified(expr, (X, W), entrywise(list(expr), (X, W)))
 
 
 def lambdify_encoding(encoding: Encoding) -> Lambdified:
@@ -108,7 +110,7 @@ def lambdify_encoding(encoding: Encoding) -> Lambdified:
     padding = encoding.padding_idx
 
     def table(positions: Any) -> np.ndarray:
-        pos = _positions(positions)
+        pos = finite_positions(positions)
         values = pair(pos[:, None], freqs[None, :])            # (m, dim, 2)
         out = np.where(funcs == "sin", values[..., 0], values[..., 1])
         out[:, funcs == "zero"] = 0.0
@@ -119,7 +121,7 @@ def lambdify_encoding(encoding: Encoding) -> Lambdified:
     return Lambdified(encoding.vector(), (X,), table)
 
 
-def _positions(positions: Any) -> np.ndarray:
+def finite_positions(positions: Any) -> np.ndarray:
     pos = np.asarray(positions, dtype=np.float64).reshape(-1)
     if not np.all(np.isfinite(pos)):
         bad = pos[~np.isfinite(pos)][0]

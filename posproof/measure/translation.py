@@ -14,11 +14,12 @@ import sympy as sp
 from ..errors import InvalidEncoding, InvalidParameter, UnknownName
 from ..model.encoding import Encoding
 from .dtypes import TRIG_ULPS, U
-from .lambdified import _positions, lambdify_encoding, lambdify_pair
+from .lambdified import finite_positions, lambdify_encoding, lambdify_pair
 
 __all__ = [
     "MAX_DENSE_DIM",
     "apply_translation",
+    "pair_frequencies",
     "rotate_pairs",
     "translation_blocks",
     "translation_matrix",
@@ -26,7 +27,7 @@ __all__ = [
 ]
 
 
-def _pair_frequencies(encoding: Encoding) -> list[sp.Expr]:
+def pair_frequencies(encoding: Encoding) -> list[sp.Expr]:
     """The exact frequency of each (sin, cos) pair; refuse encodings without pairs."""
     problems = encoding.broken_pairs()
     if not problems and encoding.n_pairs == 0:
@@ -50,7 +51,7 @@ def translation_blocks(encoding: Encoding, delta: float) -> tuple[np.ndarray, np
     >>> s.round(3).tolist(), c.round(3).tolist()
     ([1.0, 0.016], [0.0, 1.0])
     """
-    _pair_frequencies(encoding)
+    pair_frequencies(encoding)
     pairs = np.asarray(encoding.pairs, dtype=np.int64).reshape(-1, 2)
     omega = encoding.column_frequencies_float[pairs[:, 0]]
     sc = lambdify_pair()(float(delta), omega)                  # (n, 2): sin, cos
@@ -146,8 +147,8 @@ def translation_residual(encoding: Encoding, x: Sequence[int], delta: Sequence[i
     ds = np.asarray(delta, dtype=np.float64).reshape(-1)
     if xs.shape != ds.shape:
         raise InvalidParameter(f"x has {xs.size} positions and delta {ds.size}; pass as many")
-    _positions(xs)
-    _positions(ds)
+    finite_positions(xs)
+    finite_positions(ds)
     pe = lambdify_encoding(encoding)
     freq = np.abs(encoding.column_frequencies_float)
     moved, base = pe(xs + ds), pe(xs)

@@ -39,7 +39,7 @@ from ..errors import InvalidParameter, PosproofError, UnknownName
 from ..validated import compare
 from .schedules import exact_number
 
-__all__ = ["HF_ROPE_TYPES", "RopeConfig", "parse_spec", "read_config"]
+__all__ = ["HF_ROPE_TYPES", "SPEC_ALIASES", "RopeConfig", "parse_spec", "read_config"]
 
 #: rope types HF transformers defines, and the keys each accepts inside rope_parameters.
 HF_ROPE_TYPES: dict[str, dict[str, tuple[str, ...]]] = {
@@ -440,7 +440,7 @@ def read_config(source: Any, *, default_theta: Any = None, layout: str | None = 
 
 
 # --------------------------------------------------------------------------- specs
-_SPEC_ALIASES = {"theta": "base", "rope_theta": "base", "head_dim": "dim", "type": "scaling",
+SPEC_ALIASES = {"theta": "base", "rope_theta": "base", "head_dim": "dim", "type": "scaling",
                  "rope_type": "scaling", "attention_factor": "attention",
                  "original": "original_max_position_embeddings",
                  "orig": "original_max_position_embeddings"}
@@ -475,7 +475,7 @@ def _pairs(body: str, where: str) -> dict[str, str]:
             raise InvalidParameter(f"spec {where!r}: {item!r} is not key=value; write e.g. "
                                    "rope:base=10000,dim=128")
         key, value = item.split("=", 1)
-        key = _SPEC_ALIASES.get(key.strip().lower(), key.strip().lower())
+        key = SPEC_ALIASES.get(key.strip().lower(), key.strip().lower())
         if key in out:
             raise InvalidParameter(f"spec {where!r}: {key} is given twice")
         out[key] = value

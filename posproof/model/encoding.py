@@ -38,7 +38,15 @@ from ..precise import mp_values
 from .layouts import Layout, get_layout
 from .schedules import Schedule
 
-__all__ = ["CONVENTIONS", "Encoding", "as_positions", "as_symbolic", "resolve_dtype"]
+__all__ = [
+    "CONVENTIONS",
+    "Encoding",
+    "as_positions",
+    "as_symbolic",
+    "negate",
+    "resolve_dtype",
+    "trig",
+]
 
 X = sp.Symbol("x", real=True)
 DELTA = sp.Symbol("delta", real=True)
@@ -124,7 +132,7 @@ def as_positions(name: str, positions: Any) -> np.ndarray:
 
 
 @lru_cache(maxsize=1 << 16)
-def _trig(func: str, freq: sp.Expr, var: sp.Expr, evaluate: bool) -> sp.Expr:
+def trig(func: str, freq: sp.Expr, var: sp.Expr, evaluate: bool) -> sp.Expr:
     if func == "zero":
         return sp.Integer(0)
     f = sp.sin if func == "sin" else sp.cos
@@ -134,7 +142,7 @@ def _trig(func: str, freq: sp.Expr, var: sp.Expr, evaluate: bool) -> sp.Expr:
 
 
 @lru_cache(maxsize=1 << 16)
-def _negate(expr: sp.Expr) -> sp.Expr:
+def negate(expr: sp.Expr) -> sp.Expr:
     return -expr
 
 
@@ -286,7 +294,7 @@ class Encoding:
         """
         x = as_symbolic("x", x)
         evaluate = self.n_pairs <= _EVALUATE_UP_TO or x.is_number
-        entries = [_trig(f, self.column_frequency(j), x, evaluate)  # type: ignore[arg-type]
+        entries = [trig(f, self.column_frequency(j), x, evaluate)   # type: ignore[arg-type]
                    for j, f in enumerate(self.column_funcs)]
         return sp.ImmutableMatrix(1, self.dim, entries)
 
@@ -303,9 +311,9 @@ class Encoding:
         out: dict[tuple[int, int], sp.Expr] = {}
         for s, c in self.pairs:
             w = self.column_frequency(s)
-            cos, sin = _trig("cos", w, delta, evaluate), _trig("sin", w, delta, evaluate)  # type: ignore[arg-type]
+            cos, sin = trig("cos", w, delta, evaluate), trig("sin", w, delta, evaluate)  # type: ignore[arg-type]
             # Row convention: PE(x+Δ)_s = PE_s cos + PE_c sin, PE(x+Δ)_c = PE_c cos − PE_s sin.
-            block = {(s, s): cos, (c, s): sin, (s, c): _negate(sin), (c, c): cos}
+            block = {(s, s): cos, (c, s): sin, (s, c): negate(sin), (c, c): cos}
             for (i, j), value in block.items():
                 out[(i, j) if convention == "row" else (j, i)] = value
         for j in range(2 * self.n_pairs, self.dim):

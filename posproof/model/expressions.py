@@ -29,14 +29,14 @@ from sympy import S
 
 from posproof.errors import InvalidExpression
 
-__all__ = ["parse_expression"]
+__all__ = ["parse_expression", "size_bits"]
 
 MAX_LENGTH = 500  # characters of input text
 MAX_DEPTH = 60  # levels of brackets, and levels of the syntax tree
 MAX_DIGITS = 30  # digits in one integer literal
 MAX_EXPONENT = 1000  # largest |n| in x**n for a rational n and a number x other than 0, +-1
 MAX_DEGREE = 100  # the same for x with symbols (sign checks find roots of such polynomials)
-MAX_BITS = 4096  # largest size (see _size) of a power or of any subexpression
+MAX_BITS = 4096  # largest size (see size_bits) of a power or of any subexpression
 MAX_ROOT_BITS = 1024  # radicand size times root degree: SymPy factors radicands
 
 _FUNCTIONS = ("exp", "log", "ln", "sqrt")
@@ -64,7 +64,7 @@ def _quote(text: str, limit: int = 60) -> str:
     return f"'{text}'" if text.isprintable() else repr(text)
 
 
-def _size(expr: sympy.Basic) -> float:
+def size_bits(expr: sympy.Basic) -> float:
     """Rough size in bits of the numbers ``expr`` makes, counting symbols as about 1.
 
     Exact for rationals (log2 of numerator plus denominator); sums add one bit,
@@ -75,12 +75,12 @@ def _size(expr: sympy.Basic) -> float:
         return math.log2(abs(expr.p)) + math.log2(expr.q) if expr.p else 0.0
     if isinstance(expr, (sympy.Pow, sympy.exp)):
         base, exponent = expr.as_base_exp()
-        return _magnitude(exponent) * max(_size(base), 1.0)
+        return _magnitude(exponent) * max(size_bits(base), 1.0)
     if isinstance(expr, sympy.log):
-        return math.log2(_size(expr.args[0]) + 2.0) + 1.0
+        return math.log2(size_bits(expr.args[0]) + 2.0) + 1.0
     if not expr.args:
         return 0.0 if expr.is_Symbol else 2.0
-    sizes = [_size(arg) for arg in expr.args]
+    sizes = [size_bits(arg) for arg in expr.args]
     if isinstance(expr, sympy.Mul):
         return math.fsum(sizes)
     return max(sizes) + math.log2(len(sizes))
@@ -91,7 +91,7 @@ def _magnitude(expr: sympy.Basic) -> float:
     if isinstance(expr, sympy.Rational):
         log2 = math.log2(abs(expr.p)) - math.log2(expr.q) if expr.p else -math.inf
     else:
-        log2 = _size(expr)
+        log2 = size_bits(expr)
     return 2.0**log2 if log2 < 1000 else math.inf
 
 
@@ -207,7 +207,7 @@ class _Converter:
         """
         if base in (S.Zero, S.One, S.NegativeOne):
             return
-        size = _size(base)
+        size = size_bits(base)
         limit = MAX_DEGREE if base.free_symbols else MAX_EXPONENT
         if exponent.is_Rational and abs(exponent) > limit:
             raise self.error(f"raises to a power beyond {limit} in {self.piece(node)}; "
@@ -234,7 +234,7 @@ class _Converter:
         """
         if expr.has(*_INFINITIES):
             raise self.error(f"is infinite or undefined at {self.piece(node)}")
-        if _size(expr) > MAX_BITS:
+        if size_bits(expr) > MAX_BITS:
             raise self.error(f"holds numbers over {MAX_BITS} bits at {self.piece(node)}")
         for power in expr.atoms(sympy.Pow):
             self.check_power(power.base, power.exp, node)

@@ -27,7 +27,7 @@ import sympy as sp
 
 from ..errors import UnknownName
 
-__all__ = ["LAYOUTS", "Layout", "get_layout", "permutation"]
+__all__ = ["ALIASES", "LAYOUTS", "Layout", "get_layout", "permutation"]
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ LAYOUTS: dict[str, Layout] = {
     )
 }
 
-_ALIASES = {
+ALIASES = {
     "sincos": "interleaved", "sin,cos": "interleaved", "adjacent": "interleaved",
     "cossin": "interleaved-cos", "cos,sin": "interleaved-cos",
     "halves": "split", "sin|cos": "split", "concat": "split", "half": "split",
@@ -87,7 +87,7 @@ def get_layout(name: str | Layout) -> Layout:
     """  # noqa: E501
     if isinstance(name, Layout):
         return name
-    key = _ALIASES.get(str(name).lower(), str(name).lower())
+    key = ALIASES.get(str(name).lower(), str(name).lower())
     try:
         return LAYOUTS[key]
     except KeyError:

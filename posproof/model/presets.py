@@ -28,7 +28,7 @@ from .schedules import (
     exact_number,
 )
 
-__all__ = ["PRESETS", "preset"]
+__all__ = ["PRESETS", "parameters", "preset"]
 
 
 def _vaswani(dim: int, base: Any = 10000, layout: str = "interleaved", **kw: Any) -> Encoding:
@@ -128,7 +128,7 @@ def preset(name: str, /, dim: int = 512, **params: Any) -> Encoding:
     except KeyError:
         raise UnknownName(
             f"preset={name!r} is not known; use one of {', '.join(sorted(PRESETS))}") from None
-    allowed = _parameters(factory)
+    allowed = parameters(factory)
     for param, value in params.items():
         if param not in allowed:
             raise InvalidParameter(f"preset {key!r} does not take {param}={value!r}; "
@@ -142,7 +142,7 @@ def preset(name: str, /, dim: int = 512, **params: Any) -> Encoding:
     return enc
 
 
-def _parameters(factory: Callable[..., Encoding]) -> list[str]:
+def parameters(factory: Callable[..., Encoding]) -> list[str]:
     import inspect
 
     names = [p for p in inspect.signature(factory).parameters if p not in ("dim", "kw")]

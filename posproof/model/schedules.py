@@ -26,7 +26,7 @@ import sympy as sp
 
 from ..errors import InvalidEncoding, InvalidExpression, InvalidParameter, check_finite
 from ..validated import compare
-from .expressions import MAX_BITS, _size, parse_expression
+from .expressions import MAX_BITS, parse_expression, size_bits
 
 __all__ = [
     "BinaryDials",
@@ -37,6 +37,7 @@ __all__ = [
     "Schedule",
     "TensorToTensor",
     "exact_number",
+    "is_positive",
 ]
 
 # Symbols a user expression may use; real and positive so that SymPy may rely on it.
@@ -79,7 +80,7 @@ def exact_number(name: str, value: object) -> sp.Expr:
         expr = sp.Rational(repr(fv)) if fv != int(fv) or abs(fv) >= 1e16 else sp.Integer(int(fv))
     if not expr.is_number or expr.has(sp.zoo, sp.nan, sp.oo, -sp.oo) or expr.is_real is False:
         raise InvalidParameter(f"{name}={_short(value)} is not a finite real number")
-    if _size(expr) > MAX_BITS:
+    if size_bits(expr) > MAX_BITS:
         raise InvalidParameter(f"{name}={_short(value)} is too large to handle exactly (numbers "
                                f"over {MAX_BITS} bits); pass a moderate value")
     return expr
@@ -307,12 +308,12 @@ class Expression(Schedule):
         out = []
         for k in range(d // 2):
             value = expr.subs(K, k)
-            if _size(value) > MAX_BITS:
+            if size_bits(value) > MAX_BITS:
                 raise InvalidParameter(
                     f"frequency expression {self.text!r} gives ω_{k} with numbers over "
                     f"{MAX_BITS} bits at dim={d}; every frequency must be of moderate size")
             bad = value.has(sp.zoo, sp.nan, sp.oo, -sp.oo) or not value.is_number
-            if bad or not _is_positive(value):
+            if bad or not is_positive(value):
                 raise InvalidParameter(
                     f"frequency expression {self.text!r} gives ω_{k} = {value} at dim={d}; "
                     "every frequency must be a finite positive number")
@@ -371,6 +372,6 @@ def _approx(expr: sp.Expr, env: dict[sp.Symbol, float]) -> float:
     return float(value)
 
 
-def _is_positive(value: sp.Expr) -> bool:
+def is_positive(value: sp.Expr) -> bool:
     """Certified positivity (interval arithmetic); False when it cannot be certified."""
     return compare(value, 0) == 1

@@ -27,7 +27,7 @@ from ..model.scaling.rules import (
     NTKScaling,
     Scaling,
     YaRNScaling,
-    _rotary_dim,
+    rotary_dim,
 )
 from ..model.schedules import Schedule
 from ..precise import mp_value, mp_values
@@ -82,7 +82,7 @@ def scaling_theorems(schedule: Schedule, d: int) -> list[Any]:
     """
     if not isinstance(schedule, Scaling) or type(schedule) is Scaling:
         return []
-    d = _rotary_dim(d)
+    d = rotary_dim(d)
     kind = schedule.rope_type
     builders = {"linear": _linear, "ntk": _ntk, "dynamic": _dynamic, "yarn": _yarn,
                 "llama3": _llama3, "longrope": _longrope}

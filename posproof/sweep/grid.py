@@ -20,11 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidParameter
-from .grid_values import _SWEEP_KEYS, _family_axes, _value_text
+from .grid_values import SWEEP_KEYS, family_axes, value_text
 from .limits import HARD_MAX_POINTS, MAX_POINTS
 from .metrics import METRICS as METRICS
 from .metrics import Metric as Metric
-from .metrics import _check_metrics
+from .metrics import check_metrics
 
 
 @dataclass(frozen=True)
@@ -66,8 +66,8 @@ class Point:
 def _spec_of(params: Mapping[str, Any]) -> str:
     if "spec" in params:
         return str(params["spec"])
-    body = ",".join(f"{k}={_value_text(v)}" for k, v in params.items()
-                    if k not in ("kind", *_SWEEP_KEYS))
+    body = ",".join(f"{k}={value_text(v)}" for k, v in params.items()
+                    if k not in ("kind", *SWEEP_KEYS))
     return f"{params['kind']}:{body}"
 
 
@@ -155,7 +155,7 @@ def parse_grid(text: str, *, source: str = "<grid>", confirm: bool = False) -> G
     if "metrics" not in data:
         raise InvalidParameter(f"{source}: no metrics; add e.g. metrics = [\"first_negative\"] "
                                "(posproof sweep --list-metrics lists them)")
-    metrics = _check_metrics(data["metrics"], source)
+    metrics = check_metrics(data["metrics"], source)
     seed = data.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise InvalidParameter(f"{source}: seed={seed!r} must be an integer ≥ 0")
@@ -164,12 +164,12 @@ def parse_grid(text: str, *, source: str = "<grid>", confirm: bool = False) -> G
             isinstance(f, dict) for f in families):
         raise InvalidParameter(f"{source}: no [[family]] tables; add at least one, e.g. "
                                '[[family]] with kind = "rope" and base = [10000, 500000]')
-    defaults = {k: data[k] for k in _SWEEP_KEYS if k in data}
+    defaults = {k: data[k] for k in SWEEP_KEYS if k in data}
     axes_per_family: list[dict[str, list[Any]]] = []
     size = 0
     for i, fam in enumerate(families, start=1):
         where = f"{source} [[family]] {i}"
-        axes = _family_axes(fam, defaults, where)
+        axes = family_axes(fam, defaults, where)
         axes_per_family.append(axes)
         size += math.prod(len(v) for v in axes.values())
     if size > HARD_MAX_POINTS:

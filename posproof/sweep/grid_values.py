@@ -12,8 +12,10 @@ from typing import Any
 from ..errors import InvalidParameter, PosproofError, UnknownName
 from .limits import MAX_RANGE_VALUES
 
-_DTYPES = ("float32", "float16", "bfloat16")
-_SWEEP_KEYS = ("length", "train_length")
+__all__ = ["DTYPES", "SWEEP_KEYS", "family_axes", "value_text"]
+
+DTYPES = ("float32", "float16", "bfloat16")
+SWEEP_KEYS = ("length", "train_length")
 _INT_KEYS = ("dim", "rotary_dim", "seq_len", "original_max_position_embeddings", "offset",
              "padding_idx", "start_index", "length", "train_length")
 _ROPE_COMMON = ("base", "dim", "rotary_dim", "partial_rotary_factor", "layout", "scaling")
@@ -25,10 +27,10 @@ _UNSUPPORTED_KINDS = {"explicit": "its frequency list cannot be written in a spe
                                     "kind = \"rope\" or a preset"}
 
 
-def _value_text(value: Any) -> str:
+def value_text(value: Any) -> str:
     """A parameter value as the spec language writes it.
 
-    >>> _value_text(True), _value_text(0.25), _value_text(10000)
+    >>> value_text(True), value_text(0.25), value_text(10000)
     ('true', '0.25', '10000')
     """
     if isinstance(value, bool):
@@ -38,10 +40,10 @@ def _value_text(value: Any) -> str:
     return str(value)
 
 
-def _family_axes(fam: dict[str, Any], defaults: dict[str, Any], where: str
+def family_axes(fam: dict[str, Any], defaults: dict[str, Any], where: str
                  ) -> dict[str, list[Any]]:
     """The swept values of each parameter of one family (``kind`` or ``spec`` first)."""
-    from ..model.configs import _SPEC_ALIASES
+    from ..model.configs import SPEC_ALIASES
 
     if ("kind" in fam) == ("spec" in fam):
         raise InvalidParameter(f"{where}: give exactly one of kind = \"rope\" (or a preset "
@@ -49,7 +51,7 @@ def _family_axes(fam: dict[str, Any], defaults: dict[str, Any], where: str
     axes: dict[str, list[Any]] = {}
     raw: dict[str, Any] = {}
     for key, value in fam.items():
-        canon = key if key in ("kind", "spec") else _SPEC_ALIASES.get(key.lower(), key.lower())
+        canon = key if key in ("kind", "spec") else SPEC_ALIASES.get(key.lower(), key.lower())
         if canon in raw:
             raise InvalidParameter(f"{where}: {canon} is given twice (as {key!r})")
         raw[canon] = value
@@ -62,9 +64,9 @@ def _family_axes(fam: dict[str, Any], defaults: dict[str, Any], where: str
         axes["spec"] = _values("spec", raw.pop("spec"), where)
         for spec in axes["spec"]:
             _check_spec(spec, where)
-        extra = [k for k in raw if k not in _SWEEP_KEYS]
+        extra = [k for k in raw if k not in SWEEP_KEYS]
         if extra:
-            raise InvalidParameter(f"{where}: with spec = … only {', '.join(_SWEEP_KEYS)} may "
+            raise InvalidParameter(f"{where}: with spec = … only {', '.join(SWEEP_KEYS)} may "
                                    f"be set; got {', '.join(extra)} (write them in the spec)")
     else:
         kinds = _values("kind", raw.pop("kind"), where)
@@ -75,9 +77,9 @@ def _family_axes(fam: dict[str, Any], defaults: dict[str, Any], where: str
         axes["kind"] = [kind]
         values = {key: _values(key, value, where) for key, value in raw.items()}
         _check_keys(kind, values, where)
-        axes.update((k, v) for k, v in values.items() if k not in _SWEEP_KEYS)
-        raw = {k: v for k, v in raw.items() if k in _SWEEP_KEYS}
-    for key in _SWEEP_KEYS:
+        axes.update((k, v) for k, v in values.items() if k not in SWEEP_KEYS)
+        raw = {k: v for k, v in raw.items() if k in SWEEP_KEYS}
+    for key in SWEEP_KEYS:
         if key in raw:
             vals = _values(key, raw[key], where)
             from ..measure.explore import MAX_LENGTH
@@ -106,31 +108,31 @@ def _kind(name: str, where: str) -> str:
 def _check_keys(kind: str, values: dict[str, list[Any]], where: str) -> None:
     """Refuse keys the family's kind (and each of its scaling rules) does not take."""
     if kind != "rope":
-        from ..model.presets import PRESETS, _parameters
+        from ..model.presets import PRESETS, parameters
 
-        allowed = ["dim", *(p for p in _parameters(PRESETS[kind]) if p != "name"), *_SWEEP_KEYS]
+        allowed = ["dim", *(p for p in parameters(PRESETS[kind]) if p != "name"), *SWEEP_KEYS]
         for key in values:
             if key not in allowed:
                 raise InvalidParameter(f"{where}: unknown key {key!r} for kind {kind!r}; it "
                                        f"takes {', '.join(allowed)}")
         return
-    from ..model.scaling import _ALIASES, SCALINGS
+    from ..model.scaling import ALIASES, SCALINGS
 
     rules = []
     for rule in values.get("scaling", [None]):
-        name = "default" if rule is None else _ALIASES.get(str(rule).lower(), str(rule).lower())
+        name = "default" if rule is None else ALIASES.get(str(rule).lower(), str(rule).lower())
         if name not in SCALINGS:
             raise UnknownName(f"{where}: scaling={rule!r} is not known; use one of "
                               f"{', '.join(SCALINGS)}")
         rules.append(name)
     for key in values:
-        if key in (*_ROPE_COMMON, *_SWEEP_KEYS):
+        if key in (*_ROPE_COMMON, *SWEEP_KEYS):
             continue
         takers = [r for r in SCALINGS if key in getattr(SCALINGS[r], "__dataclass_fields__", ())
                   and key != "base"]
         if not takers:
             raise InvalidParameter(f"{where}: unknown key {key!r} for kind 'rope'; it takes "
-                                   f"{', '.join((*_ROPE_COMMON, *_SWEEP_KEYS))} (and the keys "
+                                   f"{', '.join((*_ROPE_COMMON, *SWEEP_KEYS))} (and the keys "
                                    "of its scaling rule)")
         missing = [r for r in rules if r not in takers]
         if missing:
@@ -179,7 +181,7 @@ def _values(key: str, value: Any, where: str) -> list[Any]:
     for v in vals:
         text = json.dumps(v)
         if text in seen:
-            raise InvalidParameter(f"{where}: {key} lists {_value_text(v)} twice; each value "
+            raise InvalidParameter(f"{where}: {key} lists {value_text(v)} twice; each value "
                                    "once")
         seen.add(text)
     return vals

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InvalidParameter, UnknownName
-from .grid_values import _value_text
+from .grid_values import value_text
 from .metrics import METRICS
 
 
@@ -34,7 +34,7 @@ class Heatmap:
 
     @property
     def title(self) -> str:
-        fixed = ", ".join(f"{k}={_value_text(v)}" for k, v in self.fixed.items())
+        fixed = ", ".join(f"{k}={value_text(v)}" for k, v in self.fixed.items())
         return f"{self.metric} over {self.x} × {self.y}" + (f" ({fixed})" if fixed else "")
 
 
@@ -63,7 +63,7 @@ def _sort_values(values: Iterable[Any]) -> list[Any]:
 
 
 def _matches(value: Any, wanted: str) -> bool:
-    if _value_text(value) == wanted:
+    if value_text(value) == wanted:
         return True
     try:
         return float(wanted) == float(value)
@@ -112,7 +112,7 @@ def heatmap(records: Sequence[Mapping[str, Any]], metric: str, x: str, y: str, *
         value = json.loads(sorted(others[example] - {json.dumps("(absent)")})[0])
         raise InvalidParameter(f"{', '.join(varying)} also vary (or are absent from some points):"
                                f" one cell would hold several points; fix them with --where, e.g."
-                               f" --where {example}={_value_text(value)} (--where family=N picks "
+                               f" --where {example}={value_text(value)} (--where family=N picks "
                                "one [[family]], counted from 0)")
     fixed = {k: json.loads(next(iter(v))) for k, v in others.items() if k != "kind"}
     xs = _sort_values(dict.fromkeys(r["params"][x] for r in chosen))
@@ -164,8 +164,8 @@ def plot_heatmap(data: Heatmap, path: str | os.PathLike[str]) -> str:
     masked = np.ma.masked_invalid(data.values)
     image = ax.imshow(masked, aspect="auto", origin="lower", cmap="viridis",
                       interpolation="nearest")
-    ax.set_xticks(range(nx), [_value_text(v) for v in data.x_values], rotation=45, ha="right")
-    ax.set_yticks(range(ny), [_value_text(v) for v in data.y_values])
+    ax.set_xticks(range(nx), [value_text(v) for v in data.x_values], rotation=45, ha="right")
+    ax.set_yticks(range(ny), [value_text(v) for v in data.y_values])
     ax.set_xlabel(data.x)
     ax.set_ylabel(data.y)
     ax.set_title(data.title, fontsize=10)

@@ -9,11 +9,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import InvalidParameter, UnknownName
-from .grid_values import _DTYPES
+from .grid_values import DTYPES
 
 __all__ = [
     "METRICS",
     "Metric",
+    "check_metrics",
 ]
 
 
@@ -64,7 +65,7 @@ def _metric_table() -> dict[str, Metric]:
          "attention (temperature) factor of the scaling rule, 10 digits",
          lambda n: n.get("attention_factor_float")),
     ]
-    for dt in _DTYPES:
+    for dt in DTYPES:
         rows += [
             (f"{dt}_max_phase_error", f"dtype:{dt}", f"dtypes.{dt}",
              f"largest |m·θ formed in {dt} − m·θ| over m < L (radians, mpmath)",
@@ -123,7 +124,7 @@ def _metric_table() -> dict[str, Metric]:
         ("kernel_first_increase", "check:decay", "decay",
          "first Δ < L where f(Δ) rises (check decay)", lambda c: c.get("first_increase")),
     ]
-    for dt in _DTYPES:
+    for dt in DTYPES:
         rows.append((f"{dt}_phase_exceeds_from", f"check:dtype_audit:{dt}", "dtype_audit",
                      f"first position whose phase error in {dt} exceeds 0.01 rad (check)",
                      lambda c, dt=dt: _phase_from(c.get(dt, {}))))
@@ -139,7 +140,7 @@ def _metric_table() -> dict[str, Metric]:
 METRICS: dict[str, Metric] = _metric_table()
 
 
-def _check_metrics(names: Any, where: str) -> tuple[str, ...]:
+def check_metrics(names: Any, where: str) -> tuple[str, ...]:
     if isinstance(names, str):
         names = [names]
     if not isinstance(names, list) or not names:

@@ -19,7 +19,7 @@ from functools import lru_cache
 from typing import Any
 
 from .grid import Point
-from .grid_values import _DTYPES
+from .grid_values import DTYPES
 from .metrics import METRICS
 
 
@@ -40,7 +40,8 @@ def _base_bound(length: int, dim: int) -> Any:
 
 def _compute(point: Point) -> tuple[dict[str, Any], dict[str, str], list[str]]:
     """The point's metrics, how each was certified, and notes (metrics that do not apply)."""
-    from ..measure.explore import _subject, explore
+    from ..measure.explore import explore
+    from ..measure.explore.exploration import as_subject
 
     obj = _encoding(point)
     length = point.length
@@ -50,7 +51,7 @@ def _compute(point: Point) -> tuple[dict[str, Any], dict[str, str], list[str]]:
     certified: dict[str, str] = {}
     notes: list[str] = []
     if any(s in ("explore", "proofs", "base_bound") or s.startswith("dtype:") for s in sources):
-        dtypes = [dt for dt in _DTYPES if f"dtype:{dt}" in sources]
+        dtypes = [dt for dt in DTYPES if f"dtype:{dt}" in sources]
         ex = explore([obj], length, proofs="proofs" in sources, base_bounds=False,
                      dtypes=dtypes, train_length=point.params.get("train_length"),
                      seed=point.seed)
@@ -82,7 +83,7 @@ def _compute(point: Point) -> tuple[dict[str, Any], dict[str, str], list[str]]:
                 certified[m.name] = ("proof engine (SymPy), each proof cross-checked in mpmath; "
                                      "refutations confirmed in mpmath")
         if "base_bound" in sources:
-            subject = _subject(obj)
+            subject = as_subject(obj)
             entry: dict[str, Any] = {"base_bound": None, "base_ok": None,
                                      "base_all_good_above": None,
                                      "base_good_set_is_interval": None}
@@ -104,7 +105,7 @@ def _compute(point: Point) -> tuple[dict[str, Any], dict[str, str], list[str]]:
         from ..model.rope import Rotary
 
         enc = obj.encoding() if isinstance(obj, Rotary) else obj
-        audit = [dt for dt in _DTYPES if f"check:dtype_audit:{dt}" in sources]
+        audit = [dt for dt in DTYPES if f"check:dtype_audit:{dt}" in sources]
         results = {c.name: c for c in run_checks(enc, max_len=length, checks=checks,
                                                   seed=point.seed, dtypes=audit or None)}
         for m in wanted:

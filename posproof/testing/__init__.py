@@ -68,12 +68,9 @@ from .reports import ImplReport, InvalidImplementation
 
 # Explicit re-exports (``X as X``): names importable from posproof.testing before it became
 # a package that are not in __all__ (posproof.cli.testing uses the private ones).
-from .reports import _spec_label as _spec_label
 from .rotary import DEFAULT_MAX_POSITION as DEFAULT_MAX_POSITION
 from .rotary import assert_rotary, check_rotary
 from .tables import DEFAULT_MAX_LEN, default_positions
-from .tables import _call as _call
-from .tables import _table_of as _table_of
 
 __all__ = [
     "DEFAULT_MAX_LEN",

@@ -16,6 +16,7 @@ from .identification_families import TOLERANCE
 __all__ = [
     "as_array",
     "dtype_eps",
+    "dtype_name",
 ]
 
 
@@ -26,7 +27,7 @@ _ML_FLOATS = ("bfloat16",)
 
 
 # --------------------------------------------------------------------------- arrays
-def _dtype_name(dtype: Any) -> str:
+def dtype_name(dtype: Any) -> str:
     name = str(dtype).replace("torch.", "").replace("jax.numpy.", "")
     return {"double": "float64", "float": "float32", "half": "float16"}.get(name, name)
 
@@ -53,7 +54,7 @@ def as_array(obj: Any, *, what: str = "table", finite: bool = True) -> tuple[np.
     try:
         if hasattr(obj, "detach") and hasattr(obj, "cpu"):  # torch.Tensor
             t = obj.detach().cpu()
-            if _dtype_name(t.dtype) == "bfloat16":
+            if dtype_name(t.dtype) == "bfloat16":
                 t = t.float()
             obj = t.numpy()
         elif hasattr(obj, "numpy") and not isinstance(obj, np.ndarray):  # tf.Tensor
@@ -63,7 +64,7 @@ def as_array(obj: Any, *, what: str = "table", finite: bool = True) -> tuple[np.
         raise InvalidParameter(
             f"{what} of type {type(source).__name__} cannot be read as an array ({exc}); "
             "pass a NumPy array, a torch/JAX tensor or a nested list") from None
-    name = _dtype_name(dtype_hint if dtype_hint is not None else arr.dtype)
+    name = dtype_name(dtype_hint if dtype_hint is not None else arr.dtype)
     if arr.dtype.kind == "V" and arr.dtype.name in _ML_FLOATS:  # ml_dtypes (JAX's bfloat16)
         name = arr.dtype.name
         arr = arr.astype(np.float32)
@@ -72,7 +73,7 @@ def as_array(obj: Any, *, what: str = "table", finite: bool = True) -> tuple[np.
             f"{what} of type {type(source).__name__} (dtype {arr.dtype}) is not a real numeric "
             "array; pass floats of shape (n_positions, dim)")
     if name not in _EPS:
-        name = "float64" if arr.dtype.kind != "f" else _dtype_name(arr.dtype)
+        name = "float64" if arr.dtype.kind != "f" else dtype_name(arr.dtype)
     out = arr.astype(np.float64)
     bad = ~np.isfinite(out)
     if finite and bad.any():

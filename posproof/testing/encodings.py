@@ -10,22 +10,24 @@ import numpy as np
 
 from ..errors import MAX_DIM, InvalidParameter, PosproofError, check_int
 from .arrays import as_array, dtype_eps
-from .explain import _explain_encoding
-from .identification import _ranges
-from .reports import ImplReport, InvalidImplementation, _encoding_message, _label, _nonfinite
+from .explain import explain_encoding
+from .identification import ranges
+from .reports import ImplReport, InvalidImplementation, encoding_label, encoding_message, nonfinite
 from .tables import (
     ANGLE_DTYPES,
     DEFAULT_MAX_LEN,
     Tolerance,
-    _call,
-    _certify,
-    _compare,
-    _encoding_spec,
-    _expected,
-    _squeeze,
-    _table_of,
+    call,
+    certify,
+    compare,
     default_positions,
+    encoding_spec,
+    expected,
+    squeeze,
+    table_of,
 )
+
+__all__ = ["angles_name", "assert_encoding", "check_encoding"]
 
 
 def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
@@ -76,17 +78,17 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
         except (PosproofError, TypeError, ValueError):
             raise InvalidParameter(f"{name}={value!r} is not a dtype name; use float16, "
                                    "bfloat16, float32 or float64") from None
-    angles = _angles_name(angles)
+    angles = angles_name(angles)
     scale = _check_scale(scale)
-    table_like = _table_of(impl)
+    table_like = table_of(impl)
     if table_like is None and not callable(impl):
         raise InvalidImplementation(
             f"impl of type {type(impl).__name__} is neither a table (an array of shape "
             "(n_positions, dim)) nor a callable returning one for given positions")
     if table_like is not None:
         table, impl_dtype = as_array(table_like, what="the table")
-        table = _squeeze(table, "the table")
-        enc = _encoding_spec(spec, table.shape[1] if dim is None else dim, params)
+        table = squeeze(table, "the table")
+        enc = encoding_spec(spec, table.shape[1] if dim is None else dim, params)
         start = first_position
         if start is None:
             start = enc.offset
@@ -102,28 +104,28 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
             enc_offset = spec.offset if hasattr(spec, "offset") else None
             if enc_offset is None:
                 if probe_dim is None:
-                    first, _ = _call(impl, np.arange(2, dtype=np.int64))
+                    first, _ = call(impl, np.arange(2, dtype=np.int64))
                     probe_dim = first.shape[1]
-                enc_offset = _encoding_spec(spec, probe_dim, dict(params)).offset
+                enc_offset = encoding_spec(spec, probe_dim, dict(params)).offset
             pos = default_positions(max_len, enc_offset, seed)
         else:
             pos = np.asarray(positions, dtype=np.int64).reshape(-1)
             if pos.size == 0:
                 raise InvalidParameter("positions is empty; pass at least one position")
-        table, impl_dtype = _call(impl, pos)
-        enc = _encoding_spec(spec, table.shape[1] if dim is None else dim, params)
+        table, impl_dtype = call(impl, pos)
+        enc = encoding_spec(spec, table.shape[1] if dim is None else dim, params)
 
         def calls(p: np.ndarray) -> np.ndarray:
-            return _call(impl, p)[0]
+            return call(impl, p)[0]
 
-    dtname = _angles_name(dtype) if dtype is not None else impl_dtype
+    dtname = angles_name(dtype) if dtype is not None else impl_dtype
     tol = Tolerance.of(dtname, angles, scale)
     eps = dtype_eps(dtname)
     report = ImplReport(False, "encoding", enc.to_dict(), dtname, int(pos.size),
                         int(np.abs(pos).max()) if pos.size else 0)
-    label = _label(enc)
+    label = encoding_label(enc)
     if not np.all(np.isfinite(table)):
-        return _nonfinite(report, label, pos[~np.isfinite(table).all(axis=1)])
+        return nonfinite(report, label, pos[~np.isfinite(table).all(axis=1)])
     if table.shape[1] != enc.dim:
         report.score = math.inf
         report.explanation = (
@@ -137,7 +139,7 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
         report.message = f"impl disagrees with {label}: {report.explanation}"
         return report
     omega = enc.column_frequencies_float
-    cmp = _compare(table, pos, enc, tol, scale=scale)
+    cmp = compare(table, pos, enc, tol, scale=scale)
     report.score, report.max_error = cmp.score, cmp.max_error
     report.ok = cmp.score <= 1.0
     report.tolerance = _tolerance_dict(tol, scale)
@@ -152,24 +154,24 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
     report.bad_positions = [int(pos[r]) for r in rows[:64]]
     report.bad_dims = [int(c) for c in cols[:64]]
     report.n_bad_positions, report.n_bad_dims = int(rows.size), int(cols.size)
-    report.position_ranges = _ranges([int(v) for v in pos[rows]])
-    report.dim_ranges = _ranges([int(v) for v in cols])
+    report.position_ranges = ranges([int(v) for v in pos[rows]])
+    report.dim_ranges = ranges([int(v) for v in cols])
     r, c = cmp.worst
     x = int(pos[r])
-    expected_value = scale * float(_expected(enc, pos[r:r + 1])[0, c])
-    certified = _certify(enc, x, int(c))
+    expected_value = scale * float(expected(enc, pos[r:r + 1])[0, c])
+    certified = certify(enc, x, int(c))
     report.worst = {"position": x, "dim": int(c), "impl": float(table[r, c]),
                     "expected": scale * certified if certified is not None else expected_value,
                     "difference": float(abs(table[r, c] - expected_value)),
                     "tolerance": tol.at(x, float(omega[c]))}
     if explain:
         unscaled = table if scale == 1.0 else table / scale
-        _explain_encoding(report, unscaled, pos, enc, eps, tol.eps_angle, calls, dtname)
-    report.message = _encoding_message(report, label, tol)
+        explain_encoding(report, unscaled, pos, enc, eps, tol.eps_angle, calls, dtname)
+    report.message = encoding_message(report, label, tol)
     return report
 
 
-def _angles_name(value: Any) -> str | None:
+def angles_name(value: Any) -> str | None:
     """The canonical dtype name of ``angles=`` / ``dtype=`` (``np.float16`` → ``float16``)."""
     if value is None:
         return None
@@ -203,7 +205,7 @@ def _accepting_angles(table: np.ndarray, pos: np.ndarray, enc: Any, dtname: str,
                       scale: float) -> str | None:
     """The most precise ``angles=`` dtype whose tolerance the table is within, if any."""
     for name in ("float32", "float16", "bfloat16"):
-        if _compare(table, pos, enc, Tolerance.of(dtname, name, scale),
+        if compare(table, pos, enc, Tolerance.of(dtname, name, scale),
                     scale=scale).score <= 1.0:
             return name
     return None

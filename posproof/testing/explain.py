@@ -32,6 +32,8 @@ from .hypotheses import (
 from .identification import TOLERANCE, identify
 from .reports import ImplReport
 
+__all__ = ["explain_encoding"]
+
 _EPS32 = 2.0**-23
 
 
@@ -49,7 +51,7 @@ def _confirmed_text(best: Outcome) -> str:
             f"{best.score:.2g} of it)")
 
 
-def _explain_encoding(report: ImplReport, table: np.ndarray, pos: np.ndarray, enc: Any,
+def explain_encoding(report: ImplReport, table: np.ndarray, pos: np.ndarray, enc: Any,
                       eps: float, eps_angle: float,
                       calls: Callable[[np.ndarray], np.ndarray] | None, dtname: str) -> None:
     """Rank the hypotheses against the impl; report the first confirmed one, or none."""
@@ -191,11 +193,11 @@ def _diff_identification(found: Any, enc: Any, first: int) -> str | None:
 
 def _pair_frequency_mismatch(block: np.ndarray | None, enc: Any, eps: float) -> str | None:
     """'dims 2i and 2i+1 use different frequencies', with the dims named."""
-    from .identification_measure import _column_frequencies
+    from .identification_measure import column_frequencies
 
     if block is None or block.shape[0] < 8 or block.shape[1] != enc.dim:
         return None
-    omega, sinusoid = _column_frequencies(block, TOLERANCE * eps)
+    omega, sinusoid = column_frequencies(block, TOLERANCE * eps)
     bad = []
     for s, c in enc.pairs:
         if sinusoid[s] and sinusoid[c] and abs(omega[s] - omega[c]) > 1e-3 * max(omega[s], 1e-3):

@@ -38,8 +38,23 @@ import numpy as np
 
 from .arrays import dtype_eps
 from .identification import TOLERANCE
-from .identification_families import _nice
-from .identification_measure import _column_frequencies
+from .identification_families import nice
+from .identification_measure import column_frequencies
+
+__all__ = [
+    "ULPS",
+    "Hypothesis",
+    "Model",
+    "Outcome",
+    "fitted",
+    "measured_frequencies",
+    "order",
+    "padding",
+    "precision",
+    "rank",
+    "score_hypothesis",
+    "structural",
+]
 
 #: Output ulps a regeneration may differ by (sin and cos rounded in another library).
 ULPS = 4.0
@@ -145,7 +160,7 @@ def _screen_rows(n: int) -> np.ndarray:
                                      np.arange(n - 16, n)]))
 
 
-def _score(h: Hypothesis, t: np.ndarray, pos: np.ndarray, eps: float, eps_path: float,
+def score_hypothesis(h: Hypothesis, t: np.ndarray, pos: np.ndarray, eps: float, eps_path: float,
            spec: tuple[np.ndarray, float] | None = None) -> tuple[float, float, float]:
     """(score, residual, tolerance at the worst entry) of ``h`` on rows ``t`` at ``pos``.
 
@@ -202,11 +217,11 @@ def rank(t: np.ndarray, pos: np.ndarray, hyps: Any, *, eps: float, eps_path: flo
     base = None
     out = []
     for h in hyps:
-        score, resid, tol = _score(h, t[screen], pos[screen], eps, eps_path)
+        score, resid, tol = score_hypothesis(h, t[screen], pos[screen], eps, eps_path)
         if score <= 1.0:
             if base is None and spec is not None:      # the spec's table, once, when needed
                 base = (spec.regenerate(pos), eps_check)
-            score, resid, tol = _score(h, t, pos, eps, eps_path, base)
+            score, resid, tol = score_hypothesis(h, t, pos, eps, eps_path, base)
         out.append(Outcome(h.key, h.cause, h.how, resid, tol, score, score <= 1.0))
     return sorted(out, key=order)
 
@@ -384,7 +399,7 @@ def measured_frequencies(block: np.ndarray | None, eps: float) -> np.ndarray | N
     """Each column's frequency from consecutive rows (NaN where not a clean sinusoid)."""
     if block is None or block.shape[0] < 8:
         return None
-    omega, ok = _column_frequencies(block.astype(np.float64), TOLERANCE * max(eps, _EPS32))
+    omega, ok = column_frequencies(block.astype(np.float64), TOLERANCE * max(eps, _EPS32))
     return np.where(ok, omega, np.nan)
 
 
@@ -462,7 +477,7 @@ def _bases(enc: Any, spec: Model, omega_meas: np.ndarray) -> Iterator[Hypothesis
                          f"ω_k = {b:g}^(−2k/{2 * mm}) (the exponent over another dim: d_model "
                          "vs head dim, or rotary_dim)", f"ω_k = b^(−2k/{2 * mm})",
                          replace(spec, omega=np.where(idx >= 0, b ** (-k / mm), 0.0)))
-    for _, cand in _nice(raw)[:4]:
+    for _, cand in nice(raw)[:4]:
         value = float(cand)
         if value <= 1 or abs(value - b) < 1e-9 * b:
             continue

@@ -43,27 +43,27 @@ import numpy as np
 import sympy as sp
 
 from ..errors import InvalidParameter
-from .arrays import _dtype_name, as_array, dtype_eps
+from .arrays import as_array, dtype_eps, dtype_name
 from .arrays import phasors as phasors
 from .arrays import tolerance as tolerance
 from .identification_families import (
     TOLERANCE,
-    _call_text,
-    _Candidate,
-    _candidates,
-    _fmt,
-    _offset,
-    _preset_calls,
-    _screen,
+    Candidate,
+    call_text,
+    candidates,
+    first_row_offset,
+    fmt,
+    preset_calls,
+    screen,
 )
 from .identification_measure import (
-    _column_frequencies,
-    _layout_name,
-    _longest_run,
-    _measure,
-    _pairings,
-    _Pairs,
-    _residual,
+    Pairs,
+    column_frequencies,
+    layout_name,
+    longest_run,
+    measure_phases,
+    pairings,
+    residual,
 )
 
 __all__ = [
@@ -72,6 +72,7 @@ __all__ = [
     "as_array",
     "dtype_eps",
     "identify",
+    "ranges",
 ]
 
 
@@ -143,7 +144,7 @@ class Identification:
         if self.odd_dim_padding:
             lines.append("odd dim: last column is zero padding")
         if self.zero_rows:
-            lines.append(f"zero rows: {_ranges(self.zero_rows)}")
+            lines.append(f"zero rows: {ranges(self.zero_rows)}")
         if self.residual is not None:
             lines.append(f"residual: max |table − fitted| = {self.residual:.3g} "
                          f"({self.score:.3g} of the {self.precision or self.dtype} "
@@ -154,10 +155,10 @@ class Identification:
         return "\n".join(lines)
 
 
-def _ranges(values: list[int], limit: int = 8) -> str:
+def ranges(values: list[int], limit: int = 8) -> str:
     """Compact 'a–b, c' text for sorted integers.
 
-    >>> _ranges([0, 1, 2, 5, 7, 8])
+    >>> ranges([0, 1, 2, 5, 7, 8])
     '0–2, 5, 7–8'
     """
     out: list[str] = []
@@ -201,7 +202,7 @@ def identify(table: Any, *, dtype: str | None = None) -> Identification:
                 f"table has shape {arr.shape}; pass a 2-d array of shape (n_positions, dim)")
         arr = squeezed
     if dtype is not None:
-        dtname = _dtype_name(dtype)
+        dtname = dtype_name(dtype)
     rows, dim = arr.shape
     if rows < 4:
         raise InvalidParameter(
@@ -260,7 +261,7 @@ def _identify_at(arr: np.ndarray, dtname: str) -> Identification:
                           "(sin, cos) pairs")
         return result
     n = width // 2
-    start, stop = _longest_run(~zero)
+    start, stop = longest_run(~zero)
     if stop - start < 4:
         result.summary = ("matches no known schedule: fewer than 4 consecutive non-zero rows "
                           "to measure frequencies on")
@@ -271,15 +272,15 @@ def _identify_at(arr: np.ndarray, dtname: str) -> Identification:
         live_rows[:_FIT_ROWS], live_rows[np.linspace(0, live_rows.size - 1, _FIT_ROWS,
                                                      dtype=np.int64)]]))]
 
-    measured: list[_Pairs] = []
+    measured: list[Pairs] = []
     broken: dict[str, int] = {}
-    for pairing, first, second in _pairings(n):
+    for pairing, first, second in pairings(n):
         norm_dev = np.abs(sample[:, first] ** 2 + sample[:, second] ** 2 - 1).max(axis=0)
         bad = int((norm_dev > 4 * noise).sum())
         if bad:
             broken[pairing] = bad
             continue
-        omega, sigma, phase0, reliable, signs = _measure(fit[:, first], fit[:, second], noise)
+        omega, sigma, phase0, reliable, signs = measure_phases(fit[:, first], fit[:, second], noise)
         votes = signs[reliable]
         if votes.size and np.any(votes != votes[0]):
             result.notes.append(
@@ -289,9 +290,9 @@ def _identify_at(arr: np.ndarray, dtname: str) -> Identification:
             continue
         sin_first = bool(votes[0] > 0) if votes.size else True
         if not sin_first:
-            omega, sigma, phase0, _, _ = _measure(fit[:, second], fit[:, first], noise)
+            omega, sigma, phase0, _, _ = measure_phases(fit[:, second], fit[:, first], noise)
         sin_cols, cos_cols = (first, second) if sin_first else (second, first)
-        measured.append(_Pairs(pairing, _layout_name(pairing, sin_first), sin_cols, cos_cols,
+        measured.append(Pairs(pairing, layout_name(pairing, sin_first), sin_cols, cos_cols,
                                omega, sigma, phase0, start))
 
     if not measured:
@@ -301,11 +302,11 @@ def _identify_at(arr: np.ndarray, dtname: str) -> Identification:
     trials: list[_Trial] = []
     quick_rows = np.arange(start, min(stop, start + _FIT_ROWS))
     for pairs in measured:
-        ranked = _screen(_candidates(pairs.omega, pairs.sigma), pairs.omega, pairs.sigma, eps)
+        ranked = screen(candidates(pairs.omega, pairs.sigma), pairs.omega, pairs.sigma, eps)
         for _, cand in ranked[:8]:
-            first_pos = _offset(cand.omega, pairs.phase0)
+            first_pos = first_row_offset(cand.omega, pairs.phase0)
             offset = round(first_pos - pairs.first_row)
-            resid, score = _residual(arr, quick_rows, cand.omega, pairs, offset, eps, zero, pad)
+            resid, score = residual(arr, quick_rows, cand.omega, pairs, offset, eps, zero, pad)
             trials.append(_Trial(cand, pairs, offset, resid, score))
     # validate on every row, simplest parameters first
     trials.sort(key=lambda t: (t.score > 1.0, t.cand.simplicity, t.score))
@@ -318,7 +319,7 @@ def _identify_at(arr: np.ndarray, dtname: str) -> Identification:
                 {(m.cand.family, m.pairs.layout) for m in matches})):
             continue
         if rows > quick_rows.size:
-            trial.residual, trial.score = _residual(arr, all_rows, trial.cand.omega,
+            trial.residual, trial.score = residual(arr, all_rows, trial.cand.omega,
                                                     trial.pairs, trial.offset, eps, zero, pad)
         if trial.score <= 1.0:
             matches.append(trial)
@@ -331,7 +332,7 @@ def _identify_at(arr: np.ndarray, dtname: str) -> Identification:
     for other in matches[1:]:
         result.notes.append(
             f"also consistent with {other.cand.family} "
-            + ", ".join(f"{k}={_fmt(v)}" for k, v in other.cand.params.items())
+            + ", ".join(f"{k}={fmt(v)}" for k, v in other.cand.params.items())
             + f" in layout {other.pairs.layout}: the table is too short or too coarse "
             "to tell them apart")
     return result
@@ -339,8 +340,8 @@ def _identify_at(arr: np.ndarray, dtname: str) -> Identification:
 
 @dataclass
 class _Trial:
-    cand: _Candidate
-    pairs: _Pairs
+    cand: Candidate
+    pairs: Pairs
     offset: int
     residual: float
     score: float
@@ -349,7 +350,7 @@ class _Trial:
 def _no_pairs_summary(block: np.ndarray, noise: float, broken: dict[str, int],
                       result: Identification) -> str:
     """Why no pairing works: pairs of mismatched frequencies, or not sinusoids at all."""
-    omega, sinusoid = _column_frequencies(block, noise)
+    omega, sinusoid = column_frequencies(block, noise)
     if sinusoid.all() and block.shape[1] >= 2:
         mismatched = [(j, j + 1) for j in range(0, block.shape[1] - 1, 2)
                       if abs(omega[j] - omega[j + 1]) > 1e-3 * max(omega[j], 1e-3)]
@@ -370,7 +371,7 @@ def _no_pairs_summary(block: np.ndarray, noise: float, broken: dict[str, int],
             "(sin² + cos² = 1)")
 
 
-def _describe_unmatched(result: Identification, measured: list[_Pairs],
+def _describe_unmatched(result: Identification, measured: list[Pairs],
                         closest: _Trial | None) -> None:
     pairs = measured[0] if closest is None else closest.pairs
     result.layout = pairs.layout
@@ -379,7 +380,7 @@ def _describe_unmatched(result: Identification, measured: list[_Pairs],
         cand = closest.cand
         result.notes.append(
             f"closest: {cand.family} "
-            + ", ".join(f"{k}={_fmt(v)}" for k, v in cand.params.items())
+            + ", ".join(f"{k}={fmt(v)}" for k, v in cand.params.items())
             + f", offset {closest.offset}, residual {closest.residual:.3g} "
             f"({closest.score:.3g} × the tolerance)")
     shown = ", ".join(f"{w:.6g}" for w in pairs.omega[:6])
@@ -395,18 +396,18 @@ def _fill_match(result: Identification, arr: np.ndarray, trial: _Trial, eps: flo
     rows, dim = arr.shape
     cand, pairs, offset = trial.cand, trial.pairs, trial.offset
     zero_positions = [int(offset + r) for r in np.flatnonzero(zero)]
-    calls = _preset_calls(cand.family, cand.params, pairs.layout, dim, offset, zero_positions,
+    calls = preset_calls(cand.family, cand.params, pairs.layout, dim, offset, zero_positions,
                           pad)
     name, kwargs = calls[0]
     enc = preset(name, dim=dim, **kwargs)
     omega = enc.column_frequencies_float[pairs.sin_cols]
-    resid, score = _residual(arr, np.arange(rows), omega, pairs, offset, eps, zero, pad)
+    resid, score = residual(arr, np.arange(rows), omega, pairs, offset, eps, zero, pad)
     result.matched = score <= 1.0
     result.family = cand.family
     result.exponent = {"geometric": "n", "tensor2tensor": "n-1", "binary": None}[cand.family]
     result.preset = name
-    result.params = {k: _fmt(v) for k, v in cand.params.items()}
-    result.presets = [_call_text(nm, dim, kw) for nm, kw in calls]
+    result.params = {k: fmt(v) for k, v in cand.params.items()}
+    result.presets = [call_text(nm, dim, kw) for nm, kw in calls]
     result.layout = pairs.layout
     result.offset = offset
     result.residual, result.score = resid, score
@@ -415,14 +416,14 @@ def _fill_match(result: Identification, arr: np.ndarray, trial: _Trial, eps: flo
     if cand.note:
         result.notes.append(cand.note)
     if zero_positions:
-        result.notes.append(f"rows at positions {_ranges(zero_positions)} are zero "
+        result.notes.append(f"rows at positions {ranges(zero_positions)} are zero "
                             "(padding rows, as fairseq's padding_idx)")
     if pairs.omega.size == 1:
         result.notes.append("a single (sin, cos) pair: the layouts interleaved and split "
                             "coincide")
     shown = {k: v for k, v in kwargs.items()
              if k not in ("offset", "start_index", "layout", "odd_dim")}
-    params = ", ".join(f"{k}={_fmt(v) if isinstance(v, sp.Basic) else v}"
+    params = ", ".join(f"{k}={fmt(v) if isinstance(v, sp.Basic) else v}"
                        for k, v in shown.items())
     result.summary = (f"matches {name} ({params}), layout {pairs.layout}, offset {offset}"
                       + (", odd dim padded with a zero column" if pad else ""))

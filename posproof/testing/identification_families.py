@@ -16,14 +16,26 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
+__all__ = [
+    "TOLERANCE",
+    "Candidate",
+    "call_text",
+    "candidates",
+    "first_row_offset",
+    "fmt",
+    "nice",
+    "preset_calls",
+    "screen",
+]
+
 #: Entries agree when |a − b| ≤ TOLERANCE·eps·(1 + |x·ω|), eps of the table's dtype.
 TOLERANCE = 16.0
 
 
-def _nice(value: float, *, pi_multiples: bool = False) -> list[tuple[int, sp.Expr]]:
+def nice(value: float, *, pi_multiples: bool = False) -> list[tuple[int, sp.Expr]]:
     """Simple numbers near ``value``, with a simplicity score (1 = simplest).
 
-    >>> [str(v) for _, v in _nice(10181.8)]
+    >>> [str(v) for _, v in nice(10181.8)]
     ['10000', '10200', '10180', '10182']
     """
     out: list[tuple[int, sp.Expr]] = []
@@ -46,7 +58,7 @@ def _raw(value: float) -> sp.Expr:
 
 
 @dataclass
-class _Candidate:
+class Candidate:
     family: str                  # geometric | tensor2tensor | binary
     params: dict[str, sp.Expr]
     simplicity: int
@@ -70,22 +82,22 @@ def _binary_freqs(numerator: float, n: int) -> np.ndarray:
     return numerator / 2.0 ** np.arange(1, n + 1, dtype=np.float64)
 
 
-def _candidates(omega: np.ndarray, sigma: np.ndarray) -> list[_Candidate]:
+def candidates(omega: np.ndarray, sigma: np.ndarray) -> list[Candidate]:
     """Families and simple parameters consistent with the measured frequencies."""
     n = omega.size
     good = omega > 5 * sigma
     weights = np.where(good, (np.maximum(omega, 1e-300) / sigma) ** 2, 0.0)
-    out: list[_Candidate] = []
+    out: list[Candidate] = []
     if n == 1 or good.sum() < 2:
         w0 = float(omega[0])
-        for score, c in _nice(w0 * 2, pi_multiples=True):
-            out.append(_Candidate("binary", {"numerator": c}, score + 1,
+        for score, c in nice(w0 * 2, pi_multiples=True):
+            out.append(Candidate("binary", {"numerator": c}, score + 1,
                                   _binary_freqs(float(c), n)))
-        for score, lo in _nice(1 / w0) if w0 > 0 else []:
-            out.append(_Candidate("tensor2tensor", {"min_timescale": lo,
+        for score, lo in nice(1 / w0) if w0 > 0 else []:
+            out.append(Candidate("tensor2tensor", {"min_timescale": lo,
                                                     "max_timescale": lo * 10000},
                                   score + 1, _t2t_freqs(float(lo), float(lo) * 10000, n)))
-        out.append(_Candidate("geometric", {"base": sp.Integer(10000)}, 1,
+        out.append(Candidate("geometric", {"base": sp.Integer(10000)}, 1,
                               _geometric_freqs(10000.0, n),
                               note="with a single measurable pair the base cannot be "
                                    "measured; 10000 assumed"))
@@ -100,36 +112,36 @@ def _candidates(omega: np.ndarray, sigma: np.ndarray) -> list[_Candidate]:
     if slope >= 0:
         return out
     base = math.exp(-slope * n)
-    for score, b in _nice(base):
+    for score, b in nice(base):
         if b > 1:
-            out.append(_Candidate("geometric", {"base": b}, score, _geometric_freqs(float(b), n)))
-    for score, b2 in _nice(base * base):
+            out.append(Candidate("geometric", {"base": b}, score, _geometric_freqs(float(b), n)))
+    for score, b2 in nice(base * base):
         b = sp.sqrt(b2)
         if b2 > 1 and not b.is_Rational:
-            out.append(_Candidate("geometric", {"base": b}, score + 1,
+            out.append(Candidate("geometric", {"base": b}, score + 1,
                                   _geometric_freqs(float(b), n),
                                   note=f"ω_k = {b2}^(−k/d): the exponent is over d, not n"))
-    out.append(_Candidate("geometric", {"base": _raw(base)}, 9, _geometric_freqs(base, n)))
+    out.append(Candidate("geometric", {"base": _raw(base)}, 9, _geometric_freqs(base, n)))
     if n >= 2:
         lo = math.exp(-icpt)
         hi = lo * math.exp(-slope * (n - 1))
-        los = [*_nice(lo)[:3], (9, _raw(lo))]
-        his = [*_nice(hi)[:4], (9, _raw(hi))]
+        los = [*nice(lo)[:3], (9, _raw(lo))]
+        his = [*nice(hi)[:4], (9, _raw(hi))]
         for s1, lo_c in los:
             for s2, hi_c in his:
                 if lo_c > 0 and hi_c > lo_c:
-                    out.append(_Candidate(
+                    out.append(Candidate(
                         "tensor2tensor", {"min_timescale": lo_c, "max_timescale": hi_c},
                         max(s1, s2) + (s1 > 1), _t2t_freqs(float(lo_c), float(hi_c), n)))
     if abs(slope + math.log(2)) < 1e-3:
-        for score, c in _nice(2 * math.exp(icpt), pi_multiples=True)[:8]:
-            out.append(_Candidate("binary", {"numerator": c}, score,
+        for score, c in nice(2 * math.exp(icpt), pi_multiples=True)[:8]:
+            out.append(Candidate("binary", {"numerator": c}, score,
                                   _binary_freqs(float(c), n)))
     return out
 
 
-def _screen(cands: list[_Candidate], omega: np.ndarray, sigma: np.ndarray,
-            eps: float) -> list[tuple[float, _Candidate]]:
+def screen(cands: list[Candidate], omega: np.ndarray, sigma: np.ndarray,
+            eps: float) -> list[tuple[float, Candidate]]:
     out = []
     for c in cands:
         err = np.abs(c.omega - omega) / (10 * sigma + 2 * TOLERANCE * eps * c.omega + 1e-15)
@@ -140,7 +152,7 @@ def _screen(cands: list[_Candidate], omega: np.ndarray, sigma: np.ndarray,
     return out
 
 
-def _offset(omega: np.ndarray, phase0: np.ndarray) -> float:
+def first_row_offset(omega: np.ndarray, phase0: np.ndarray) -> float:
     """Position of the first fitted row from the phases, unwrapped slow → fast."""
     est: float | None = None
     for k in np.argsort(omega):
@@ -156,11 +168,11 @@ def _offset(omega: np.ndarray, phase0: np.ndarray) -> float:
 
 
 # --------------------------------------------------------------------------- rebuilding
-def _fmt(value: sp.Expr) -> str:
+def fmt(value: sp.Expr) -> str:
     return str(value).replace("**", "^") if not value.is_Integer else str(value)
 
 
-def _preset_calls(family: str, params: dict[str, sp.Expr], layout: str, dim: int,
+def preset_calls(family: str, params: dict[str, sp.Expr], layout: str, dim: int,
                   offset: int, zero_positions: list[int], pad: bool
                   ) -> list[tuple[str, dict[str, Any]]]:
     """(preset name, preset kwargs) that rebuild the table, best first."""
@@ -188,9 +200,9 @@ def _preset_calls(family: str, params: dict[str, sp.Expr], layout: str, dim: int
     return calls
 
 
-def _call_text(name: str, dim: int, kwargs: dict[str, Any]) -> str:
+def call_text(name: str, dim: int, kwargs: dict[str, Any]) -> str:
     shown = {k: v for k, v in kwargs.items()
              if not (k in ("offset", "start_index") and v == 0)}
-    args = "".join(f", {k}={_fmt(v) if isinstance(v, sp.Basic) else repr(v)}"
+    args = "".join(f", {k}={fmt(v) if isinstance(v, sp.Basic) else repr(v)}"
                    for k, v in shown.items())
     return f'preset("{name}", dim={dim}{args})'

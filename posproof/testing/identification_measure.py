@@ -13,9 +13,19 @@ import numpy as np
 from .arrays import phasors, tolerance
 from .identification_families import TOLERANCE
 
+__all__ = [
+    "Pairs",
+    "column_frequencies",
+    "layout_name",
+    "longest_run",
+    "measure_phases",
+    "pairings",
+    "residual",
+]
+
 
 @dataclass
-class _Pairs:
+class Pairs:
     """Per-pair measurements for one pairing of the columns."""
 
     pairing: str                 # "adjacent" or "halves"
@@ -28,7 +38,7 @@ class _Pairs:
     first_row: int               # index of the first fitted row
 
 
-def _pairings(n: int) -> list[tuple[str, np.ndarray, np.ndarray]]:
+def pairings(n: int) -> list[tuple[str, np.ndarray, np.ndarray]]:
     k = np.arange(n)
     out = [("adjacent", 2 * k, 2 * k + 1)]
     if n > 1:
@@ -36,7 +46,7 @@ def _pairings(n: int) -> list[tuple[str, np.ndarray, np.ndarray]]:
     return out
 
 
-def _longest_run(mask: np.ndarray) -> tuple[int, int]:
+def longest_run(mask: np.ndarray) -> tuple[int, int]:
     """(start, stop) of the longest run of True."""
     best, start = (0, 0), None
     for i, value in enumerate(np.append(mask, False)):
@@ -49,7 +59,7 @@ def _longest_run(mask: np.ndarray) -> tuple[int, int]:
     return best
 
 
-def _measure(first: np.ndarray, second: np.ndarray, noise: float
+def measure_phases(first: np.ndarray, second: np.ndarray, noise: float
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Signed phase advance per pair, treating ``first`` as sin and ``second`` as cos.
 
@@ -79,7 +89,7 @@ def _measure(first: np.ndarray, second: np.ndarray, noise: float
     return omega, sigma, phase0, reliable, signs
 
 
-def _column_frequencies(block: np.ndarray, noise: float) -> tuple[np.ndarray, np.ndarray]:
+def column_frequencies(block: np.ndarray, noise: float) -> tuple[np.ndarray, np.ndarray]:
     """Per column: frequency from the recurrence c(x+1) + c(x−1) = 2cos(ω)·c(x), and
     whether the column is a sinusoid of the position at all."""
     mid, around = block[1:-1], block[2:] + block[:-2]
@@ -92,7 +102,7 @@ def _column_frequencies(block: np.ndarray, noise: float) -> tuple[np.ndarray, np
 
 
 # --------------------------------------------------------------------------- validation
-def _residual(table: np.ndarray, rows: np.ndarray, omega: np.ndarray, pairs: _Pairs,
+def residual(table: np.ndarray, rows: np.ndarray, omega: np.ndarray, pairs: Pairs,
               offset: int, eps: float, zero: np.ndarray, pad: bool) -> tuple[float, float]:
     """(max |table − fitted|, max ratio to tolerance) over ``rows`` of the table."""
     live = rows[~zero[rows]]
@@ -114,7 +124,7 @@ def _residual(table: np.ndarray, rows: np.ndarray, omega: np.ndarray, pairs: _Pa
     return resid, score
 
 
-def _layout_name(pairing: str, sin_first: bool) -> str:
+def layout_name(pairing: str, sin_first: bool) -> str:
     if pairing == "adjacent":
         return "interleaved" if sin_first else "interleaved-cos"
     return "split" if sin_first else "split-cos"

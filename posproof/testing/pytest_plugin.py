@@ -117,10 +117,10 @@ def _options(config: pytest.Config) -> PosproofOptions:
     angles = config.getoption("--posproof-angles", default=None)
     if angles is not None:
         from ..errors import InvalidParameter
-        from .encodings import _angles_name
+        from .encodings import angles_name
 
         try:
-            angles = _angles_name(angles)
+            angles = angles_name(angles)
         except InvalidParameter as exc:
             raise pytest.UsageError(f"--posproof-angles: {exc}") from None
     return PosproofOptions(max_len, max_position, seed, angles)

@@ -15,7 +15,19 @@ from typing import Any
 import numpy as np
 
 from ..errors import PosproofError
-from .identification import _ranges
+from .identification import ranges
+
+__all__ = [
+    "ImplReport",
+    "InvalidImplementation",
+    "describe",
+    "encoding_label",
+    "encoding_message",
+    "imported_torch",
+    "nonfinite",
+    "rotary_message",
+    "spec_label",
+]
 
 
 class InvalidImplementation(PosproofError, TypeError):
@@ -74,11 +86,11 @@ class ImplReport:
         return out
 
 
-def _label(spec: Any) -> str:
-    return _spec_label(spec.to_dict())
+def encoding_label(spec: Any) -> str:
+    return spec_label(spec.to_dict())
 
 
-def _spec_label(d: dict[str, Any]) -> str:
+def spec_label(d: dict[str, Any]) -> str:
     """A preset(...) / rotary(...) call that describes a spec's ``to_dict()``."""
     if d.get("kind") == "rotary":
         return (f"rotary(base={d.get('base')}, head_dim={d['head_dim']}, layout={d['layout']}"
@@ -108,21 +120,21 @@ _DEFAULT_LAYOUT = {"tensor2tensor": "split", "fairseq": "split", "diffusion": "s
 _DEFAULT_OFFSET = {"fairseq": 2}
 
 
-def _torch() -> Any:
+def imported_torch() -> Any:
     """torch if the user imported it; posproof never imports it."""
     return sys.modules.get("torch")
 
 
-def _describe(obj: Any) -> str:
+def describe(obj: Any) -> str:
     return getattr(obj, "__qualname__", None) or type(obj).__name__
 
 
-def _nonfinite(report: ImplReport, label: str, where: np.ndarray) -> ImplReport:
+def nonfinite(report: ImplReport, label: str, where: np.ndarray) -> ImplReport:
     """A failed report for an impl that returns NaN or inf at some positions."""
     where = np.sort(where)
     report.bad_positions = [int(v) for v in where[:64]]
     report.n_bad_positions = int(where.size)
-    report.position_ranges = _ranges([int(v) for v in where])
+    report.position_ranges = ranges([int(v) for v in where])
     report.score = math.inf
     hint = (" (float16 overflows past 65504: positions or angles formed in float16?)"
             if where.size and where.min() > 65504 else "")
@@ -132,7 +144,7 @@ def _nonfinite(report: ImplReport, label: str, where: np.ndarray) -> ImplReport:
     return report
 
 
-def _encoding_message(report: ImplReport, label: str, tol: Any) -> str:
+def encoding_message(report: ImplReport, label: str, tol: Any) -> str:
     w = report.worst
     scale = report.tolerance.get("scale", 1.0)
     lines = [
@@ -163,7 +175,7 @@ def _angles_hint(accepted: str | None) -> str:
             "accepts this table)")
 
 
-def _rotary_message(report: ImplReport, label: str) -> str:
+def rotary_message(report: ImplReport, label: str) -> str:
     w = report.worst
     status = ", ".join(f"{c['name']}: {c['status']}" for c in report.checks)
     lines = [f"impl disagrees with {label}: {status}"]

@@ -16,19 +16,19 @@ import numpy as np
 
 from ..errors import InvalidParameter, check_int
 from .arrays import as_array, dtype_eps
-from .encodings import _angles_name
+from .encodings import angles_name
 from .explain_rotary import explain_rotary
 from .identification import TOLERANCE
-from .identification_families import _nice
-from .identification_measure import _measure
+from .identification_families import nice
+from .identification_measure import measure_phases
 from .reports import (
     ImplReport,
     InvalidImplementation,
-    _describe,
-    _label,
-    _nonfinite,
-    _rotary_message,
-    _torch,
+    describe,
+    encoding_label,
+    imported_torch,
+    nonfinite,
+    rotary_message,
 )
 from .tables import Tolerance
 
@@ -70,7 +70,7 @@ class _Applier:
                 "apply_fn(x, positions) -> rotated x, x of shape (..., seq, head_dim)")
         if inputs not in ("auto", "numpy", "torch"):
             raise InvalidParameter(f"inputs={inputs!r}; use 'auto', 'numpy' or 'torch'")
-        if inputs == "torch" and _torch() is None:
+        if inputs == "torch" and imported_torch() is None:
             raise InvalidParameter("inputs='torch' but torch is not imported; import torch "
                                    "before calling assert_rotary")
         self.fn, self.dtype, self.mode = fn, dtype, inputs
@@ -82,12 +82,12 @@ class _Applier:
         return self.fn(x.astype(resolve_dtype(self.dtype)), pos)
 
     def _torch(self, x: np.ndarray, pos: np.ndarray) -> Any:
-        torch = _torch()
+        torch = imported_torch()
         return self.fn(torch.tensor(x).to(getattr(torch, self.dtype)), torch.as_tensor(pos))
 
     def __call__(self, x: np.ndarray, pos: np.ndarray) -> np.ndarray:
         if self.mode == "auto":
-            torch = _torch()
+            torch = imported_torch()
             try:
                 out = self._np(x, pos)
                 self.mode = "numpy"
@@ -104,20 +104,20 @@ class _Applier:
                 out = self._np(x, pos) if self.mode == "numpy" else self._torch(x, pos)
             except Exception as exc:
                 raise self._error(exc) from None
-        arr, self.out_dtype = as_array(out, what=f"the output of {_describe(self.fn)}",
+        arr, self.out_dtype = as_array(out, what=f"the output of {describe(self.fn)}",
                                        finite=False)
         if arr.shape != x.shape:
             try:
                 arr = arr.reshape(x.shape)
             except ValueError:
                 raise InvalidImplementation(
-                    f"{_describe(self.fn)} returned shape {arr.shape} for x of shape "
+                    f"{describe(self.fn)} returned shape {arr.shape} for x of shape "
                     f"{x.shape}; a rotary embedding keeps the shape") from None
         return arr
 
     def _error(self, exc: BaseException) -> InvalidImplementation:
         return InvalidImplementation(
-            f"calling {_describe(self.fn)}(x, positions) raised {type(exc).__name__}: {exc}; "
+            f"calling {describe(self.fn)}(x, positions) raised {type(exc).__name__}: {exc}; "
             "apply_fn must take x of shape (batch, heads, seq, head_dim) and a 1-d int64 "
             "array (or LongTensor) of positions and return the rotated x")
 
@@ -184,7 +184,7 @@ def _fingerprint(y: np.ndarray, head_dim: int, eps: float) -> _Fingerprint | str
     if np.abs(amp - amplitude).max() > 64 * noise * max(amplitude, 1):
         notes.append("cos² + sin² is not constant: cos and sin disagree (not a rotation)")
     scale = amplitude if amplitude > 0 else 1.0
-    theta, _, phase0, reliable, signs = _measure(first / scale, second / scale, noise)
+    theta, _, phase0, reliable, signs = measure_phases(first / scale, second / scale, noise)
     votes = signs[reliable]
     direction = 0 if votes.size and np.any(votes != votes[0]) else (
         int(votes[0]) if votes.size else 1)
@@ -212,7 +212,7 @@ def _fit_base(theta: np.ndarray, r: int, eps: float, s_count: int) -> str | None
         return None
     slope = float(np.polyfit(k[good], np.log(theta[good]), 1, w=theta[good])[0])
     raw = math.exp(-slope * r / 2)
-    for _, cand in _nice(raw):
+    for _, cand in nice(raw):
         if cand <= 1:
             continue
         model = np.exp(-k * 2 * math.log(float(cand)) / r)
@@ -235,7 +235,7 @@ def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None
     (True, ['matches_spec', 'relative_property', 'norm_preservation', 'convention'])
     """
     rot = _rotary_spec(spec, head_dim, base, layout, rotary_dim)
-    angles = _angles_name(angles)
+    angles = angles_name(angles)
     max_position = check_int("max_position", max_position, minimum=64, maximum=2**40)
     h = rot.head_dim
     if h > MAX_HEAD_DIM:
@@ -257,9 +257,9 @@ def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None
     report.tolerance = {"formula": tolerance.formula.replace("x·ω", "m·θ"),
                         "out": tolerance.out, "angle": tolerance.angle,
                         "angles": angles or "float64", "scale": 1.0}
-    label = _label(rot)
+    label = encoding_label(rot)
     if not np.all(np.isfinite(y)):
-        return _nonfinite(report, label, positions[~np.isfinite(y).all(axis=(0, 2))])
+        return nonfinite(report, label, positions[~np.isfinite(y).all(axis=(0, 2))])
     expected = rot.apply(basis, positions)[:, 0]
     theta_c = np.zeros(h)
     for (i, j), w in zip(rot.pairs, rot.frequencies_float, strict=True):
@@ -302,7 +302,7 @@ def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None
                     "tolerance": float(tol[s, c])}
     report.explanation, report.hypotheses = explain_rotary(
         y, positions, rot, fp, conv, eps, tolerance.eps_angle)
-    report.message = _rotary_message(report, label)
+    report.message = rotary_message(report, label)
     return report
 
 

@@ -19,7 +19,22 @@ import numpy as np
 from ..errors import InvalidParameter, check_int
 from .arrays import as_array, dtype_eps, phasors
 from .identification import TOLERANCE
-from .reports import InvalidImplementation, _describe, _torch
+from .reports import InvalidImplementation, describe, imported_torch
+
+__all__ = [
+    "ANGLE_DTYPES",
+    "DEFAULT_MAX_LEN",
+    "OUTPUT_ULPS",
+    "Tolerance",
+    "call",
+    "certify",
+    "compare",
+    "default_positions",
+    "encoding_spec",
+    "expected",
+    "squeeze",
+    "table_of",
+]
 
 #: Positions up to this many are checked for a callable impl (``max_len``).
 DEFAULT_MAX_LEN = 8192
@@ -101,7 +116,7 @@ def _is_array(obj: Any) -> bool:
             or (hasattr(obj, "numpy") and not callable(obj)))
 
 
-def _table_of(impl: Any) -> Any | None:
+def table_of(impl: Any) -> Any | None:
     """The array behind ``impl``: itself, or the 2-d ``weight`` of an embedding module."""
     if _is_array(impl):
         return impl
@@ -111,7 +126,7 @@ def _table_of(impl: Any) -> Any | None:
     return None
 
 
-def _squeeze(arr: np.ndarray, what: str, expected_rows: int | None = None) -> np.ndarray:
+def squeeze(arr: np.ndarray, what: str, expected_rows: int | None = None) -> np.ndarray:
     if arr.ndim > 2 and all(s == 1 for s in arr.shape[:-2]):
         arr = arr.reshape(arr.shape[-2:])
     if arr.ndim != 2:
@@ -131,9 +146,9 @@ def _squeeze(arr: np.ndarray, what: str, expected_rows: int | None = None) -> np
     return arr
 
 
-def _call(impl: Any, positions: np.ndarray) -> tuple[np.ndarray, str]:
+def call(impl: Any, positions: np.ndarray) -> tuple[np.ndarray, str]:
     """impl(positions) as a float64 table; torch modules get a LongTensor of positions."""
-    torch = _torch()
+    torch = imported_torch()
     wants_torch = torch is not None and isinstance(impl, torch.nn.Module)
     arg: Any = torch.as_tensor(positions) if wants_torch else positions
     try:
@@ -146,13 +161,13 @@ def _call(impl: Any, positions: np.ndarray) -> tuple[np.ndarray, str]:
                 raise _call_error(impl, first) from None
         else:
             raise _call_error(impl, first) from None
-    arr, dtype = as_array(out, what=f"the table returned by {_describe(impl)}", finite=False)
-    return _squeeze(arr, f"the table returned by {_describe(impl)}", positions.size), dtype
+    arr, dtype = as_array(out, what=f"the table returned by {describe(impl)}", finite=False)
+    return squeeze(arr, f"the table returned by {describe(impl)}", positions.size), dtype
 
 
 def _call_error(impl: Any, exc: BaseException) -> InvalidImplementation:
     return InvalidImplementation(
-        f"calling {_describe(impl)}(positions) raised {type(exc).__name__}: {exc}; the impl "
+        f"calling {describe(impl)}(positions) raised {type(exc).__name__}: {exc}; the impl "
         "must accept a 1-d int64 array (or LongTensor) of positions and return a table of "
         "shape (len(positions), dim) — wrap it, e.g. lambda pos: module(pos)")
 
@@ -177,7 +192,7 @@ def default_positions(max_len: int = DEFAULT_MAX_LEN, offset: int = 0,
     return (offset + rel).astype(np.int64)
 
 
-def _encoding_spec(spec: Any, dim: int | None, params: dict[str, Any]) -> Any:
+def encoding_spec(spec: Any, dim: int | None, params: dict[str, Any]) -> Any:
     from ..model.encoding import Encoding
     from ..model.presets import preset
 
@@ -197,7 +212,7 @@ def _encoding_spec(spec: Any, dim: int | None, params: dict[str, Any]) -> Any:
                            "'vaswani'")
 
 
-def _expected(enc: Any, positions: np.ndarray) -> np.ndarray:
+def expected(enc: Any, positions: np.ndarray) -> np.ndarray:
     """enc's table at ``positions`` (float64, angles in float64), shape (len, dim)."""
     idx = np.asarray(enc.column_freq_index)
     funcs = np.asarray(enc.column_funcs)
@@ -243,7 +258,7 @@ def _as_index(cols: np.ndarray) -> slice | np.ndarray:
     return cols
 
 
-def _compare(table: np.ndarray, pos: np.ndarray, enc: Any, tol_: Tolerance,
+def compare(table: np.ndarray, pos: np.ndarray, enc: Any, tol_: Tolerance,
              chunk: int = 512, scale: float = 1.0) -> _Comparison:
     """Entrywise comparison of ``table`` with ``scale × enc`` at ``pos``, in cache-sized row
     chunks; ``score`` is the largest |difference| / tolerance."""
@@ -308,7 +323,7 @@ def _score(table: np.ndarray, expected: np.ndarray, positions: np.ndarray, omega
     return float(np.nan_to_num(r, nan=math.inf).max()) if r.size else 0.0
 
 
-def _certify(enc: Any, position: int, dim: int) -> float | None:
+def certify(enc: Any, position: int, dim: int) -> float | None:
     """The spec's value at (position, dim) in mpmath at 30 digits."""
     import mpmath
 

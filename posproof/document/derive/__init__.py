@@ -33,14 +33,12 @@ from __future__ import annotations
 # guided derivation), ``derivation`` (Derivation, derive) and ``files`` (write_derivation,
 # draw_figures_for).  Explicit re-exports (``X as X``), including names importable from
 # posproof.document.derive before it became a package that are not in __all__ (posproof.cli.derive
-# uses the private ones ``_formats`` and ``_verdict``).
+# uses the private ones ``parse_formats`` and ``verdict``).
 from .derivation import FULL_MATRIX_DIM as FULL_MATRIX_DIM
 from .derivation import Derivation as Derivation
 from .derivation import derive as derive
-from .document import _verdict as _verdict
 from .document import latex_text as latex_text
 from .files import DOCUMENT_FORMATS as DOCUMENT_FORMATS
-from .files import _formats as _formats
 from .files import draw_figures_for as draw_figures_for
 from .files import write_derivation as write_derivation
 from .guide import GUIDE_DIM as GUIDE_DIM

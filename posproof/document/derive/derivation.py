@@ -3,7 +3,7 @@
 :func:`derive` proves, refutes and measures an encoding, works through the
 guided derivation of :mod:`posproof.document.derive.guide` and returns a
 :class:`Derivation`, whose :meth:`~Derivation.markdown` and
-:meth:`~Derivation.latex` build one :class:`~posproof.document.derive.document._Doc`
+:meth:`~Derivation.latex` build one :class:`~posproof.document.derive.document.Doc`
 and render it.  The files it writes come from
 :mod:`posproof.document.derive.files`.
 """
@@ -25,27 +25,27 @@ from ...precise import DEFAULT_DPS, mp_value
 from ...proofs.theorems import prove
 from ...report import Proof, Report
 from .document import (
-    _check_result,
-    _counterexample,
-    _Doc,
-    _lit,
-    _n,
-    _proof_reason,
-    _status_word,
-    _tex,
-    _tidy,
-    _verdict,
+    Doc,
+    check_result,
+    counterexample,
+    lit,
+    n,
+    proof_reason,
+    status_word,
+    tex,
+    tidy,
+    verdict,
 )
 from .guide import (
     GUIDE_DIM,
     GuideStep,
-    _command_for,
-    _guide_binary_digits,
-    _guide_pairs,
-    _guide_ratio,
-    _guide_raw,
-    _guide_sine_binary,
-    _guide_sine_geometric,
+    command_for,
+    guide_binary_digits,
+    guide_pairs,
+    guide_ratio,
+    guide_raw,
+    guide_sine_binary,
+    guide_sine_geometric,
 )
 
 #: Largest d whose T(Δ) is printed in full.
@@ -78,7 +78,7 @@ class Derivation:
     #: True when :attr:`command` rebuilds the document byte for byte (False: the encoding
     #: was built by hand, and no command names it).
     reproducible: bool = True
-    _documents: dict[str, _Doc] = field(default_factory=dict, repr=False, compare=False)
+    _documents: dict[str, Doc] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def ok(self) -> bool:
@@ -99,7 +99,7 @@ class Derivation:
 
     def title(self) -> str:
         enc = self.encoding
-        return f"Deriving the positional encoding `{_lit(enc.name)}`, $d = {enc.dim}$"
+        return f"Deriving the positional encoding `{lit(enc.name)}`, $d = {enc.dim}$"
 
     def markdown(self, figure_dir: str = "figures") -> str:
         """The document in GitHub Markdown (``$…$`` and ``$$…$$`` math)."""
@@ -110,14 +110,14 @@ class Derivation:
         return self._doc(figure_dir).latex(self.title())
 
     # ------------------------------------------------------------------ the document
-    def _doc(self, figure_dir: str) -> _Doc:
+    def _doc(self, figure_dir: str) -> Doc:
         """The document model, built once per figure directory (both formats share it)."""
         if figure_dir not in self._documents:
             self._documents[figure_dir] = self._build(figure_dir)
         return self._documents[figure_dir]
 
-    def _build(self, figure_dir: str) -> _Doc:
-        doc = _Doc()
+    def _build(self, figure_dir: str) -> Doc:
+        doc = Doc()
         _enc, report = self.encoding, self.report
         doc.h(1, self.title())
         doc.p("Every equation, matrix and number in this document was produced by posproof "
@@ -130,21 +130,21 @@ class Derivation:
                            "the same options, gives the same document."))
         if self.reproducible:
             doc.code(_wrap_command(f"$ {self.command}"))
-        doc.p(f"**Verdict: {_verdict(report)}**")
+        doc.p(f"**Verdict: {verdict(report)}**")
         if not report.ok:
             bad = [p for p in report.theorems if p.status != "proved"]
             bad_checks = [c for c in report.checks if not c.ok]
             items, grouped = [], {}
             for p in bad:
                 if p.general:
-                    grouped.setdefault((p.status, _proof_reason(p)), []).append(p.name)
+                    grouped.setdefault((p.status, proof_reason(p)), []).append(p.name)
                 else:
-                    items.append(f"`{_lit(p.name)}`: **{_status_word(p)}** — {_proof_reason(p)}")
+                    items.append(f"`{lit(p.name)}`: **{status_word(p)}** — {proof_reason(p)}")
             for (status, reason), names in grouped.items():
                 items.append(f"{len(names)} theorem(s) for every even d "
-                             f"(`{_lit(names[0])}` …): **{_status_word(Proof('', '', status))}**"
+                             f"(`{lit(names[0])}` …): **{status_word(Proof('', '', status))}**"
                              f" — {reason}")
-            items += [f"check `{c.name}`: **fail** — {_check_result(c)}" for c in bad_checks]
+            items += [f"check `{c.name}`: **fail** — {check_result(c)}" for c in bad_checks]
             doc.note("This encoding does not satisfy everything the sinusoidal encoding is "
                      "known for. What fails is stated plainly below, with its counterexample.")
             doc.ul(items)
@@ -167,20 +167,20 @@ class Derivation:
         ])
         return doc
 
-    def _encoding_section(self, doc: _Doc) -> None:
+    def _encoding_section(self, doc: Doc) -> None:
         enc = self.encoding
         info = enc.to_dict()
         doc.h(2, "The encoding")
-        rows = [["name", f"`{_lit(enc.name)}`"], ["dimension", f"$d = {enc.dim}$ "
+        rows = [["name", f"`{lit(enc.name)}`"], ["dimension", f"$d = {enc.dim}$ "
                 f"($n = {enc.n_pairs}$ pairs)"], ["layout", f"`{enc.layout.name}` — "
-                f"{_lit(enc.layout.description)}"], ["first position", str(enc.offset)]]
+                f"{lit(enc.layout.description)}"], ["first position", str(enc.offset)]]
         if enc.schedule is not None:
             rows.insert(1, ["schedule", f"`{enc.schedule.family}`"])
             general = enc.schedule.general()
             if general is not None:
                 rows.insert(2, ["frequency", f"$\\omega_k = {sp.latex(general)}$"])
             for key, value in enc.schedule.params().items():
-                rows.append([_lit(key), _lit(value)])
+                rows.append([lit(key), lit(value)])
         if enc.padding_idx is not None:
             rows.append(["padding row", f"position {enc.padding_idx} is all zeros"])
         if "odd_dim" in info:
@@ -190,18 +190,18 @@ class Derivation:
         if freqs:
             shown = [(k, f) for k, f in enumerate(freqs)][:3]
             tail = [(len(freqs) - 1, freqs[-1])] if len(freqs) > 3 else []
-            parts = [f"\\omega_{{{k}}} = {_tex(f)}" for k, f in shown]
+            parts = [f"\\omega_{{{k}}} = {tex(f)}" for k, f in shown]
             if tail:
                 parts.append("\\ldots")
-                parts += [f"\\omega_{{{k}}} = {_tex(f)}" for k, f in tail]
+                parts += [f"\\omega_{{{k}}} = {tex(f)}" for k, f in tail]
             doc.p("Its exact frequencies (SymPy), first and last:")
             doc.math(",\\quad ".join(parts))
             lo = mp_value(2 * sp.pi / freqs[0], 30)
             hi_expr = 2 * sp.pi / freqs[-1]
             hi = mp_value(hi_expr, 30)
-            doc.p(f"so the wavelengths $2\\pi/\\omega_k$ run from {_n(lo, 10)} to "
-                  f"$2\\pi/\\omega_{{{len(freqs) - 1}}} = {_tex(sp.nsimplify(hi_expr))}"
-                  f" \\approx {_n(hi, 10)}$ positions.")
+            doc.p(f"so the wavelengths $2\\pi/\\omega_k$ run from {n(lo, 10)} to "
+                  f"$2\\pi/\\omega_{{{len(freqs) - 1}}} = {tex(sp.nsimplify(hi_expr))}"
+                  f" \\approx {n(hi, 10)}$ positions.")
             params = enc.schedule.params() if enc.schedule is not None else {}
             base = params.get("base") or params.get("max_timescale")
             if base is not None and enc.schedule is not None and \
@@ -211,22 +211,22 @@ class Derivation:
                 exact = close and bool(sp.simplify(hi_expr - claimed) == 0)
                 claim = f"$2\\pi$ to ${sp.latex(sp.sympify(base))}\\cdot 2\\pi$"
                 doc.p(f"The original paper's \"from {claim}\""
-                      f" ($\\approx {_n(mp_value(claimed, 30), 10)}$) holds "
+                      f" ($\\approx {n(mp_value(claimed, 30), 10)}$) holds "
                       + ("**exactly** for this schedule." if exact else
                          f"only approximately here: the slowest wavelength is "
-                         f"{_n(hi / mp_value(claimed, 30), 6)} of it (exactly "
-                         f"${_tex(sp.nsimplify(hi_expr / claimed))}$)."))
+                         f"{n(hi / mp_value(claimed, 30), 6)} of it (exactly "
+                         f"${tex(sp.nsimplify(hi_expr / claimed))}$)."))
         vec = enc.vector()
         cols = list(range(min(enc.dim, 4)))
-        entries = [_tex(vec[j]) for j in cols]
+        entries = [tex(vec[j]) for j in cols]
         if enc.dim > 6:
-            entries += ["\\ldots", _tex(vec[enc.dim - 2]), _tex(vec[enc.dim - 1])]
+            entries += ["\\ldots", tex(vec[enc.dim - 2]), tex(vec[enc.dim - 1])]
         elif enc.dim > 4:
-            entries += [_tex(vec[j]) for j in range(4, enc.dim)]
+            entries += [tex(vec[j]) for j in range(4, enc.dim)]
         doc.p("The exact row vector, as `Encoding.vector()` builds it:")
         doc.math("\\mathrm{PE}(x) = \\left(" + ",\\ ".join(entries) + "\\right)")
 
-    def _guide_section(self, doc: _Doc) -> None:
+    def _guide_section(self, doc: Doc) -> None:
         doc.h(2, "From counting to rotations: a guided derivation")
         doc.p("Each guess below fixes the previous one and breaks something else. What it "
               "breaks is not asserted: it is computed, proved or refuted by posproof, with "
@@ -240,12 +240,12 @@ class Derivation:
             if step.fixes:
                 doc.p(f"What the next guess keeps in view: {step.fixes}")
             doc.p("Computed by:")
-            doc.ul([f"`{_lit(c)}`" for c in step.calls])
-        rows = [[str(i), _lit(g.title), _lit(g.breaks)] for i, g in enumerate(self.guide, start=1)]
+            doc.ul([f"`{lit(c)}`" for c in step.calls])
+        rows = [[str(i), lit(g.title), lit(g.breaks)] for i, g in enumerate(self.guide, start=1)]
         doc.p("In one table:")
         doc.table(["", "guess", "breaks"], rows, "@{}lXX@{}")
 
-    def _proofs_section(self, doc: _Doc) -> None:
+    def _proofs_section(self, doc: Doc) -> None:
         _enc, report = self.encoding, self.report
         by = {p.name: p for p in report.theorems}
         doc.h(2, "Proofs")
@@ -295,19 +295,19 @@ class Derivation:
             for p in general:
                 cc = p.crosscheck or {}
                 how = (f"dims {cc.get('dims')}, max residual {cc.get('max_residual')}"
-                       if cc else _proof_reason(p))
-                rows.append([f"`{_lit(p.name)}`", f"**{_status_word(p)}**", _lit(how)])
+                       if cc else proof_reason(p))
+                rows.append([f"`{lit(p.name)}`", f"**{status_word(p)}**", lit(how)])
             doc.table(["theorem", "status", "cross-check"], rows, "@{}llX@{}")
             if general[0].steps:
                 doc.p("The argument, as the engine states it:")
-                doc.ol([f"{_lit(s.statement)} (*{_lit(s.rule)}*)" for s in general[0].steps[:2]])
+                doc.ol([f"{lit(s.statement)} (*{lit(s.rule)}*)" for s in general[0].steps[:2]])
 
-    def _translation_matrix(self, doc: _Doc) -> None:
+    def _translation_matrix(self, doc: Doc) -> None:
         enc = self.encoding
         conv = self.convention
         if enc.broken_pairs():
             doc.p("No translation matrix exists for this encoding: " +
-                  "; ".join(_lit(p) for p in enc.broken_pairs()[:3]) + ".")
+                  "; ".join(lit(p) for p in enc.broken_pairs()[:3]) + ".")
             return
         if enc.n_pairs == 0:  # pragma: no cover - d = 1
             doc.p("This encoding has no (sin, cos) pair.")
@@ -325,7 +325,7 @@ class Derivation:
             i, j = sorted((s, c))
             names = {s: "sin", c: "cos"}
             cells = ((i, i), (i, j), (j, i), (j, j))
-            block = sp.Matrix(2, 2, [_tidy(t.get(ij, 0)) for ij in cells])
+            block = sp.Matrix(2, 2, [tidy(t.get(ij, 0)) for ij in cells])
             doc.p(f"Pair $k = {k}$ sits in rows and columns ${i}, {j}$ "
                   f"({names[i]}, {names[j]}); its block of `Encoding.translation"
                   f"(convention='{conv}')`:")
@@ -335,18 +335,18 @@ class Derivation:
             doc.p(small["text"])
             doc.math(small["latex"])
 
-    def _proof(self, doc: _Doc, p: Proof, heading: bool = True) -> None:
-        status = _status_word(p)
+    def _proof(self, doc: Doc, p: Proof, heading: bool = True) -> None:
+        status = status_word(p)
         if heading:
-            doc.p(f"**`{_lit(p.name)}` — {status}.** {_lit(p.statement)}.")
+            doc.p(f"**`{lit(p.name)}` — {status}.** {lit(p.statement)}.")
         else:
-            doc.p(f"**{status}.** {_lit(p.statement)}.")
+            doc.p(f"**{status}.** {lit(p.statement)}.")
         if p.status == "refuted":
             doc.note(f"REFUTED: this statement is false for this encoding. Counterexample: "
-                     f"{_counterexample(p.counterexample or {})}.")
+                     f"{counterexample(p.counterexample or {})}.")
         steps = []
         for s in p.steps:
-            text = f"{_lit(s.statement)} (*{_lit(s.rule)}*)"
+            text = f"{lit(s.statement)} (*{lit(s.rule)}*)"
             steps.append(text)
         if steps:
             doc.ol(steps)
@@ -360,13 +360,13 @@ class Derivation:
             if "points" in cc:
                 pts = ", ".join(f"({a}, {b})" for a, b in cc["points"])
                 doc.p(f"Cross-checked in mpmath at {cc.get('dps')} digits at (x, Δ or y) = "
-                      f"{_lit(pts)}: largest residual {_lit(cc.get('max_residual'))}.")
+                      f"{lit(pts)}: largest residual {lit(cc.get('max_residual'))}.")
             elif "method" in cc:
-                doc.p(f"Checked: {_lit(cc['method'])}.")
+                doc.p(f"Checked: {lit(cc['method'])}.")
         if p.status == "unknown" and p.note:
-            doc.p(f"Not proved: {_lit(p.note)}.")
+            doc.p(f"Not proved: {lit(p.note)}.")
 
-    def _checks_section(self, doc: _Doc) -> None:
+    def _checks_section(self, doc: Doc) -> None:
         checks = self.report.checks
         if not checks:
             return
@@ -375,18 +375,18 @@ class Derivation:
               f"{self.encoding.offset}), seed {self.seed}. Pairwise questions go through the "
               "offset kernel $f(\\Delta) = \\sum_k \\cos(\\omega_k\\Delta)$ (the dot-product "
               "theorem); float64 rounding noise is shown as a bound (`<`).")
-        rows = [[f"`{c.name}`", f"**{c.status}**", _check_result(c)] for c in checks]
+        rows = [[f"`{c.name}`", f"**{c.status}**", check_result(c)] for c in checks]
         doc.table(["check", "status", "result"], rows, "@{}llX@{}")
         doc.p("How each number was certified:")
-        doc.ul([f"`{c.name}`: {_lit(c.certified or 'nothing to certify')}" for c in checks])
+        doc.ul([f"`{c.name}`: {lit(c.certified or 'nothing to certify')}" for c in checks])
 
-    def _figures_section(self, doc: _Doc, figure_dir: str) -> None:
+    def _figures_section(self, doc: Doc, figure_dir: str) -> None:
         from ..plots import FIGURES
 
         doc.h(2, "Figures")
         captions = {f.name: f.caption for f in FIGURES}
         for name in self.figures:
-            doc.figure(f"{figure_dir}/{name}", _lit(captions.get(name, name)))
+            doc.figure(f"{figure_dir}/{name}", lit(captions.get(name, name)))
 
 
 def _wrap_command(command: str, width: int = 78) -> str:
@@ -505,12 +505,12 @@ def derive(encoding: Encoding, *, max_len: int = DEFAULT_MAX_LEN, seed: int = 0,
         base = params.get("base", 10000) if encoding.schedule is not None and \
             encoding.schedule.family == "geometric" else 10000
         guide = [
-            _guide_raw(max_len),
-            _guide_ratio(max_len),
-            _guide_binary_digits(guide_dim // 2),
-            _guide_sine_binary(guide_dim // 2, encoding.dim, seed),
-            _guide_sine_geometric(guide_dim, base, seed),
-            _guide_pairs(encoding, report),
+            guide_raw(max_len),
+            guide_ratio(max_len),
+            guide_binary_digits(guide_dim // 2),
+            guide_sine_binary(guide_dim // 2, encoding.dim, seed),
+            guide_sine_geometric(guide_dim, base, seed),
+            guide_pairs(encoding, report),
         ]
         extras: dict[str, Any] = {}
         if not encoding.broken_pairs() and encoding.n_pairs:
@@ -522,7 +522,7 @@ def derive(encoding: Encoding, *, max_len: int = DEFAULT_MAX_LEN, seed: int = 0,
                 extras["transposed"] = claim
     except PosproofError as exc:
         raise type(exc)(f"{encoding.name}: derive: {exc}") from None
-    command = _command_for(encoding, max_len, seed, convention, general=general,
+    command = command_for(encoding, max_len, seed, convention, general=general,
                            checks=checks, figures=names, guide_dim=guide_dim)
     return Derivation(encoding, report, guide, max_len, seed, convention, command or "",
                       extras, names, reproducible=command is not None)

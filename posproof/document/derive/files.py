@@ -19,6 +19,7 @@ from .derivation import (
 __all__ = [
     "DOCUMENT_FORMATS",
     "draw_figures_for",
+    "parse_formats",
     "write_derivation",
 ]
 
@@ -45,7 +46,7 @@ def write_derivation(derivation: Derivation, out: str | Path, *,
     ...     [p.name for p in write_derivation(doc, tmp, figure_formats=["png"])]
     ['gram.png', 'derivation.md', 'derivation.tex']
     """
-    formats = _formats(formats, DOCUMENT_FORMATS, "format")
+    formats = parse_formats(formats, DOCUMENT_FORMATS, "format")
     written: list[Path] = []
     if derivation.figures and draw_figures:
         written += draw_figures_for(derivation.encoding, out, derivation.figures,
@@ -84,7 +85,7 @@ def draw_figures_for(encoding: Encoding, out: str | Path, names: Sequence[str], 
     """
     from ..plots import FIGURE_FORMATS, FIGURES, save_figure
 
-    figure_formats = _formats(formats, FIGURE_FORMATS, "figure format")
+    figure_formats = parse_formats(formats, FIGURE_FORMATS, "figure format")
     if "png" not in figure_formats:
         raise InvalidParameter(f"figure formats {figure_formats} lack png, which the "
                                "documents include; add png")
@@ -105,7 +106,7 @@ def draw_figures_for(encoding: Encoding, out: str | Path, names: Sequence[str], 
     return written
 
 
-def _formats(given: Sequence[str] | str, allowed: Sequence[str], what: str) -> list[str]:
+def parse_formats(given: Sequence[str] | str, allowed: Sequence[str], what: str) -> list[str]:
     items = given.split(",") if isinstance(given, str) else list(given)
     out = []
     for item in (str(i).strip().lower().lstrip(".") for i in items):

@@ -23,7 +23,19 @@ from ...measure.checks import DEFAULT_MAX_LEN, run_checks
 from ...model.encoding import Encoding, X
 from ...proofs.theorems import prove
 from ...report import Report
-from .document import _check_result, _lit, _n, _pow2, _proof_reason, _status_word
+from .document import check_result, lit, n, pow2, proof_reason, status_word
+
+__all__ = [
+    "GUIDE_DIM",
+    "GuideStep",
+    "command_for",
+    "guide_binary_digits",
+    "guide_pairs",
+    "guide_ratio",
+    "guide_raw",
+    "guide_sine_binary",
+    "guide_sine_geometric",
+]
 
 #: Dimension of the small encodings of the guided derivation (8 binary dials).
 GUIDE_DIM = 16
@@ -54,7 +66,7 @@ class GuideStep:
                 "formula": self.formula, "calls": self.calls, "values": self.values}
 
 
-def _guide_raw(length: int) -> GuideStep:
+def guide_raw(length: int) -> GuideStep:
     positions = np.arange(length, dtype=np.int64)
     largest = int(positions.max())
     limit = sp.limit(X, X, sp.oo)
@@ -69,7 +81,7 @@ def _guide_raw(length: int) -> GuideStep:
         "the sinusoids of the final answer stay in $[-1, 1]$ (theorem `bounded`).")
 
 
-def _guide_ratio(length: int) -> GuideStep:
+def guide_ratio(length: int) -> GuideStep:
     short = 100
     x = 10
     a, b = sp.Rational(x, short), sp.Rational(x, length)
@@ -88,7 +100,7 @@ def _guide_ratio(length: int) -> GuideStep:
         "the final encoding of $x$ does not involve $L$.")
 
 
-def _guide_binary_digits(bits: int) -> GuideStep:
+def guide_binary_digits(bits: int) -> GuideStep:
     x = np.arange(2 ** bits, dtype=np.int64)
     table = (x[:, None] >> np.arange(bits)) & 1
     steps = np.sqrt(((table[1:] - table[:-1]) ** 2).sum(axis=1))
@@ -103,8 +115,8 @@ def _guide_binary_digits(bits: int) -> GuideStep:
         "distinct rows).",
         [f"Every entry is 0 or 1 and flips with nothing in between, so neighbours are not "
          f"equally far apart: $\\lVert \\mathrm{{PE}}(1) - \\mathrm{{PE}}(0) \\rVert = "
-         f"{_n(steps[0])}$ but $\\lVert \\mathrm{{PE}}({worst + 1}) - \\mathrm{{PE}}({worst}) "
-         f"\\rVert = \\sqrt{{{round(steps[worst] ** 2)}}} \\approx {_n(steps[worst], 4)}$ "
+         f"{n(steps[0])}$ but $\\lVert \\mathrm{{PE}}({worst + 1}) - \\mathrm{{PE}}({worst}) "
+         f"\\rVert = \\sqrt{{{round(steps[worst] ** 2)}}} \\approx {n(steps[worst], 4)}$ "
          f"({round(steps[worst] ** 2)} digits flip at once)."],
         [f"(numpy.arange({2 ** bits})[:, None] >> numpy.arange({bits})) & 1"],
         {"bits": bits, "distinct_rows": distinct, "min_step": float(steps.min()),
@@ -112,7 +124,7 @@ def _guide_binary_digits(bits: int) -> GuideStep:
         "each digit becomes a smooth dial.")
 
 
-def _guide_sine_binary(dials: int, dim: int, seed: int) -> GuideStep:
+def guide_sine_binary(dials: int, dim: int, seed: int) -> GuideStep:
     from ...model.presets import preset
 
     cols = [("sin", sp.pi / 2 ** (j + 1)) for j in range(dials)]
@@ -137,24 +149,24 @@ def _guide_sine_binary(dials: int, dim: int, seed: int) -> GuideStep:
         values.update(separation=sep.status, collide_at=sep.values.get("at_offset"),
                       distance_mp=sep.values.get("min_distance_mp"))
         evidence.append(
-            f"The proof engine finds the exact period $P = {_pow2(p)} = {p}$: "
-            f"{_lit(own.steps[-1].statement)} (**{own.status}**).")
+            f"The proof engine finds the exact period $P = {pow2(p)} = {p}$: "
+            f"{lit(own.steps[-1].statement)} (**{own.status}**).")
         evidence.append(
-            f"The sin/cos binary preset has the same period, {_lit(pairs.statement)} "
+            f"The sin/cos binary preset has the same period, {lit(pairs.statement)} "
             f"(**{pairs.status}**): the schedule is at fault, not the sine.")
         evidence.append(
             f"Measured: check `separation` over {2 * p} positions is **{sep.status}**: "
-            f"{_lit(sep.values.get('summary', ''))}, distance "
-            f"{_n(sep.values.get('min_distance_mp', 'nan'))} in mpmath at 50 digits.")
+            f"{lit(sep.values.get('summary', ''))}, distance "
+            f"{n(sep.values.get('min_distance_mp', 'nan'))} in mpmath at 50 digits.")
     else:  # pragma: no cover - the engine proves this period
-        evidence.append(f"The proof engine answered **{own.status}**: {_lit(own.note or '')}")
+        evidence.append(f"The proof engine answered **{own.status}**: {lit(own.note or '')}")
     if dim != 2 * dials and dim <= 4096:
         big = prove(preset("binary", dim=dim), theorems=["periodicity"], seed=seed).theorems[0]
         if big.status == "proved" and big.exact is not None:
             q = int(big.exact) if big.exact.is_Integer else None
             calls.append(f"prove(preset('binary', dim={dim}), theorems=['periodicity'])")
             values["period_at_dim"] = str(big.exact)
-            shown = f"{_pow2(q)}" if q is not None else sp.latex(big.exact)
+            shown = f"{pow2(q)}" if q is not None else sp.latex(big.exact)
             evidence.append(f"At $d = {dim}$ the binary dials close after exactly ${shown}$ "
                             "positions: far away, but a period all the same.")
     return GuideStep(
@@ -167,7 +179,7 @@ def _guide_sine_binary(dials: int, dim: int, seed: int) -> GuideStep:
         "frequencies with irrational ratios never realign.")
 
 
-def _guide_sine_geometric(dim: int, base: Any, seed: int) -> GuideStep:
+def guide_sine_geometric(dim: int, base: Any, seed: int) -> GuideStep:
     from ...model.presets import preset
 
     enc = preset("sine-only", dim=dim, base=base)
@@ -176,16 +188,16 @@ def _guide_sine_geometric(dim: int, base: Any, seed: int) -> GuideStep:
     values: dict[str, Any] = {"dim": dim, "base": str(base), "translation": trans.status,
                               "dot_product": dot.status, "periodicity": period.status,
                               "period": (period.values or {}).get("period")}
-    evidence = [f"Periodicity: **{period.status}**, {_lit(period.statement)} "
-                f"({_lit(period.steps[1].statement) if len(period.steps) > 1 else ''})."]
+    evidence = [f"Periodicity: **{period.status}**, {lit(period.statement)} "
+                f"({lit(period.steps[1].statement) if len(period.steps) > 1 else ''})."]
     ce = trans.counterexample or {}
     if trans.status == "refuted":
         values["counterexample"] = ce
         col = ce.get("column", 0)
         evidence.append(
-            f"Translation: **REFUTED**. {_lit(ce.get('explanation', ''))}: "
+            f"Translation: **REFUTED**. {lit(ce.get('explanation', ''))}: "
             f"$\\mathrm{{PE}}(0) = 0$ exactly, so $\\mathrm{{PE}}(0)\\,T = 0$ for every matrix "
-            f"$T$, but $\\mathrm{{PE}}(1)_{{{col}}} = {_n(ce.get('lhs', 'nan'))} \\neq 0$ "
+            f"$T$, but $\\mathrm{{PE}}(1)_{{{col}}} = {n(ce.get('lhs', 'nan'))} \\neq 0$ "
             f"(mpmath, {ce.get('dps')} digits). No matrix independent of $x$ moves the code "
             "of $x$ to the code of $x + \\Delta$.")
     else:  # pragma: no cover - the engine refutes this
@@ -194,9 +206,9 @@ def _guide_sine_geometric(dim: int, base: Any, seed: int) -> GuideStep:
     if dot.status == "refuted":
         evidence.append(
             f"Dot product: **REFUTED**: $\\mathrm{{PE}}({dce.get('x')})\\cdot"
-            f"\\mathrm{{PE}}({dce.get('y')}) = {_n(dce.get('lhs', 'nan'))}$ but "
+            f"\\mathrm{{PE}}({dce.get('y')}) = {n(dce.get('lhs', 'nan'))}$ but "
             f"$\\mathrm{{PE}}({dce['x'] + dce['shift']})\\cdot"
-            f"\\mathrm{{PE}}({dce['y'] + dce['shift']}) = {_n(dce.get('rhs', 'nan'))}$: same "
+            f"\\mathrm{{PE}}({dce['y'] + dce['shift']}) = {n(dce.get('rhs', 'nan'))}$: same "
             "offset, different similarity.")
     return GuideStep(
         "sine_geometric", "Sine-only dials on a slowed geometric schedule",
@@ -210,7 +222,7 @@ def _guide_sine_geometric(dim: int, base: Any, seed: int) -> GuideStep:
         values, "pair every sine with a cosine of the same frequency.")
 
 
-def _guide_pairs(enc: Encoding, report: Report) -> GuideStep:
+def guide_pairs(enc: Encoding, report: Report) -> GuideStep:
     by = {p.name: p for p in report.theorems}
     trans = by.get("translation[row]")
     period = by.get("periodicity")
@@ -225,20 +237,20 @@ def _guide_pairs(enc: Encoding, report: Report) -> GuideStep:
                 "\\sin(\\omega x)\\sin(\\omega\\Delta)$: each pair turns by the angle "
                 "$\\omega\\Delta$, whatever $x$ is.")
         else:
-            evidence.append(f"Translation: **{_status_word(trans)}** for this encoding: "
-                            f"{_proof_reason(trans)}")
+            evidence.append(f"Translation: **{status_word(trans)}** for this encoding: "
+                            f"{proof_reason(trans)}")
     if period is not None:
-        evidence.append(f"Periodicity: **{_status_word(period)}**: {_lit(period.statement)}.")
+        evidence.append(f"Periodicity: **{status_word(period)}**: {lit(period.statement)}.")
     sep = next((c for c in report.checks if c.name == "separation"), None)
     if sep is not None:
-        evidence.append(f"Check `separation`: **{sep.status}**: {_check_result(sep)}.")
+        evidence.append(f"Check `separation`: **{sep.status}**: {check_result(sep)}.")
     return GuideStep(
         "sin_cos_pairs", "Sine and cosine pairs",
         r"\mathrm{PE}(x)_{2k} = \sin(\omega_k x),\quad \mathrm{PE}(x)_{2k+1} = \cos(\omega_k x)",
         "nothing: bounded, independent of L, smooth, aperiodic for irrational ratios, "
         "and translated by a rotation" if report.ok else "see the verdict of this document",
         f"Give each frequency a sine and a cosine. This document's encoding, "
-        f"`{_lit(enc.name)}` ($d = {enc.dim}$, layout `{enc.layout.name}`), is checked below.",
+        f"`{lit(enc.name)}` ($d = {enc.dim}$, layout `{enc.layout.name}`), is checked below.",
         evidence, [f"prove({_python(enc)}, general=True)", f"check({_python(enc)})"],
         {"translation": None if trans is None else trans.status,
          "periodicity": None if period is None else period.status})
@@ -264,9 +276,9 @@ def _recipe(enc: Encoding) -> tuple[list[str], str] | None:
             "frequencies": "--frequencies", "layout": "--layout", "offset": "--offset",
             "start_index": "--start-index", "padding_idx": "--padding-idx",
             "odd_dim": "--odd-dim"}
-    from ...model.presets import _parameters
+    from ...model.presets import parameters
 
-    allowed = _parameters(PRESETS[name])
+    allowed = parameters(PRESETS[name])
     params: dict[str, Any] = {k: v for k, v in info.get("schedule", {}).items()
                               if k in flag and k in allowed}
     if "odd_dim" in info and "odd_dim" in allowed:
@@ -299,7 +311,7 @@ def _recipe(enc: Encoding) -> tuple[list[str], str] | None:
     return options, f"preset({', '.join(args)})"
 
 
-def _command_for(enc: Encoding, max_len: int, seed: int, convention: str, *,
+def command_for(enc: Encoding, max_len: int, seed: int, convention: str, *,
                  general: bool = True, checks: bool = True,
                  figures: Sequence[str] | None = None,
                  guide_dim: int = GUIDE_DIM) -> str | None:
@@ -310,17 +322,17 @@ def _command_for(enc: Encoding, max_len: int, seed: int, convention: str, *,
     :func:`write_derivation`; None for an encoding no preset rebuilds.
 
     >>> from posproof import preset
-    >>> print(_command_for(preset("vaswani", dim=4), 64, 0, "row", general=False, figures=[]))
+    >>> print(command_for(preset("vaswani", dim=4), 64, 0, "row", general=False, figures=[]))
     ... # doctest: +NORMALIZE_WHITESPACE
     posproof derive --preset vaswani --dim 4 --base 10000 --max-len 64 --no-general
     --no-figures --out DIR
-    >>> print(_command_for(preset("vaswani", dim=4), 64, 0, "row", checks=False, figures=[]))
+    >>> print(command_for(preset("vaswani", dim=4), 64, 0, "row", checks=False, figures=[]))
     ... # doctest: +NORMALIZE_WHITESPACE
     python -c "from posproof import preset; from posproof.document.derive import derive,
     write_derivation; write_derivation(derive(preset('vaswani', dim=4, base=10000),
     max_len=64, checks=False, figures=[]), 'DIR')"
     >>> from posproof import Encoding
-    >>> _command_for(Encoding.from_columns([("sin", 1), ("cos", 1)]), 64, 0, "row") is None
+    >>> command_for(Encoding.from_columns([("sin", 1), ("cos", 1)]), 64, 0, "row") is None
     True
     """
     from ..plots import FIGURES

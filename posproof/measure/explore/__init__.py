@@ -27,12 +27,9 @@ from __future__ import annotations
 
 from .basebound import BaseBound as BaseBound
 from .basebound import Island as Island
-from .basebound import _short as _short
 from .basebound import base_bound as base_bound
 from .exploration import Exploration as Exploration
 from .exploration import Subject as Subject
-from .exploration import _jsonable as _jsonable
-from .exploration import _subject as _subject
 from .exploration import explore as explore
 from .exploration import plot_exploration as plot_exploration
 from .metrics import DTYPES as DTYPES

@@ -30,7 +30,7 @@ Why it is rigorous (docs/base-bound.md has the long form):
   multiple of π and ≥ its smaller end value otherwise.  This certifies the top of
   the range in one good piece (then swept down to the last gap) and, in intervals
   that look good, most m before any evaluation.  The kernel sits in
-  :mod:`.basekernel` (``_kernel_values``, ``_Kernel``); the search is here.
+  :mod:`.basekernel` (``_kernel_values``, ``Kernel``); the search is here.
 """
 
 from __future__ import annotations
@@ -47,8 +47,19 @@ import sympy as sp
 
 from ...errors import MAX_DIM, InvalidParameter, check_finite, check_int
 from ...model.schedules import Geometric
-from .basekernel import _block_doubt, _good_tail, _Kernel, _sweep_good_down
-from .metrics import U, _length, kernel_first_negative
+from .basekernel import Kernel, block_doubt, good_tail, sweep_good_down
+from .metrics import U, kernel_first_negative, length_arg
+
+__all__ = [
+    "HIGHEST",
+    "MAX_WORK",
+    "BaseBound",
+    "Island",
+    "Piece",
+    "base_bound",
+    "parse_base_range",
+    "short",
+]
 
 HIGHEST = 1e15          # ln b ≤ 34.6 keeps the θ error bound ρ small
 # a settled ball must be wide enough that its 10⁻⁶ relative slack dwarfs the rounding of p ± r
@@ -151,10 +162,10 @@ class BaseBound:
 
     def entry(self, base: Any) -> dict[str, Any]:
         """The numbers explore and the sweep metrics report for an encoding of this base."""
-        return {"base_bound": None if self.bound is None else _short(self.bound),
+        return {"base_bound": None if self.bound is None else short(self.bound),
                 "base_ok": self.is_good(base),
                 "base_all_good_above": None if self.interval or self.threshold is None
-                else _short(self.threshold),
+                else short(self.threshold),
                 "base_good_set_is_interval": self.interval,
                 "base_undecided": self.undecided}
 
@@ -234,20 +245,20 @@ def _outward(t: float, up: bool) -> Decimal:
     return value.quantize(Decimal(1).scaleb(digits), ROUND_CEILING if up else ROUND_FLOOR)
 
 
-def _short(value: Any) -> str:
+def short(value: Any) -> str:
     if isinstance(value, (int, sp.Integer)):
         return str(int(value))
     return f"{float(value):.7g}"
 
 
-def _classify(kernel: _Kernel, a: float, c: float, cand: np.ndarray | None,
+def _classify(kernel: Kernel, a: float, c: float, cand: np.ndarray | None,
               tries: np.ndarray, likely_good: bool = False
               ) -> tuple[str, Any, np.ndarray, np.ndarray]:
     """State of [a, c]: ("good" | "bad" | "open", witness, m still in doubt, best witnesses).
 
     When open, ``witness`` may be a settled core (state, witness, lo, hi) ⊂ [a, c]
     around the midpoint (or None).  ``likely_good``: first let blocks of m
-    (:func:`_block_doubt`) certify most m, so only the rest is evaluated.
+    (:func:`block_doubt`) certify most m, so only the rest is evaluated.
     ``kernel.likely_good`` tells whether the midpoint's values were all ≥ 0."""
     kernel.likely_good = False
     p = 0.5 * (a + c)
@@ -265,7 +276,7 @@ def _classify(kernel: _Kernel, a: float, c: float, cand: np.ndarray | None,
             if reach[j] > _TINY * (abs(p) + 1) and hi - lo >= 0.25 * (c - a):
                 return "open", ("bad", int(ms[neg[j]]), lo, hi), cand, tries
     if likely_good and (cand is None or cand.size > (kernel.length + 1) // 8):
-        doubt = _block_doubt(kernel, a, c, (kernel.length + 1) // 8)
+        doubt = block_doubt(kernel, a, c, (kernel.length + 1) // 8)
         if doubt is not None and cand is not None:
             doubt = np.intersect1d(doubt, cand, assume_unique=True)
         if doubt is not None and not doubt.size:
@@ -304,7 +315,7 @@ def _classify(kernel: _Kernel, a: float, c: float, cand: np.ndarray | None,
     return "open", (core[0], core[1], lo, hi), ms[doubt], best
 
 
-def _point_status(kernel: _Kernel, base: Any, length: int) -> tuple[str, int | None]:
+def _point_status(kernel: Kernel, base: Any, length: int) -> tuple[str, int | None]:
     """Is this exact base good? ("yes" | "no" | "unknown", witness)."""
     t = math.log(float(base))  # within u/2 + u·|t| of ln(base)
     a, c = t - 4 * U * (abs(t) + 1), t + 4 * U * (abs(t) + 1)
@@ -331,7 +342,7 @@ def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1
     (3889, 22, False, 0)
     """
     start = time.perf_counter()
-    length, dim = _length(length), check_int("dim", dim, minimum=2, maximum=MAX_DIM)
+    length, dim = length_arg(length), check_int("dim", dim, minimum=2, maximum=MAX_DIM)
     lowest, highest = check_finite("lowest", lowest), check_finite("highest", highest)
     if not 1 < lowest < highest <= HIGHEST:
         raise InvalidParameter(f"base range [{lowest!r}, {highest!r}] must satisfy "
@@ -340,13 +351,13 @@ def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1
     if not 1e-13 <= rel_tol <= 0.1:
         raise InvalidParameter(f"rel_tol={rel_tol!r} must be in [1e-13, 0.1]")
     out = BaseBound(length, dim, lowest, highest, bool(integer_bases), rel_tol)
-    kernel = out._kernel = _Kernel(dim, length)
+    kernel = out._kernel = Kernel(dim, length)
     t_lo = math.log(lowest) * (1 - 4 * U)
     t_hi = math.log(highest) * (1 + 4 * U)
     span = t_hi - t_lo
     none = np.zeros(0, dtype=np.int64)
-    t_tail = _good_tail(kernel, t_lo, t_hi)   # [t_tail, t_hi]: all good in one piece
-    t_tail = _sweep_good_down(kernel, t_lo, t_tail)
+    t_tail = good_tail(kernel, t_lo, t_hi)    # [t_tail, t_hi]: all good in one piece
+    t_tail = sweep_good_down(kernel, t_lo, t_tail)
     stack: list[tuple[float, float, Any, Any, bool]] = [(t_lo, t_tail, None, none, True)
                                                          ] * (t_tail > t_lo)
     pieces = out.pieces

@@ -17,6 +17,8 @@ import numpy as np
 
 from .metrics import U
 
+__all__ = ["Kernel", "block_doubt", "good_tail", "sweep_good_down"]
+
 
 def _kernel_values(theta: np.ndarray, length: int, weight: np.ndarray | None = None
                    ) -> tuple[np.ndarray, float] | tuple[np.ndarray, float, np.ndarray, float]:
@@ -54,7 +56,7 @@ def _kernel_values(theta: np.ndarray, length: int, weight: np.ndarray | None = N
             1.01 * total * (per + 2 * gamma + 2 * U))
 
 
-class _Kernel:
+class Kernel:
     """B(m; t) with rigorous error bounds, for m in 0 … L and float t = ln b."""
 
     def __init__(self, dim: int, length: int) -> None:
@@ -146,7 +148,7 @@ class _Kernel:
         return ms, vals, errs, (deriv, bound)
 
 
-def _block_floor(kernel: _Kernel, a: float, c: float, m0: np.ndarray, m1: np.ndarray
+def _block_floor(kernel: Kernel, a: float, c: float, m0: np.ndarray, m1: np.ndarray
                  ) -> np.ndarray:
     """Per block: a certified lower bound of B(m; t) over m ∈ [m0, m1] and t ∈ [a, c].
 
@@ -166,7 +168,7 @@ def _block_floor(kernel: _Kernel, a: float, c: float, m0: np.ndarray, m1: np.nda
     return term.sum(axis=1) - 1.01 * (kernel.gamma + 4 * U) * kernel.n
 
 
-def _block_doubt(kernel: _Kernel, a: float, c: float, budget: int, width: int = 256,
+def block_doubt(kernel: Kernel, a: float, c: float, budget: int, width: int = 256,
                  give_up: float = 0.5) -> np.ndarray | None:
     """The m ≤ L that blocks of m (halved down to single m) leave in doubt on [a, c]:
     every other m is certified B(m; t) ≥ 0 on all of [a, c] by :func:`_block_floor`.
@@ -191,11 +193,11 @@ def _block_doubt(kernel: _Kernel, a: float, c: float, budget: int, width: int = 
     return np.sort(m0)
 
 
-def _good_tail(kernel: _Kernel, t_lo: float, t_hi: float, steps: int = 10) -> float:
+def good_tail(kernel: Kernel, t_lo: float, t_hi: float, steps: int = 10) -> float:
     """The smallest t_c (on a grid of ``steps`` bisections) with [t_c, t_hi] certified all
-    good in one piece by :func:`_block_doubt`; t_hi if none."""
+    good in one piece by :func:`block_doubt`; t_hi if none."""
     def good(t: float) -> bool:
-        doubt = _block_doubt(kernel, t, t_hi, kernel.length // 2 + 512, give_up=1.0)
+        doubt = block_doubt(kernel, t, t_hi, kernel.length // 2 + 512, give_up=1.0)
         return doubt is not None and doubt.size == 0
     hi, lo = t_hi, t_lo
     if good(t_lo):
@@ -206,15 +208,15 @@ def _good_tail(kernel: _Kernel, t_lo: float, t_hi: float, steps: int = 10) -> fl
     return hi
 
 
-def _sweep_good_down(kernel: _Kernel, t_floor: float, t_top: float,
+def sweep_good_down(kernel: Kernel, t_floor: float, t_top: float,
                      smallest: float = 1e-4) -> float:
     """Extend an all-good [t_top, …] downwards: steps [t − w, t] certified all good (blocks
-    of m, then the few m left by :meth:`_Kernel.spread` on the whole step), w growing on
+    of m, then the few m left by :meth:`Kernel.spread` on the whole step), w growing on
     success and halving on failure; stops once w < ``smallest``.  Returns the new end."""
     t, w, few = t_top, 0.01, (kernel.length + 1) // 8
     while t > t_floor and w >= smallest:
         a = max(t_floor, t - w)
-        doubt = _block_doubt(kernel, a, t, few, give_up=0.9)
+        doubt = block_doubt(kernel, a, t, few, give_up=0.9)
         ok = doubt is not None and not doubt.size
         if doubt is not None and doubt.size:
             p = 0.5 * (a + t)

@@ -24,17 +24,27 @@ from .basebound import BaseBound, base_bound
 from .metrics import (
     DTYPES,
     MAX_LENGTH,
-    _decay_deltas,
-    _kernel,
-    _length,
     band_coverage,
     check_explore_size,
     critical_dimension,
     decay_curve,
+    decay_deltas,
     dtype_audit,
     kernel_first_negative,
+    length_arg,
+    offset_kernel,
     pair_frequencies,
 )
+
+__all__ = [
+    "PLOT_DPI",
+    "Exploration",
+    "Subject",
+    "as_subject",
+    "explore",
+    "jsonable",
+    "plot_exploration",
+]
 
 
 @dataclass
@@ -42,7 +52,7 @@ class Subject:
     """One encoding in a comparison: its label, object and pair frequencies.
 
     >>> from posproof.model.rope import rotary
-    >>> s = _subject(rotary(10000, 4))
+    >>> s = as_subject(rotary(10000, 4))
     >>> s.kind, s.dim, s.base
     ('rotary', 4, 10000)
     """
@@ -110,7 +120,7 @@ class Exploration:
                                  "expected": item["expected"]})
             encodings.append({"label": subject.label, "kind": subject.kind,
                               "encoding": report.encoding, "notes": subject.notes,
-                              "theorems": proofs, "numbers": _jsonable(numbers)})
+                              "theorems": proofs, "numbers": jsonable(numbers)})
         return {"length": self.length, "ok": self.ok, "encodings": encodings,
                 "theorems": theorems, "checks": [],
                 "base_bounds": {str(d): b.to_dict() for d, b in self.base_bounds.items()}}
@@ -194,12 +204,12 @@ def _cell(text: Any) -> str:
         return str(text)[:12]
 
 
-def _jsonable(value: Any) -> Any:
+def jsonable(value: Any) -> Any:
     if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items() if k not in ("deltas", "values",
+        return {k: jsonable(v) for k, v in value.items() if k not in ("deltas", "values",
                                                                          "kernel_curve")}
     if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
+        return [jsonable(v) for v in value]
     if isinstance(value, (np.integer,)):
         return int(value)
     if isinstance(value, (np.floating,)):
@@ -209,7 +219,7 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def _subject(item: Any, label: str | None = None) -> Subject:
+def as_subject(item: Any, label: str | None = None) -> Subject:
     from ...model.rope import Rotary
 
     if isinstance(item, Subject):
@@ -249,8 +259,8 @@ def explore(encodings: Sequence[Any], length: int = 4096, *, proofs: bool = True
     from ...proofs.theorems import prove
 
     start = time.perf_counter()
-    length = _length(length)
-    subjects = [_subject(e) for e in check_sequence("encodings", encodings)]
+    length = length_arg(length)
+    subjects = [as_subject(e) for e in check_sequence("encodings", encodings)]
     dtypes = check_sequence("dtypes", dtypes, strings=True)
     seed = check_int("seed", seed, minimum=0)
     if train_length is not None:
@@ -276,9 +286,9 @@ def explore(encodings: Sequence[Any], length: int = 4096, *, proofs: bool = True
             from ...report import Report
 
             reports.append(Report(s.obj.to_dict()))
-        kernel = _kernel(s.obj)
+        kernel = offset_kernel(s.obj)
         first = kernel_first_negative(s.frequencies, length, kernel=kernel)
-        deltas = _decay_deltas(length)
+        deltas = decay_deltas(length)
         curve_len = min(length, 1 << 22)
         entry: dict[str, Any] = {
             "dim": s.dim, "base": None if s.base is None else str(s.base),

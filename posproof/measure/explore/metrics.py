@@ -21,6 +21,24 @@ from ...model.encoding import Encoding, as_positions
 from ...model.schedules import Geometric, Schedule
 from ...precise import DEFAULT_DPS, mp_value, mp_values
 
+__all__ = [
+    "DTYPES",
+    "MAX_EXPLORE_DIM",
+    "MAX_EXPLORE_WORK",
+    "MAX_LENGTH",
+    "U",
+    "band_coverage",
+    "check_explore_size",
+    "critical_dimension",
+    "decay_curve",
+    "decay_deltas",
+    "dtype_audit",
+    "kernel_first_negative",
+    "length_arg",
+    "offset_kernel",
+    "pair_frequencies",
+]
+
 U = 2.0 ** -53
 DTYPES = ("float32", "float16", "bfloat16")
 MAX_LENGTH = 1 << 24
@@ -49,7 +67,7 @@ def check_explore_size(length: int, dim: int) -> None:
     check_scan_work("length", length, dim, MAX_EXPLORE_WORK)
 
 
-def _length(length: Any) -> int:
+def length_arg(length: Any) -> int:
     return check_int("length", length, minimum=1, maximum=MAX_LENGTH)
 
 
@@ -73,12 +91,12 @@ def pair_frequencies(obj: Any) -> tuple[sp.Expr, ...]:
             raise InvalidParameter(f"{obj.name}: {problems[0]}; the kernel needs (sin, cos) "
                                    "pairs that share one frequency")
         return tuple(obj.column_frequency(s) for s, _ in obj.pairs)
-    from ...model.schedules import _is_positive, exact_number
+    from ...model.schedules import exact_number, is_positive
 
     if isinstance(obj, (Sequence, np.ndarray)) and not isinstance(obj, (str, bytes)):
         values = tuple(exact_number(f"frequencies[{i}]", v) for i, v in enumerate(obj))
         for i, v in enumerate(values):
-            if not _is_positive(v):
+            if not is_positive(v):
                 raise InvalidParameter(f"frequencies[{i}]={v} is not > 0; a frequency is a "
                                        "positive angle per position")
         if not values:
@@ -102,7 +120,7 @@ class _Fixed(Schedule):
         return self.values
 
 
-def _kernel(source: Any) -> Any:
+def offset_kernel(source: Any) -> Any:
     """An OffsetKernel for a Rotary, an Encoding or exact frequencies (through an Encoding,
     which skips re-validating every frequency)."""
     from ...model.rope import Rotary
@@ -130,9 +148,9 @@ def kernel_first_negative(frequencies: Sequence[Any], length: int, *,
     >>> kernel_first_negative([1, sp.Rational(1, 100)], 10)["m"] is None
     True
     """
-    length = _length(length)
+    length = length_arg(length)
     dps = check_int("dps", dps, minimum=15, maximum=1000)
-    kernel = kernel or _kernel(frequencies)
+    kernel = kernel or offset_kernel(frequencies)
     crossing = kernel.first_crossing(0, below=True, start=0, stop=length + 1, dps=dps)
     out: dict[str, Any] = {"length": length, "bound": kernel.scan_bound(length + 1),
                            "certified": f"float64 GEMM scan (bound "
@@ -209,7 +227,7 @@ def _decay_mp(thetas: Sequence[mpmath.mpf], delta: int) -> mpmath.mpf:
         return +value
 
 
-def _decay_deltas(length: int, dense: int = 2048, sparse: int = 512) -> np.ndarray:
+def decay_deltas(length: int, dense: int = 2048, sparse: int = 512) -> np.ndarray:
     d = np.arange(min(length, dense) + 1)
     if length > dense:
         d = np.union1d(d, np.unique(np.geomspace(dense, length, sparse).astype(np.int64)))
@@ -227,12 +245,13 @@ def critical_dimension(base: Any, dim: int, train_length: int) -> dict[str, Any]
     >>> critical_dimension(10000, 128, 4096)["d_extra"]
     92
     """
-    from ...model.scaling import _ceil, _check_base
+    from ...model.scaling.base import ceil
+    from ...model.scaling.rules import check_base
 
-    b = _check_base(base)
-    dim, train_length = check_int("dim", dim, minimum=2, maximum=MAX_DIM), _length(train_length)
+    b = check_base(base)
+    dim, train_length = check_int("dim", dim, minimum=2, maximum=MAX_DIM), length_arg(train_length)
     x = sp.Rational(dim, 2) * sp.log(sp.Integer(train_length) / (2 * sp.pi)) / sp.log(b)
-    value = 2 * _ceil(x, "critical dimension")
+    value = 2 * ceil(x, "critical dimension")
     clipped = min(max(int(value), 0), dim)
     covered = band_coverage(Geometric(b).frequencies(dim), train_length)["count"]
     return {"d_extra": clipped, "unclipped": int(value), "pairs_covered": covered,
@@ -250,7 +269,7 @@ def band_coverage(frequencies: Sequence[Any], length: int,
     from ...model.scaling import decide
 
     freqs = pair_frequencies(frequencies)
-    length = _length(length)
+    length = length_arg(length)
     theta = mp_values(freqs, 30)
     with mpmath.workdps(30):
         wave = [2 * mpmath.pi / t for t in theta]
@@ -294,7 +313,7 @@ def dtype_audit(frequencies: Sequence[Any], length: int,
     from ..dtypes import dtype_model, first_unrepresentable_integer
 
     freqs = pair_frequencies(frequencies)
-    length = _length(length)
+    length = length_arg(length)
     dtypes = check_sequence("dtypes", dtypes, strings=True)
     thetas_mp = mp_values(freqs, DEFAULT_DPS + 20)
     theta = np.array([float(v) for v in thetas_mp])

@@ -45,10 +45,9 @@ This module re-exports the rules; the proofs of their invariants are
 (1/4, 1/400)
 """
 
-from .base import _ceil as _ceil
 from .effective import effective_base as effective_base
 from .effective import effective_base_numbers as effective_base_numbers
-from .rules import _ALIASES as _ALIASES
+from .rules import ALIASES as ALIASES
 from .rules import SCALINGS as SCALINGS
 from .rules import DynamicNTKScaling as DynamicNTKScaling
 from .rules import LinearScaling as LinearScaling
@@ -57,7 +56,6 @@ from .rules import LongRoPEScaling as LongRoPEScaling
 from .rules import NTKScaling as NTKScaling
 from .rules import Scaling as Scaling
 from .rules import YaRNScaling as YaRNScaling
-from .rules import _check_base as _check_base
 from .rules import attention_factor as attention_factor
 from .rules import decide as decide
 from .rules import float_frequencies as float_frequencies

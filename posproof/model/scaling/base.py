@@ -20,7 +20,13 @@ from ..schedules import Geometric, Schedule, exact_number
 
 __all__ = [
     "Scaling",
+    "ceil",
     "decide",
+    "floor",
+    "get_mscale",
+    "positive",
+    "power",
+    "rotary_dim",
 ]
 
 
@@ -56,13 +62,13 @@ def _geometric(base: sp.Expr, d: int) -> tuple[sp.Expr, ...]:
     return Geometric(base).frequencies(d)
 
 
-def _power(base: sp.Expr, exponent: sp.Rational) -> sp.Expr:
+def power(base: sp.Expr, exponent: sp.Rational) -> sp.Expr:
     if exponent == 0:
         return sp.Integer(1)
     return sp.Pow(base, exponent, evaluate=sp.Rational(exponent).q <= 32)
 
 
-def _positive(name: str, value: Any, *, allow_none: bool = False) -> sp.Expr | None:
+def positive(name: str, value: Any, *, allow_none: bool = False) -> sp.Expr | None:
     if value is None and allow_none:
         return None
     expr = exact_number(name, value)
@@ -71,7 +77,7 @@ def _positive(name: str, value: Any, *, allow_none: bool = False) -> sp.Expr | N
     return expr
 
 
-def _rotary_dim(d: int, minimum: int = 2) -> int:
+def rotary_dim(d: int, minimum: int = 2) -> int:
     d = check_int("rotary_dim", d)
     if d < minimum or d % 2:
         raise InvalidEncoding(
@@ -79,7 +85,7 @@ def _rotary_dim(d: int, minimum: int = 2) -> int:
     return d
 
 
-def _get_mscale(scale: sp.Expr, mscale: sp.Expr = sp.S.One) -> sp.Expr:
+def get_mscale(scale: sp.Expr, mscale: sp.Expr = sp.S.One) -> sp.Expr:
     """YaRN's attention temperature, exactly as HF's ``get_mscale``."""
     if decide(scale, 1) <= 0:
         return sp.Integer(1)
@@ -109,7 +115,7 @@ class Scaling(Schedule):
 
     def default_frequencies(self, d: int) -> tuple[sp.Expr, ...]:
         """The unscaled θ_k = b^(−2k/d)."""
-        return _geometric(self.base, _rotary_dim(d))
+        return _geometric(self.base, rotary_dim(d))
 
     def frequencies(self, d: int) -> tuple[sp.Expr, ...]:
         """The exact θ'_k for rotary dim d (memoised per rule and d)."""
@@ -128,7 +134,7 @@ class Scaling(Schedule):
         return mp_values(self.frequencies(d), dps)
 
     def _mp_default(self, d: int, dps: int) -> list[mpmath.mpf]:
-        d = _rotary_dim(d)
+        d = rotary_dim(d)
         with mpmath.workdps(dps + 10):
             b = mp_value(self.base, dps + 10)
             return [mpmath.power(b, mpmath.mpf(-2 * k) / d) for k in range(d // 2)]
@@ -158,7 +164,7 @@ class Scaling(Schedule):
 
 
 
-def _floor(value: sp.Expr, what: str) -> sp.Integer:
+def floor(value: sp.Expr, what: str) -> sp.Integer:
     guess = sp.Integer(int(mpmath.floor(mp_value(value, 30))))
     # certify guess <= value < guess + 1 (values never sit on an integer: π is transcendental)
     if decide(value, guess, what) < 0:
@@ -168,5 +174,5 @@ def _floor(value: sp.Expr, what: str) -> sp.Integer:
     return guess
 
 
-def _ceil(value: sp.Expr, what: str) -> sp.Integer:
-    return -_floor(-value, what)
+def ceil(value: sp.Expr, what: str) -> sp.Integer:
+    return -floor(-value, what)

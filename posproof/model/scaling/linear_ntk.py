@@ -16,7 +16,7 @@ from ...precise import mp_value
 from ..schedules import B as BSYM
 from ..schedules import D as DSYM
 from ..schedules import K as KSYM
-from .base import Scaling, _positive, _power, _rotary_dim
+from .base import Scaling, positive, power, rotary_dim
 
 __all__ = [
     "DynamicNTKScaling",
@@ -38,7 +38,7 @@ class LinearScaling(Scaling):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        object.__setattr__(self, "factor", _positive("factor", self.factor))
+        object.__setattr__(self, "factor", positive("factor", self.factor))
 
     def _frequencies(self, d: int) -> tuple[sp.Expr, ...]:
         return tuple(t / self.factor for t in self.default_frequencies(d))
@@ -68,7 +68,7 @@ class NTKScaling(Scaling):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        object.__setattr__(self, "factor", _positive("factor", self.factor))
+        object.__setattr__(self, "factor", positive("factor", self.factor))
 
     def scale(self, d: int) -> sp.Expr:
         """The number r with base' = b·r^(d/(d−2)).
@@ -84,11 +84,11 @@ class NTKScaling(Scaling):
         >>> NTKScaling(10000, 4).effective_base(4)
         160000
         """
-        d = _rotary_dim(d, 4)
-        return self.base * _power(self.scale(d), sp.Rational(d, d - 2))
+        d = rotary_dim(d, 4)
+        return self.base * power(self.scale(d), sp.Rational(d, d - 2))
 
     def _frequencies(self, d: int) -> tuple[sp.Expr, ...]:
-        d = _rotary_dim(d, 4)
+        d = rotary_dim(d, 4)
         r = self.scale(d)
         # unevaluated θ_k·r^(−2k/(d−2)): exact, without SymPy merging the two powers
         # (a perfect-power search per pair that costs more than everything else)
@@ -101,7 +101,7 @@ class NTKScaling(Scaling):
         return tuple(out)
 
     def numeric(self, d: int, dps: int = 30) -> list[mpmath.mpf]:
-        d = _rotary_dim(d, 4)
+        d = rotary_dim(d, 4)
         with mpmath.workdps(dps + 10):
             r = mp_value(self.scale(d), dps + 10)
             return [t * mpmath.power(r, mpmath.mpf(-2 * k) / (d - 2))

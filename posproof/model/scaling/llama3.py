@@ -17,7 +17,7 @@ from ...validated import compare
 from ..schedules import B as BSYM
 from ..schedules import D as DSYM
 from ..schedules import K as KSYM
-from .base import Scaling, _positive, decide
+from .base import Scaling, decide, positive
 
 __all__ = [
     "Llama3Scaling",
@@ -49,7 +49,7 @@ class Llama3Scaling(Scaling):
     def __post_init__(self) -> None:
         super().__post_init__()
         for name in ("factor", "low_freq_factor", "high_freq_factor"):
-            object.__setattr__(self, name, _positive(name, getattr(self, name)))
+            object.__setattr__(self, name, positive(name, getattr(self, name)))
         object.__setattr__(self, "original_max_position_embeddings", check_int(
             "original_max_position_embeddings", self.original_max_position_embeddings, minimum=1))
         if compare(self.low_freq_factor, self.high_freq_factor) != -1:

@@ -13,7 +13,7 @@ import sympy as sp
 
 from ...errors import InvalidEncoding, InvalidParameter, check_int
 from ...precise import mp_values
-from .base import Scaling, _positive, _rotary_dim, decide
+from .base import Scaling, decide, positive, rotary_dim
 
 __all__ = [
     "LongRoPEScaling",
@@ -48,7 +48,7 @@ class LongRoPEScaling(Scaling):
                 raise InvalidParameter(
                     f"{name}={values!r} must be a non-empty list of positive numbers, one per "
                     "rotated pair (rotary_dim/2 of them)")
-            object.__setattr__(self, name, tuple(_positive(f"{name}[{i}]", v)
+            object.__setattr__(self, name, tuple(positive(f"{name}[{i}]", v)
                                                  for i, v in enumerate(values)))
         if len(self.short_factor) != len(self.long_factor):
             raise InvalidParameter(
@@ -56,8 +56,8 @@ class LongRoPEScaling(Scaling):
                 f"{len(self.long_factor)}; both need rotary_dim/2 entries")
         object.__setattr__(self, "original_max_position_embeddings", check_int(
             "original_max_position_embeddings", self.original_max_position_embeddings, minimum=1))
-        object.__setattr__(self, "factor", _positive("factor", self.factor, allow_none=True))
-        object.__setattr__(self, "attention", _positive("attention", self.attention,
+        object.__setattr__(self, "factor", positive("factor", self.factor, allow_none=True))
+        object.__setattr__(self, "attention", positive("attention", self.attention,
                                                         allow_none=True))
         if self.seq_len is not None:
             object.__setattr__(self, "seq_len", check_int("seq_len", self.seq_len, minimum=1))
@@ -71,7 +71,7 @@ class LongRoPEScaling(Scaling):
         return self.long_factor if self.uses_long else self.short_factor
 
     def _frequencies(self, d: int) -> tuple[sp.Expr, ...]:
-        d = _rotary_dim(d)
+        d = rotary_dim(d)
         if len(self.ext) != d // 2:
             raise InvalidEncoding(
                 f"longrope has {len(self.ext)} per-pair factors but rotary_dim={d} needs "

@@ -25,14 +25,15 @@ from ...precise import mp_value, mp_values
 from ...validated import compare
 from ..schedules import Geometric, Schedule, exact_number
 from .base import Scaling
-from .base import _rotary_dim as _rotary_dim  # invariants.py imports it from here
 from .base import decide as decide
+from .base import rotary_dim as rotary_dim  # invariants.py imports it from here
 from .linear_ntk import DynamicNTKScaling, LinearScaling, NTKScaling
 from .llama3 import Llama3Scaling
 from .longrope import LongRoPEScaling
 from .yarn import YaRNScaling
 
 __all__ = [
+    "ALIASES",
     "SCALINGS",
     "DynamicNTKScaling",
     "LinearScaling",
@@ -42,6 +43,7 @@ __all__ = [
     "Scaling",
     "YaRNScaling",
     "attention_factor",
+    "check_base",
     "decide",
     "float_frequencies",
     "make_scaling",
@@ -63,7 +65,7 @@ SCALINGS: dict[str, type[Scaling]] = {
     "llama3": Llama3Scaling,
     "longrope": LongRoPEScaling,
 }
-_ALIASES = {"none": "default", "rope": "default", "pi": "linear", "ntk-aware": "ntk",
+ALIASES = {"none": "default", "rope": "default", "pi": "linear", "ntk-aware": "ntk",
             "dynamic-ntk": "dynamic", "dynamic_ntk": "dynamic", "llama-3": "llama3",
             "su": "longrope"}
 
@@ -78,7 +80,7 @@ def make_scaling(kind: str | None, base: Any = 10000, **params: Any) -> Schedule
     ...
     posproof.errors.UnknownName: scaling='ropey' is not known; use one of default, linear, ntk, dynamic, yarn, llama3, longrope
     """  # noqa: E501
-    key = "default" if kind is None else _ALIASES.get(str(kind).lower(), str(kind).lower())
+    key = "default" if kind is None else ALIASES.get(str(kind).lower(), str(kind).lower())
     if key not in SCALINGS:
         raise UnknownName(f"scaling={kind!r} is not known; use one of {', '.join(SCALINGS)}")
     cls = SCALINGS[key]
@@ -86,16 +88,16 @@ def make_scaling(kind: str | None, base: Any = 10000, **params: Any) -> Schedule
         if params:
             raise InvalidParameter(f"scaling='default' takes no parameters; got "
                                    f"{', '.join(sorted(params))}")
-        return Geometric(_check_base(base))
+        return Geometric(check_base(base))
     allowed = [f for f in cls.__dataclass_fields__ if f != "base"]
     for name, value in params.items():
         if name not in allowed:
             raise InvalidParameter(f"scaling={key!r} does not take {name}={value!r}; it takes "
                                    f"{', '.join(allowed)}")
-    return cls(_check_base(base), **params)
+    return cls(check_base(base), **params)
 
 
-def _check_base(base: Any) -> sp.Expr:
+def check_base(base: Any) -> sp.Expr:
     value = exact_number("rope_theta", base)
     if compare(value, 1) != 1:
         raise InvalidParameter(f"rope_theta={base!r} must be > 1, e.g. 10000")

@@ -16,7 +16,7 @@ from ...precise import mp_value, mp_values
 from ..schedules import B as BSYM
 from ..schedules import D as DSYM
 from ..schedules import K as KSYM
-from .base import Scaling, _ceil, _floor, _get_mscale, _positive, _rotary_dim, decide
+from .base import Scaling, ceil, decide, floor, get_mscale, positive, rotary_dim
 
 __all__ = [
     "YaRNScaling",
@@ -53,13 +53,13 @@ class YaRNScaling(Scaling):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        object.__setattr__(self, "factor", _positive("factor", self.factor))
+        object.__setattr__(self, "factor", positive("factor", self.factor))
         object.__setattr__(self, "original_max_position_embeddings", check_int(
             "original_max_position_embeddings", self.original_max_position_embeddings, minimum=1))
         for name in ("beta_fast", "beta_slow"):
-            object.__setattr__(self, name, _positive(name, getattr(self, name)))
+            object.__setattr__(self, name, positive(name, getattr(self, name)))
         for name in ("attention", "mscale", "mscale_all_dim"):
-            object.__setattr__(self, name, _positive(name, getattr(self, name), allow_none=True))
+            object.__setattr__(self, name, positive(name, getattr(self, name), allow_none=True))
         if not isinstance(self.truncate, bool):
             raise InvalidParameter(f"truncate={self.truncate!r} must be true or false")
 
@@ -70,10 +70,10 @@ class YaRNScaling(Scaling):
     @lru_cache(maxsize=256)  # noqa: B019 - frozen, hashable instances
     def correction_range(self, d: int) -> tuple[sp.Expr, sp.Expr]:
         """(low, high) of the ramp, exact (integers when ``truncate``)."""
-        d = _rotary_dim(d)
+        d = rotary_dim(d)
         low, high = self._corr(self.beta_fast, d), self._corr(self.beta_slow, d)
         if self.truncate:
-            low, high = _floor(low, "YaRN low correction dim"), _ceil(high, "YaRN high "
+            low, high = floor(low, "YaRN low correction dim"), ceil(high, "YaRN high "
                                                                       "correction dim")
         low = low if decide(low, 0, "YaRN low vs 0") > 0 else sp.Integer(0)
         high = high if decide(high, d - 1, "YaRN high vs d-1") < 0 else sp.Integer(d - 1)
@@ -120,9 +120,9 @@ class YaRNScaling(Scaling):
         if self.attention is not None:
             return self.attention
         if self.mscale and self.mscale_all_dim:
-            return _get_mscale(self.factor, self.mscale) / _get_mscale(self.factor,
+            return get_mscale(self.factor, self.mscale) / get_mscale(self.factor,
                                                                        self.mscale_all_dim)
-        return _get_mscale(self.factor)
+        return get_mscale(self.factor)
 
     def general(self, k: sp.Symbol = KSYM, d: sp.Symbol = DSYM) -> sp.Expr:
         low = sp.Max(sp.floor(self._corr(self.beta_fast, d), evaluate=False), 0,

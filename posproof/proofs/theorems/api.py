@@ -1,8 +1,8 @@
 """The entry point :func:`prove`: theorems by name, the general-d proofs, claims.
 
-:func:`_concrete` runs one concrete theorem on an :class:`_Engine`;
-:func:`_general` proves the same theorems for every even d with a symbolic
-pair index k; :func:`parse_block`, :func:`_matrix` and :func:`_claim_entries`
+:func:`concrete` runs one concrete theorem on an :class:`Engine`;
+:func:`general_proofs` proves the same theorems for every even d with a symbolic
+pair index k; :func:`parse_block`, :func:`claimed_matrix` and :func:`claim_entries`
 turn a claimed T(Δ) (a 2×2 block or a d×d matrix) into entries, refusing
 anything that is not a SymPy expression or a number.
 """
@@ -23,8 +23,21 @@ from ...model.layouts import partition_lemma
 from ...precise import DEFAULT_DPS
 from ...report import Proof, Report, Step
 from .budget import DEFAULT_TIMEOUT, Deadline, check_timeout, within
-from .engine import _Engine
-from .identities import DSYM, KSYM, W, _CrossCheckFailure, _fmt
+from .engine import Engine
+from .identities import DSYM, KSYM, CrossCheckFailure, W, fmt
+
+__all__ = [
+    "CONCRETE_THEOREMS",
+    "GENERAL_THEOREMS",
+    "claim_entries",
+    "claimed_matrix",
+    "concrete",
+    "dims_from",
+    "general_crosscheck",
+    "general_proofs",
+    "parse_block",
+    "prove",
+]
 
 CONCRETE_THEOREMS = (
     "translation[row]", "translation[column]", "dot_product", "norm", "bounded",
@@ -54,7 +67,7 @@ _STATEMENTS = {"translation[row]": "PE(x+Δ) = PE(x)·T(Δ)",
                "claim:permutation": "PE_L(x) = PE(x)·P, P as claimed"}
 
 
-def _budgeted(engines: Sequence[_Engine], timeout: float | None, name: str, statement: str,
+def _budgeted(engines: Sequence[Engine], timeout: float | None, name: str, statement: str,
               attempt: Callable[[], Proof]) -> Proof:
     """One theorem within its budget: the proof, or ``unknown`` saying what ran out."""
     deadline = Deadline(timeout)
@@ -69,7 +82,7 @@ def _budgeted(engines: Sequence[_Engine], timeout: float | None, name: str, stat
 
 
 # --------------------------------------------------------------------------- general d
-def _general(enc: Encoding, names: Sequence[str], seed: int,
+def general_proofs(enc: Encoding, names: Sequence[str], seed: int,
              timeout: float | None = None) -> list[Proof]:
     """Proofs for every even d at once, with a symbolic pair index k."""
     if enc.schedule is None:
@@ -80,12 +93,12 @@ def _general(enc: Encoding, names: Sequence[str], seed: int,
     omega = enc.schedule.general(KSYM, DSYM)
     lemma = Step(f"layout {layout.name}: {why}", "partition of columns (affine maps)")
     instance = (f"ω(k) = {omega}" if omega is not None else "ω(k) any positive frequency")
-    small = Encoding(enc.schedule, layout, _dims_from(enc, 2)[0])
-    engine = _Engine(small, seed)
+    small = Encoding(enc.schedule, layout, dims_from(enc, 2)[0])
+    engine = Engine(small, seed)
     rng = random.Random(seed)
     engines = []
-    for d in _dims_from(enc, 2, rng.randrange(2, 64, 2), rng.randrange(64, 1024, 2)):
-        inst = _Engine(Encoding(enc.schedule, enc.layout, d), rng.randrange(10**6))
+    for d in dims_from(enc, 2, rng.randrange(2, 64, 2), rng.randrange(64, 1024, 2)):
+        inst = Engine(Encoding(enc.schedule, enc.layout, d), rng.randrange(10**6))
         inst.m.groups = inst.m.sample_groups(3)  # the pairs the numbers are checked on
         inst.m._samples.clear()
         engines.append(inst)
@@ -98,14 +111,14 @@ def _general(enc: Encoding, names: Sequence[str], seed: int,
             continue
 
         def attempt(name: str = name, statement: str = statement) -> Proof:
-            generic = _concrete(engine, name)
+            generic = concrete(engine, name)
             if generic.status != "proved":
                 return Proof(name, statement, "unknown", [lemma, *generic.steps], general=True,
                              note="the generic pair identity was not proved")
             steps = [lemma, Step("pair k holds sin(ω(k)x) and cos(ω(k)x); replacing ω(k) by "
                                  "a free symbol w, the statement reduces to the pair identity "
                                  "below", "generic pair"), *generic.steps]
-            cc = _general_crosscheck(engines, name)
+            cc = general_crosscheck(engines, name)
             return Proof(name, statement, "proved", steps, general=True, crosscheck=cc)
         out.append(_budgeted([engine, *engines], timeout, name, statement, attempt))
     for proof in out:
@@ -113,16 +126,16 @@ def _general(enc: Encoding, names: Sequence[str], seed: int,
     return out
 
 
-def _general_crosscheck(engines: list[_Engine], name: str) -> dict[str, Any]:
+def general_crosscheck(engines: list[Engine], name: str) -> dict[str, Any]:
     """Check the theorem numerically on instances at random even d (2 included)."""
     worst = mpmath.mpf(0)
     for engine in engines:
-        worst = max(worst, mpmath.mpf(_concrete(engine, name, crosscheck_only=True)))
-    return {"dims": [e.enc.dim for e in engines], "max_residual": _fmt(worst, 3),
+        worst = max(worst, mpmath.mpf(concrete(engine, name, crosscheck_only=True)))
+    return {"dims": [e.enc.dim for e in engines], "max_residual": fmt(worst, 3),
             "dps": DEFAULT_DPS}
 
 
-def _dims_from(enc: Encoding, *dims: int) -> list[int]:
+def dims_from(enc: Encoding, *dims: int) -> list[int]:
     """The even dims, among those asked, that the schedule accepts (an explicit list: its own)."""
     if enc.schedule is not None and enc.schedule.family == "explicit":
         return [2 * enc.n_pairs]
@@ -136,7 +149,7 @@ def _dims_from(enc: Encoding, *dims: int) -> list[int]:
     return out or [2 * enc.n_pairs]
 
 
-def _concrete(engine: _Engine, name: str, crosscheck_only: bool = False) -> Any:
+def concrete(engine: Engine, name: str, crosscheck_only: bool = False) -> Any:
     proof = {
         "translation[row]": lambda: engine.translation_proof("row", None),
         "translation[column]": lambda: engine.translation_proof("column", None),
@@ -148,7 +161,7 @@ def _concrete(engine: _Engine, name: str, crosscheck_only: bool = False) -> Any:
     }.get(name, lambda: engine.structure(name))()
     if crosscheck_only:
         if proof.status != "proved":
-            raise _CrossCheckFailure(f"{name} fails at dim={engine.enc.dim}: {proof.status}")
+            raise CrossCheckFailure(f"{name} fails at dim={engine.enc.dim}: {proof.status}")
         return (proof.crosscheck or {}).get("max_residual", "0")
     return proof
 
@@ -176,7 +189,7 @@ def parse_block(text: str) -> sp.Matrix:
                        for c in r] for r in cells])
 
 
-def _matrix(name: str, value: Any) -> sp.Matrix:
+def claimed_matrix(name: str, value: Any) -> sp.Matrix:
     """A claimed matrix from SymPy objects and numbers only: text inside a list is refused
     (``sp.Matrix`` would run it through ``sympify``, that is through ``eval``)."""
     if isinstance(value, sp.MatrixBase):
@@ -201,10 +214,10 @@ def _matrix(name: str, value: Any) -> sp.Matrix:
     return sp.Matrix(len(rows), len(rows[0]), out)
 
 
-def _claim_entries(enc: Encoding, claim: Any, claim_block: Any) -> dict[tuple[int, int], sp.Expr]:
+def claim_entries(enc: Encoding, claim: Any, claim_block: Any) -> dict[tuple[int, int], sp.Expr]:
     if claim_block is not None:
         block = (parse_block(claim_block) if isinstance(claim_block, str)
-                 else _matrix("claim_block", claim_block))
+                 else claimed_matrix("claim_block", claim_block))
         if block.shape != (2, 2):
             raise InvalidParameter(f"claim_block has shape {block.shape}; a 2×2 block is needed")
         out: dict[tuple[int, int], sp.Expr] = {}
@@ -219,7 +232,7 @@ def _claim_entries(enc: Encoding, claim: Any, claim_block: Any) -> dict[tuple[in
         for j in range(2 * enc.n_pairs, enc.dim):
             out[(j, j)] = sp.Integer(1)
         return out
-    matrix = sp.SparseMatrix(_matrix("claim", claim(DELTA) if callable(claim) else claim))
+    matrix = sp.SparseMatrix(claimed_matrix("claim", claim(DELTA) if callable(claim) else claim))
     if matrix.shape != (enc.dim, enc.dim):
         raise InvalidParameter(
             f"claim has shape {matrix.shape}; T(Δ) for dim={enc.dim} is {enc.dim}×{enc.dim}")
@@ -265,14 +278,14 @@ def prove(encoding: Encoding, *, theorems: Sequence[str] | None = None, general:
         if not isinstance(n, str) or n not in CONCRETE_THEOREMS:
             raise UnknownName(f"theorem={n!r} is not known; "
                               f"use one of {', '.join(CONCRETE_THEOREMS)}")
-    engine = _Engine(encoding, seed)
+    engine = Engine(encoding, seed)
     report = Report(encoding.to_dict())
 
     def add(name: str, attempt: Callable[[], Proof]) -> None:
         report.theorems.append(_budgeted([engine], timeout, name, _STATEMENTS[name], attempt))
     try:
         if claim is not None or claim_block is not None:
-            entries = _claim_entries(encoding, claim, claim_block)
+            entries = claim_entries(encoding, claim, claim_block)
 
             def claimed() -> Proof:
                 proof = engine.translation_proof(convention, entries, "as claimed")
@@ -289,11 +302,11 @@ def prove(encoding: Encoding, *, theorems: Sequence[str] | None = None, general:
                             if isinstance(claim_permutation, str) else claim_permutation)
             add("claim:permutation", lambda: claims.permutation_claim(engine, layout, perm))
         for name in names:
-            add(name, lambda name=name: _concrete(engine, name))
+            add(name, lambda name=name: concrete(engine, name))
         if general:
             gen = [n for n in GENERAL_THEOREMS if theorems is None or n in theorems]
-            report.theorems.extend(_general(encoding, gen, seed, timeout))
-    except _CrossCheckFailure as exc:
+            report.theorems.extend(general_proofs(encoding, gen, seed, timeout))
+    except CrossCheckFailure as exc:
         report.theorems.append(Proof("crosscheck", "every proof agrees with mpmath", "unknown",
                                      note=f"internal error, please report: {exc}"))
     return report

@@ -1,4 +1,4 @@
-"""The proof engine proper: :class:`_Engine` proves the concrete theorems of one encoding.
+"""The proof engine proper: :class:`Engine` proves the concrete theorems of one encoding.
 
 Translation (and claimed T(Δ)), dot product, norm, boundedness, the structure
 of T (orthogonal, determinant, identity at zero, group law, inverse), layout
@@ -10,7 +10,7 @@ every identity that does not reduce to 0 goes to a counterexample search.
 This module holds the engine's machinery and the translation theorems; the dot product, norm
 and boundedness come from :mod:`posproof.proofs.theorems.engine_kernel`, the structure of T,
 layout equivalence and periodicity from :mod:`posproof.proofs.theorems.engine_structure`
-(mixins of :class:`_Engine`).
+(mixins of :class:`Engine`).
 """
 
 from __future__ import annotations
@@ -25,20 +25,20 @@ from ...model.encoding import DELTA, Encoding, X
 from ...precise import DEFAULT_DPS
 from ...report import Proof, Step
 from .budget import Deadline
-from .engine_kernel import _KernelTheorems
-from .engine_structure import _StructureTheorems
+from .engine_kernel import KernelTheorems
+from .engine_structure import StructureTheorems
 from .identities import (
-    _CONFIRM_DIGITS,
+    CONFIRM_DIGITS,
+    CrossCheckFailure,
+    Model,
     W,
-    _count,
-    _CrossCheckFailure,
-    _dps,
-    _fmt,
-    _Model,
-    _mp_entry,
-    _tol,
-    _visibly_nonzero,
+    count,
+    dps,
+    fmt,
     is_zero,
+    mp_entry,
+    tol,
+    visibly_nonzero,
 )
 from .search import (
     MAX_BITS,
@@ -49,13 +49,15 @@ from .search import (
 )
 from .trigzero import pretest_points
 
+__all__ = ["Engine"]
+
 
 # --------------------------------------------------------------------------- engine
-class _Engine(_KernelTheorems, _StructureTheorems):
+class Engine(KernelTheorems, StructureTheorems):
     def __init__(self, enc: Encoding, seed: int = 0) -> None:
         #: The budget of the theorem being proved (set by :func:`posproof.prove` per theorem).
         self.deadline = Deadline(None)
-        self.m = _Model(enc)
+        self.m = Model(enc)
         self.m.rng.seed(seed)
         self.enc = enc
         self.identity_cache: dict[Any, bool | None] = {}
@@ -77,7 +79,7 @@ class _Engine(_KernelTheorems, _StructureTheorems):
         (an interval enclosure) is not expanded at all."""
         if key not in self.identity_cache:
             exprs = list(build())
-            if _visibly_nonzero(exprs, self.deadline):
+            if visibly_nonzero(exprs, self.deadline):
                 self.identity_cache[key] = None
                 self.visibly_false.add(key)
             else:
@@ -106,12 +108,12 @@ class _Engine(_KernelTheorems, _StructureTheorems):
             extra = max(0, int(mpmath.log10(max(1, omega) * (1 + abs(x) + abs(y)))) + 5)
             with mpmath.workdps(DEFAULT_DPS + extra):
                 value = abs(residual(x, y))
-            if value > _tol(scale(x, y)):
-                raise _CrossCheckFailure(
+            if value > tol(scale(x, y)):
+                raise CrossCheckFailure(
                     f"{name}: proved symbolically but the residual at x={x}, Δ/y={y} is "
-                    f"{_fmt(value)} in mpmath at {DEFAULT_DPS} digits")
+                    f"{fmt(value)} in mpmath at {DEFAULT_DPS} digits")
             worst = max(worst, value)
-        return {"points": [list(p) for p in pairs], "max_residual": _fmt(worst, 3),
+        return {"points": [list(p) for p in pairs], "max_residual": fmt(worst, 3),
                 "dps": DEFAULT_DPS, "groups_sampled": len(self.m.sample_groups())}
 
     # -- translation ----------------------------------------------------------
@@ -183,9 +185,9 @@ class _Engine(_KernelTheorems, _StructureTheorems):
                     f"generic group {cols} (frequency w): block {sp.sstr(mat.tolist())}; "
                     "the identity expands to 0 for every w", "expand_trig",
                     sp.latex(mat)))
-            steps.append(Step(f"{_count(len(self.m.groups), 'group')} reduce"
+            steps.append(Step(f"{count(len(self.m.groups), 'group')} reduce"
                               f"{'s' if len(self.m.groups) == 1 else ''} to "
-                              f"{_count(len(shapes), 'generic identity', 'generic identities')}",
+                              f"{count(len(shapes), 'generic identity', 'generic identities')}",
                               "block-diagonal structure"))
             cc = self.crosscheck(name, lambda x, dl: self._translation_residual(
                 row_dok, x, dl, self.m.sample_groups())[0], scale=lambda x, dl: abs(x) + abs(dl))
@@ -197,7 +199,7 @@ class _Engine(_KernelTheorems, _StructureTheorems):
     def _translation_residual(self, row_dok: dict[tuple[int, int], sp.Expr], x: int, dl: int,
                               groups: Sequence[tuple[int, ...]]) -> tuple[mpmath.mpf, dict]:
         """Largest |PE(x+Δ) − PE(x)·T(Δ)| over the groups' columns (the cross-check)."""
-        with mpmath.workdps(_dps()):
+        with mpmath.workdps(dps()):
             worst, where = mpmath.mpf(-1), {}
             by_col: dict[int, list[tuple[int, sp.Expr]]] = {}
             for (i, j), v in row_dok.items():
@@ -205,11 +207,11 @@ class _Engine(_KernelTheorems, _StructureTheorems):
             for cols in groups:
                 for j in cols:
                     lhs = self.m.pe_mp(j, x + dl)
-                    rhs = mpmath.fsum(self.m.pe_mp(i, x) * _mp_entry(v, {DELTA: dl})
+                    rhs = mpmath.fsum(self.m.pe_mp(i, x) * mp_entry(v, {DELTA: dl})
                                       for i, v in by_col.get(j, []))
                     r = abs(lhs - rhs)
                     if r > worst:
-                        worst, where = r, {"column": j, "lhs": _fmt(lhs), "rhs": _fmt(rhs)}
+                        worst, where = r, {"column": j, "lhs": fmt(lhs), "rhs": fmt(rhs)}
             return worst, where
 
     def no_translation(self, name: str, statement: str, problems: list[str]) -> Proof:
@@ -220,16 +222,16 @@ class _Engine(_KernelTheorems, _StructureTheorems):
             zero = enc.vector(0)
             col = next((j for j, f in enumerate(enc.column_funcs) if f == "sin"), None)
             if col is not None and all(v == 0 for v in zero):   # all-zero PE: no witness
-                with mpmath.workdps(_dps()):
+                with mpmath.workdps(dps()):
                     value = self.m.pe_mp(col, 1)
-                if abs(value) > mpmath.mpf(10) ** -_CONFIRM_DIGITS:
+                if abs(value) > mpmath.mpf(10) ** -CONFIRM_DIGITS:
                     steps.append(Step("PE(0) = 0 exactly, so PE(0)·T = 0 for every matrix T, "
-                                      f"but PE(1)[{col}] = {_fmt(value)} ≠ 0",
+                                      f"but PE(1)[{col}] = {fmt(value)} ≠ 0",
                                       "zero witness"))
                     return Proof(name, statement.split(",")[0] + " for some matrix T(Δ) "
                                  "independent of x", "refuted", steps, counterexample={
-                                     "x": 0, "delta": 1, "column": col, "lhs": _fmt(value),
-                                     "rhs": "0", "residual": _fmt(abs(value)),
+                                     "x": 0, "delta": 1, "column": col, "lhs": fmt(value),
+                                     "rhs": "0", "residual": fmt(abs(value)),
                                      "dps": DEFAULT_DPS, "kind": "zero witness",
                                      "explanation": "PE(0) is the zero vector; no linear map "
                                                     "sends it to PE(1) ≠ 0"})
@@ -244,7 +246,7 @@ class _Engine(_KernelTheorems, _StructureTheorems):
 
     def _pair_witness(self, s: int, c: int) -> dict[str, Any] | None:
         delta = 1
-        with mpmath.workdps(_dps()):
+        with mpmath.workdps(dps()):
             def row(x: int) -> list[mpmath.mpf]:
                 return [self.m.pe_mp(s, x), self.m.pe_mp(c, x)]
             xs = [0, 1]
@@ -259,11 +261,11 @@ class _Engine(_KernelTheorems, _StructureTheorems):
                 pred = mpmath.matrix([row(x)]) * forced
                 true = row(x + delta)
                 r = max(abs(pred[0, i] - true[i]) for i in range(2))
-                if r > mpmath.mpf(10) ** -_CONFIRM_DIGITS:
+                if r > mpmath.mpf(10) ** -CONFIRM_DIGITS:
                     return {"x": x, "delta": delta, "columns": [s, c], "kind": "pair witness",
-                            "forced_block": [[_fmt(forced[i, j]) for j in range(2)]
+                            "forced_block": [[fmt(forced[i, j]) for j in range(2)]
                                              for i in range(2)],
-                            "residual": _fmt(r), "dps": DEFAULT_DPS,
+                            "residual": fmt(r), "dps": DEFAULT_DPS,
                             "explanation": f"the only 2×2 block mapping PE(x)[{s},{c}] to "
                                            f"PE(x+1)[{s},{c}] at x = {xs[0]}, {xs[1]} "
                                            f"fails at x = {x}"}

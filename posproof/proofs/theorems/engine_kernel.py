@@ -1,6 +1,6 @@
 """The dot-product theorem PE(x)·PE(y) = f(x − y), the norm ‖PE(x)‖² = n and boundedness,
-proved by :class:`~posproof.proofs.theorems.engine._Engine` through the mixin
-:class:`_KernelTheorems` (it uses the engine's model, identity cache, cross-checks and search).
+proved by :class:`~posproof.proofs.theorems.engine.Engine` through the mixin
+:class:`KernelTheorems` (it uses the engine's model, identity cache, cross-checks and search).
 """
 
 from __future__ import annotations
@@ -11,11 +11,13 @@ import sympy as sp
 from ...model.encoding import X
 from ...precise import DEFAULT_DPS, mp_values
 from ...report import Proof, Step
-from .identities import _CONFIRM_DIGITS, W, Y, _dps, _fmt
+from .identities import CONFIRM_DIGITS, W, Y, dps, fmt
+
+__all__ = ["KernelTheorems"]
 
 
-class _KernelTheorems:
-    """The dot product, norm and boundedness theorems of the engine (a mixin of ``_Engine``)."""
+class KernelTheorems:
+    """The dot product, norm and boundedness theorems of the engine (a mixin of ``Engine``)."""
 
     # -- dot product and norm ----------------------------------------------------
     def dot_product(self) -> Proof:
@@ -56,15 +58,15 @@ class _KernelTheorems:
         steps.append(Step(f"{len(unproved)} group(s) are not (sin, cos) pairs of one frequency, "
                           f"e.g. dims {unproved[0]}", "pair structure"))
         for x, y, shift in [(0, 1, 1), (1, 3, 5), (10, 17, 100), (123, 4567, 89)]:
-            with mpmath.workdps(_dps()):
+            with mpmath.workdps(dps()):
                 a, b = self._dot(x, y), self._dot(x + shift, y + shift)
-                if abs(a - b) > mpmath.mpf(10) ** -_CONFIRM_DIGITS:
-                    steps.append(Step(f"PE({x})·PE({y}) = {_fmt(a)} but PE({x + shift})·"
-                                      f"PE({y + shift}) = {_fmt(b)}: same offset, different "
+                if abs(a - b) > mpmath.mpf(10) ** -CONFIRM_DIGITS:
+                    steps.append(Step(f"PE({x})·PE({y}) = {fmt(a)} but PE({x + shift})·"
+                                      f"PE({y + shift}) = {fmt(b)}: same offset, different "
                                       "values", f"mpmath at {DEFAULT_DPS} digits"))
                     return Proof(name, statement, "refuted", steps, counterexample={
-                        "x": x, "y": y, "shift": shift, "lhs": _fmt(a), "rhs": _fmt(b),
-                        "residual": _fmt(abs(a - b)), "dps": DEFAULT_DPS})
+                        "x": x, "y": y, "shift": shift, "lhs": fmt(a), "rhs": fmt(b),
+                        "residual": fmt(abs(a - b)), "dps": DEFAULT_DPS})
         return Proof(name, statement, "unknown", steps, note="no counterexample found")
 
     def _frequency_pairs(self) -> list[tuple[int, int]] | None:
@@ -102,22 +104,22 @@ class _KernelTheorems:
     def _kernel_of(self, pairs: list[tuple[int, int]], delta: int) -> mpmath.mpf:
         """Σ cos(ω Δ) over the frequencies of ``pairs``, in mpmath."""
         freqs = [self.enc.column_frequency(s) for s, _ in pairs]
-        with mpmath.workdps(_dps()):
-            return mpmath.fsum(mpmath.cos(w * delta) for w in mp_values(freqs, _dps() + 10))
+        with mpmath.workdps(dps()):
+            return mpmath.fsum(mpmath.cos(w * delta) for w in mp_values(freqs, dps() + 10))
 
     def _dot(self, x: int, y: int, sampled: bool = False) -> mpmath.mpf:
         """PE(x)·PE(y) in mpmath; over the sampled groups only when ``sampled``."""
         cols = ([j for g in self.m.sample_groups() for j in g] if sampled
                 else range(self.enc.dim))
-        with mpmath.workdps(_dps()):
+        with mpmath.workdps(dps()):
             return mpmath.fsum(self.m.pe_mp(j, x) * self.m.pe_mp(j, y) for j in cols)
 
     def _kernel(self, delta: int, sampled: bool = False) -> mpmath.mpf:
         """Σ_k cos(ω_k Δ) in mpmath, over the sampled groups only when ``sampled``."""
         groups = self.m.sample_groups() if sampled else self.m.groups
         freqs = [self.enc.column_frequency(g[0]) for g in groups if len(g) == 2]
-        with mpmath.workdps(_dps()):
-            return mpmath.fsum(mpmath.cos(w * delta) for w in mp_values(freqs, _dps() + 10))
+        with mpmath.workdps(dps()):
+            return mpmath.fsum(mpmath.cos(w * delta) for w in mp_values(freqs, dps() + 10))
 
     def norm(self) -> Proof:
         n = self.enc.n_pairs
@@ -153,12 +155,12 @@ class _KernelTheorems:
                           "pythagoras"))
         for x in (0, 1, 2, 10):
             value = self._dot(x, x)
-            if abs(value - n) > mpmath.mpf(10) ** -_CONFIRM_DIGITS:
-                steps.append(Step(f"‖PE({x})‖² = {_fmt(value)} ≠ {n}",
+            if abs(value - n) > mpmath.mpf(10) ** -CONFIRM_DIGITS:
+                steps.append(Step(f"‖PE({x})‖² = {fmt(value)} ≠ {n}",
                                   f"mpmath at {DEFAULT_DPS} digits"))
                 return Proof(name, statement, "refuted", steps, counterexample={
-                    "x": x, "lhs": _fmt(value), "rhs": str(n),
-                    "residual": _fmt(abs(value - n)), "dps": DEFAULT_DPS})
+                    "x": x, "lhs": fmt(value), "rhs": str(n),
+                    "residual": fmt(abs(value - n)), "dps": DEFAULT_DPS})
         return Proof(name, statement, "unknown", steps, note="no counterexample found")
 
     def bounded(self) -> Proof:
@@ -170,7 +172,7 @@ class _KernelTheorems:
         steps.append(Step("|sin t| ≤ 1 and |cos t| ≤ 1 for real t", "bound"))
 
         def residual(x: int, y: int) -> mpmath.mpf:
-            with mpmath.workdps(_dps()):
+            with mpmath.workdps(dps()):
                 worst = max(abs(self.m.pe_mp(j, x)) for cols in self.m.sample_groups()
                             for j in cols)
             return max(worst - 1, mpmath.mpf(0))

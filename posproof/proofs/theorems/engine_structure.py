@@ -1,6 +1,6 @@
 """The structure of T(Δ) (orthogonal, determinant, identity at zero, group law, inverse), layout
-equivalence and periodicity, proved by :class:`~posproof.proofs.theorems.engine._Engine`
-through the mixin :class:`_StructureTheorems` (it uses the engine's model, identity cache,
+equivalence and periodicity, proved by :class:`~posproof.proofs.theorems.engine.Engine`
+through the mixin :class:`StructureTheorems` (it uses the engine's model, identity cache,
 cross-checks and search).
 """
 
@@ -14,12 +14,14 @@ from ...model.layouts import LAYOUTS, permutation
 from ...precise import mp_value
 from ...report import Proof, Step
 from ...validated import exact_ratio, irrational
-from .identities import A, B, _count, _dps, _mp_entry, is_zero
+from .identities import A, B, count, dps, is_zero, mp_entry
 from .search import column
 
+__all__ = ["StructureTheorems"]
 
-class _StructureTheorems:
-    """The structure, layout-equivalence and periodicity theorems (a mixin of ``_Engine``)."""
+
+class StructureTheorems:
+    """The structure, layout-equivalence and periodicity theorems (a mixin of ``Engine``)."""
 
     # -- structure of T ------------------------------------------------------------
     def _blocks(self) -> list[tuple[tuple[int, ...], sp.Matrix]]:
@@ -67,7 +69,7 @@ class _StructureTheorems:
                 return Proof(name, statement, "unknown", steps,
                              note=f"the block {block.tolist()} did not reduce to the identity")
             shapes.add(key)
-        blocks = _count(len(self.m.groups), "block")
+        blocks = count(len(self.m.groups), "block")
         steps.append(Step(f"each of the {blocks} satisfies it for every w "
                           f"({len(shapes)} generic shape{'s' if len(shapes) > 1 else ''})",
                           "expand_trig"))
@@ -76,11 +78,11 @@ class _StructureTheorems:
 
     def _structure_residual(self, name: str, a: int, b: int) -> mpmath.mpf:
         dok = self.translation("row")
-        with mpmath.workdps(_dps()):
+        with mpmath.workdps(dps()):
             worst = mpmath.mpf(0)
             for cols in self.m.sample_groups():
                 def mat(delta: int, cols: tuple[int, ...] = cols) -> mpmath.matrix:
-                    return mpmath.matrix([[_mp_entry(dok.get((i, j), 0), {DELTA: delta})
+                    return mpmath.matrix([[mp_entry(dok.get((i, j), 0), {DELTA: delta})
                                            for j in cols] for i in cols])
                 ta, tb = mat(a), mat(b)
                 eye = mpmath.eye(len(cols))
@@ -176,8 +178,8 @@ class _StructureTheorems:
                           "P > 0 makes ω_0·P/2π an integer multiple of the lcm", "exact period"))
 
         def residual(x: int, y: int) -> mpmath.mpf:
-            with mpmath.workdps(_dps()):
-                p = mp_value(period, _dps() + 10)
+            with mpmath.workdps(dps()):
+                p = mp_value(period, dps() + 10)
                 return max(abs(self.m.pe_mp(j, x + p) - self.m.pe_mp(j, x))
                            for cols in self.m.sample_groups() for j in cols)
         cc = self.crosscheck(name, residual, scale=lambda x, y: float(period))

@@ -5,8 +5,8 @@ small identity per group of columns (a (sin, cos) pair or a padding column).
 This module holds what those identities are built from and how they are
 decided: the symbols (W, the per-group frequency symbols; Y, A, B, KSYM …),
 :func:`is_zero` (exact rewriting within a budget, never a numeric guess), the
-:class:`_Abstractor` that replaces exact frequencies by W, the
-:class:`_Model` that sees an encoding group by group (symbolically and in
+:class:`Abstractor` that replaces exact frequencies by W, the
+:class:`Model` that sees an encoding group by group (symbolically and in
 mpmath), and the small numeric
 helpers (working digits, tolerances, formatting) shared by the proofs.
 """
@@ -27,6 +27,34 @@ from ...precise import DEFAULT_DPS, mp_value, mp_values
 from .budget import Deadline
 from .trigzero import is_zero_exp, largest_multiple, nonzero_somewhere
 
+__all__ = [
+    "CONFIRM_DIGITS",
+    "DSYM",
+    "KSYM",
+    "MAX_OPS",
+    "NSYM",
+    "TRIG",
+    "A",
+    "Abstractor",
+    "B",
+    "CrossCheckFailure",
+    "Model",
+    "W",
+    "Y",
+    "coefficient",
+    "count",
+    "dps",
+    "exact",
+    "fmt",
+    "is_zero",
+    "mp",
+    "mp_entry",
+    "pythagoras",
+    "same_number",
+    "tol",
+    "visibly_nonzero",
+]
+
 Y = sp.Symbol("y", real=True)
 A = sp.Symbol("a", real=True)
 B = sp.Symbol("b", real=True)
@@ -35,10 +63,10 @@ KSYM = sp.Symbol("k", integer=True, nonnegative=True)
 DSYM = sp.Symbol("d", integer=True, positive=True)
 NSYM = sp.Symbol("n", integer=True, positive=True)
 
-_TRIG = {"sin": sp.sin, "cos": sp.cos}
-_MAX_OPS = 400          # identities larger than this are not attempted: answer unknown
+TRIG = {"sin": sp.sin, "cos": sp.cos}
+MAX_OPS = 400           # identities larger than this are not attempted: answer unknown
 _MAX_MULTIPLE = 12      # expand_trig turns sin(m·u) into a degree-m polynomial: only small m
-_CONFIRM_DIGITS = 20    # a residual above 10**-20 at 50 digits is a confirmed counterexample
+CONFIRM_DIGITS = 20     # a residual above 10**-20 at 50 digits is a confirmed counterexample
 
 
 # --------------------------------------------------------------------------- identities
@@ -66,11 +94,11 @@ def is_zero(expr: sp.Expr, deadline: Deadline | None = None) -> bool | None:
         return True
     if is_zero_exp(expr, deadline):
         return True
-    if sp.count_ops(expr) > _MAX_OPS or largest_multiple(expr) > _MAX_MULTIPLE:
+    if sp.count_ops(expr) > MAX_OPS or largest_multiple(expr) > _MAX_MULTIPLE:
         return None
     deadline.check("the trigonometric expansion of an identity")
     expanded = sp.expand(expr, trig=True)
-    if expanded == 0 or sp.expand(_pythagoras(expanded)) == 0:
+    if expanded == 0 or sp.expand(pythagoras(expanded)) == 0:
         return True
     deadline.check("the trigonometric expansion of an identity")
     if sp.expand(expanded.rewrite(sp.exp)) == 0:
@@ -78,14 +106,14 @@ def is_zero(expr: sp.Expr, deadline: Deadline | None = None) -> bool | None:
     return None
 
 
-def _pythagoras(expr: sp.Expr) -> sp.Expr:
+def pythagoras(expr: sp.Expr) -> sp.Expr:
     """Replace sin(u)**(2m) by (1 − cos(u)**2)**m (an identity, so sound)."""
     return expr.replace(
         lambda t: t.is_Pow and t.base.func == sp.sin and t.exp.is_Integer and t.exp % 2 == 0,
         lambda t: (1 - sp.cos(t.base.args[0]) ** 2) ** (t.exp // 2))
 
 
-def _same_number(a: sp.Expr, b: sp.Expr) -> bool:
+def same_number(a: sp.Expr, b: sp.Expr) -> bool:
     """Exact equality of two numbers written differently (10000**(-1/2) and 1/100)."""
     if a == b:
         return True
@@ -94,7 +122,7 @@ def _same_number(a: sp.Expr, b: sp.Expr) -> bool:
     return bool(sp.simplify(sp.Add(a, -b).doit()) == 0)
 
 
-def _coefficient(arg: sp.Expr, var: sp.Symbol) -> sp.Expr | None:
+def coefficient(arg: sp.Expr, var: sp.Symbol) -> sp.Expr | None:
     """c when arg is c·var (fast path for the products the encoding builds)."""
     if arg == var:
         return sp.Integer(1)
@@ -107,7 +135,7 @@ def _coefficient(arg: sp.Expr, var: sp.Symbol) -> sp.Expr | None:
     return sp.cancel(arg / var)
 
 
-class _Abstractor:
+class Abstractor:
     """Replaces sin(c·v)/cos(c·v) by sin(w_i·v)/cos(w_i·v) where c is the i-th frequency."""
 
     def __init__(self) -> None:
@@ -116,7 +144,7 @@ class _Abstractor:
 
     def _match(self, coeff: sp.Expr | None, freqs: Sequence[sp.Expr]
                ) -> tuple[int, sp.Rational] | None:
-        """(i, r) when coeff = r·freqs[i] exactly: r = 1 by :func:`_same_number`, or any
+        """(i, r) when coeff = r·freqs[i] exactly: r = 1 by :func:`same_number`, or any
         non-zero rational r that SymPy's automatic evaluation of coeff/freqs[i] produces
         (999·10^(63/64)/10 over 10^(-1/64) evaluates to the Integer 999) — an exact
         rewriting, so sin(c·v) = sin(r·w_i·v) at w_i = freqs[i]."""
@@ -125,7 +153,7 @@ class _Abstractor:
         for i, freq in enumerate(freqs):
             key = (coeff, freq)
             if key not in self._cache:
-                self._cache[key] = _same_number(coeff, freq)
+                self._cache[key] = same_number(coeff, freq)
             if self._cache[key]:
                 return i, sp.Integer(1)
         for i, freq in enumerate(freqs):
@@ -141,7 +169,7 @@ class _Abstractor:
         if expr.is_Mul and len(expr.args) == 2 and expr.args[0] == -1:
             sign, core = -1, expr.args[1]
         if core.func in (sp.sin, sp.cos):
-            match = self._match(_coefficient(core.args[0], var), freqs)
+            match = self._match(coefficient(core.args[0], var), freqs)
             if match is not None:
                 key = (core.func, *match, var, sign)
                 if key not in self._templates:
@@ -149,14 +177,14 @@ class _Abstractor:
                 return self._templates[key]
         mapping = {}
         for atom in expr.atoms(sp.sin, sp.cos):
-            match = self._match(_coefficient(atom.args[0], var), freqs)
+            match = self._match(coefficient(atom.args[0], var), freqs)
             if match is not None:
                 mapping[atom] = atom.func(match[1] * W[match[0]] * var)
         return expr.xreplace(mapping)
 
 
 # --------------------------------------------------------------------------- model
-class _Model:
+class Model:
     """An encoding seen group by group (pairs and padding columns)."""
 
     def __init__(self, enc: Encoding) -> None:
@@ -167,7 +195,7 @@ class _Model:
         for g, cols in enumerate(self.groups):
             for j in cols:
                 self.group_of[j] = g
-        self.abstract = _Abstractor()
+        self.abstract = Abstractor()
         self.rng = random.Random(0)
         self._freq_mp: dict[tuple[int, int], mpmath.mpf] = {}
         self._samples: dict[int, list[tuple[int, ...]]] = {}
@@ -187,7 +215,7 @@ class _Model:
         func = self.enc.column_funcs[j]
         if func == "zero":
             return sp.Integer(0)
-        return _TRIG[func](W[list(freqs).index(self.enc.column_frequency(j))] * var)
+        return TRIG[func](W[list(freqs).index(self.enc.column_frequency(j))] * var)
 
     def pe_mp(self, j: int, x: Any) -> mpmath.mpf:
         func = self.enc.column_funcs[j]
@@ -195,7 +223,7 @@ class _Model:
             return mpmath.mpf(0)
         key = (self.enc.column_freq_index[j], mpmath.mp.prec)
         if key not in self._freq_mp:
-            self._freq_mp[key] = mp_value(self.enc.frequencies[key[0]], _dps() + 10)
+            self._freq_mp[key] = mp_value(self.enc.frequencies[key[0]], dps() + 10)
         angle = self._freq_mp[key] * x
         return mpmath.sin(angle) if func == "sin" else mpmath.cos(angle)
 
@@ -214,43 +242,43 @@ class _Model:
                 self.rng.randrange(10**6, 10**7), self.rng.randrange(-(10**5), 0)][:count]
 
 
-def _visibly_nonzero(exprs: Sequence[sp.Expr], deadline: Deadline | None = None) -> bool:
+def visibly_nonzero(exprs: Sequence[sp.Expr], deadline: Deadline | None = None) -> bool:
     """True when an identity is certainly false at an exact rational point (an interval
     enclosure excludes 0): no symbolic attempt is worth making."""
     return nonzero_somewhere(exprs, deadline)
 
 
-def _count(n: int, noun: str, plural: str | None = None) -> str:
+def count(n: int, noun: str, plural: str | None = None) -> str:
     """'1 group', '3 groups'."""
     return f"{n} {noun if n == 1 else (plural or noun + 's')}"
 
 
-def _dps() -> int:
+def dps() -> int:
     """Working digits: the default, or more when a caller raised the precision for large angles."""
     return max(DEFAULT_DPS, mpmath.mp.dps)
 
 
-def _mp_entry(expr: sp.Expr, env: dict[sp.Symbol, Any]) -> mpmath.mpf:
-    return mp_value(expr, _dps(), env)
+def mp_entry(expr: sp.Expr, env: dict[sp.Symbol, Any]) -> mpmath.mpf:
+    return mp_value(expr, dps(), env)
 
 
-def _tol(*scales: Any) -> mpmath.mpf:
+def tol(*scales: Any) -> mpmath.mpf:
     return mpmath.mpf(10) ** (-(DEFAULT_DPS - 15)) * (1 + max(abs(mpmath.mpf(s)) for s in scales))
 
 
-def _exact(value: int | Fraction) -> int | str:
+def exact(value: int | Fraction) -> int | str:
     """JSON form of an exact position: an int, or a fraction written 'p/q'."""
     return int(value) if Fraction(value).denominator == 1 else str(value)
 
 
-def _fmt(value: Any, digits: int = 12) -> str:
+def fmt(value: Any, digits: int = 12) -> str:
     return mpmath.nstr(value, digits) if isinstance(value, mpmath.mpf) else str(value)
 
 
 
-class _CrossCheckFailure(PosproofError):
+class CrossCheckFailure(PosproofError):
     """A symbolic proof disagreed with its numeric cross-check: a bug, never a pass."""
 
 
-def _mp(enc: Encoding, j: int, x: int) -> mpmath.mpf:
-    return _Model(enc).pe_mp(j, x)
+def mp(enc: Encoding, j: int, x: int) -> mpmath.mpf:
+    return Model(enc).pe_mp(j, x)

@@ -31,7 +31,7 @@ import sympy as sp
 from ...model.encoding import DELTA, Encoding, X
 from ...validated import bounds, digits_of
 from .budget import Deadline
-from .identities import _TRIG, _exact
+from .identities import TRIG, exact
 from .trigzero import enclosure
 
 __all__ = ["MAX_BITS", "candidate_points", "column", "spread", "translation_sides",
@@ -71,7 +71,7 @@ def spread(groups: list[tuple[int, ...]], limit: int = 8) -> list[tuple[int, ...
 def column(enc: Encoding, j: int, var: sp.Expr) -> sp.Expr:
     """Column j of PE(var), exact, with its own frequency."""
     func = enc.column_funcs[j]
-    return sp.Integer(0) if func == "zero" else _TRIG[func](enc.column_frequency(j) * var)
+    return sp.Integer(0) if func == "zero" else TRIG[func](enc.column_frequency(j) * var)
 
 
 def translation_sides(enc: Encoding, row_dok: dict[tuple[int, int], sp.Expr],
@@ -112,7 +112,7 @@ def validated_search(residuals: Sequence[tuple[dict[str, Any], sp.Expr, sp.Expr]
             lo, hi = bounds(abs(diff))
             left, right = enclosure(lhs, env, prec), enclosure(rhs, env, prec)
             with mpmath.workprec(prec):
-                return {"x": _exact(x), "delta": _exact(dl), **where,
+                return {"x": exact(x), "delta": exact(dl), **where,
                         "lhs": _num(sum(bounds(left)) / 2) if left is not None else "?",
                         "rhs": _num(sum(bounds(right)) / 2) if right is not None else "?",
                         "residual": _num((lo + hi) / 2, 12),
