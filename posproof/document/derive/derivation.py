@@ -29,7 +29,7 @@ from .document import (
     check_result,
     counterexample,
     lit,
-    n,
+    num,
     proof_reason,
     status_word,
     tex,
@@ -199,9 +199,9 @@ class Derivation:
             lo = mp_value(2 * sp.pi / freqs[0], 30)
             hi_expr = 2 * sp.pi / freqs[-1]
             hi = mp_value(hi_expr, 30)
-            doc.p(f"so the wavelengths $2\\pi/\\omega_k$ run from {n(lo, 10)} to "
+            doc.p(f"so the wavelengths $2\\pi/\\omega_k$ run from {num(lo, 10)} to "
                   f"$2\\pi/\\omega_{{{len(freqs) - 1}}} = {tex(sp.nsimplify(hi_expr))}"
-                  f" \\approx {n(hi, 10)}$ positions.")
+                  f" \\approx {num(hi, 10)}$ positions.")
             params = enc.schedule.params() if enc.schedule is not None else {}
             base = params.get("base") or params.get("max_timescale")
             if base is not None and enc.schedule is not None and \
@@ -211,10 +211,10 @@ class Derivation:
                 exact = close and bool(sp.simplify(hi_expr - claimed) == 0)
                 claim = f"$2\\pi$ to ${sp.latex(sp.sympify(base))}\\cdot 2\\pi$"
                 doc.p(f"The original paper's \"from {claim}\""
-                      f" ($\\approx {n(mp_value(claimed, 30), 10)}$) holds "
+                      f" ($\\approx {num(mp_value(claimed, 30), 10)}$) holds "
                       + ("**exactly** for this schedule." if exact else
                          f"only approximately here: the slowest wavelength is "
-                         f"{n(hi / mp_value(claimed, 30), 6)} of it (exactly "
+                         f"{num(hi / mp_value(claimed, 30), 6)} of it (exactly "
                          f"${tex(sp.nsimplify(hi_expr / claimed))}$)."))
         vec = enc.vector()
         cols = list(range(min(enc.dim, 4)))

@@ -23,7 +23,7 @@ from ...measure.checks import DEFAULT_MAX_LEN, run_checks
 from ...model.encoding import Encoding, X
 from ...proofs.theorems import prove
 from ...report import Report
-from .document import check_result, lit, n, pow2, proof_reason, status_word
+from .document import check_result, lit, num, pow2, proof_reason, status_word
 
 __all__ = [
     "GUIDE_DIM",
@@ -115,8 +115,8 @@ def guide_binary_digits(bits: int) -> GuideStep:
         "distinct rows).",
         [f"Every entry is 0 or 1 and flips with nothing in between, so neighbours are not "
          f"equally far apart: $\\lVert \\mathrm{{PE}}(1) - \\mathrm{{PE}}(0) \\rVert = "
-         f"{n(steps[0])}$ but $\\lVert \\mathrm{{PE}}({worst + 1}) - \\mathrm{{PE}}({worst}) "
-         f"\\rVert = \\sqrt{{{round(steps[worst] ** 2)}}} \\approx {n(steps[worst], 4)}$ "
+         f"{num(steps[0])}$ but $\\lVert \\mathrm{{PE}}({worst + 1}) - \\mathrm{{PE}}({worst}) "
+         f"\\rVert = \\sqrt{{{round(steps[worst] ** 2)}}} \\approx {num(steps[worst], 4)}$ "
          f"({round(steps[worst] ** 2)} digits flip at once)."],
         [f"(numpy.arange({2 ** bits})[:, None] >> numpy.arange({bits})) & 1"],
         {"bits": bits, "distinct_rows": distinct, "min_step": float(steps.min()),
@@ -157,7 +157,7 @@ def guide_sine_binary(dials: int, dim: int, seed: int) -> GuideStep:
         evidence.append(
             f"Measured: check `separation` over {2 * p} positions is **{sep.status}**: "
             f"{lit(sep.values.get('summary', ''))}, distance "
-            f"{n(sep.values.get('min_distance_mp', 'nan'))} in mpmath at 50 digits.")
+            f"{num(sep.values.get('min_distance_mp', 'nan'))} in mpmath at 50 digits.")
     else:  # pragma: no cover - the engine proves this period
         evidence.append(f"The proof engine answered **{own.status}**: {lit(own.note or '')}")
     if dim != 2 * dials and dim <= 4096:
@@ -197,7 +197,7 @@ def guide_sine_geometric(dim: int, base: Any, seed: int) -> GuideStep:
         evidence.append(
             f"Translation: **REFUTED**. {lit(ce.get('explanation', ''))}: "
             f"$\\mathrm{{PE}}(0) = 0$ exactly, so $\\mathrm{{PE}}(0)\\,T = 0$ for every matrix "
-            f"$T$, but $\\mathrm{{PE}}(1)_{{{col}}} = {n(ce.get('lhs', 'nan'))} \\neq 0$ "
+            f"$T$, but $\\mathrm{{PE}}(1)_{{{col}}} = {num(ce.get('lhs', 'nan'))} \\neq 0$ "
             f"(mpmath, {ce.get('dps')} digits). No matrix independent of $x$ moves the code "
             "of $x$ to the code of $x + \\Delta$.")
     else:  # pragma: no cover - the engine refutes this
@@ -206,9 +206,9 @@ def guide_sine_geometric(dim: int, base: Any, seed: int) -> GuideStep:
     if dot.status == "refuted":
         evidence.append(
             f"Dot product: **REFUTED**: $\\mathrm{{PE}}({dce.get('x')})\\cdot"
-            f"\\mathrm{{PE}}({dce.get('y')}) = {n(dce.get('lhs', 'nan'))}$ but "
+            f"\\mathrm{{PE}}({dce.get('y')}) = {num(dce.get('lhs', 'nan'))}$ but "
             f"$\\mathrm{{PE}}({dce['x'] + dce['shift']})\\cdot"
-            f"\\mathrm{{PE}}({dce['y'] + dce['shift']}) = {n(dce.get('rhs', 'nan'))}$: same "
+            f"\\mathrm{{PE}}({dce['y'] + dce['shift']}) = {num(dce.get('rhs', 'nan'))}$: same "
             "offset, different similarity.")
     return GuideStep(
         "sine_geometric", "Sine-only dials on a slowed geometric schedule",
