@@ -48,6 +48,7 @@ import sympy as sp
 from ...errors import MAX_DIM, InvalidParameter, check_finite, check_int
 from ...model.schedules import Geometric
 from .basekernel import _block_doubt, _good_tail, _Kernel, _sweep_good_down
+from .basesweep import sweep_bad
 from .metrics import U, _length, kernel_first_negative
 
 HIGHEST = 1e15          # ln b ≤ 34.6 keeps the θ error bound ρ small
@@ -347,10 +348,25 @@ def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1
     none = np.zeros(0, dtype=np.int64)
     t_tail = _good_tail(kernel, t_lo, t_hi)   # [t_tail, t_hi]: all good in one piece
     t_tail = _sweep_good_down(kernel, t_lo, t_tail)
-    stack: list[tuple[float, float, Any, Any, bool]] = [(t_lo, t_tail, None, none, True)
-                                                         ] * (t_tail > t_lo)
     pieces = out.pieces
     shown = False
+
+    def add(lo: float, hi: float, state: str, witness: int | None) -> None:
+        if pieces and pieces[-1].state == state and pieces[-1].witness == witness:
+            pieces[-1].hi = hi
+        else:
+            pieces.append(Piece(lo, hi, state, witness))
+
+    def tick(t: float) -> None:
+        nonlocal shown
+        if progress is not None and time.perf_counter() - start > 1.0:
+            progress("certified base search", round(1000 * (t - t_lo) / span), 1000)
+            shown = True
+
+    # the bad stretch from the bottom by a sweep; the rest by branch and bound
+    t_from = sweep_bad(kernel, t_lo, t_tail, add, tick, MAX_WORK) if t_tail > t_lo else t_lo
+    stack: list[tuple[float, float, Any, Any, bool]] = [(t_from, t_tail, None, none, True)
+                                                         ] * (t_tail > t_from)
     recent: list[int] = []   # the last witnesses: a bad interval's neighbour's often works
     while stack:
         a, c, cand, tries, likely = stack.pop()
