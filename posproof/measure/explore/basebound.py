@@ -30,7 +30,10 @@ Why it is rigorous (docs/base-bound.md has the long form):
   multiple of π and ≥ its smaller end value otherwise.  This certifies the top of
   the range in one good piece (then swept down to the last gap) and, in intervals
   that look good, most m before any evaluation.  The kernel sits in
-  :mod:`.basekernel` (``_kernel_values``, ``_Kernel``); the search is here.
+  :mod:`.basekernel` (``_kernel_values``, ``_Kernel``); the search is here;
+* the bad stretch from the bottom of the range is first swept left to right
+  (:mod:`.basesweep`: one-sided Taylor bounds from each evaluation point, checked
+  again in float64 at the shrunk ends); the branch and bound starts where it stops.
 """
 
 from __future__ import annotations
