@@ -15,8 +15,9 @@ The union of these intervals, walked greedily from t, is a chain of bad pieces, 
 with its witness.  The next point is first tried with a small pool, the *families* of
 the last witnesses (a guess, no rigour needed: witnesses drift slowly as m·e^(c·Δt), and
 m·b^(±2/d) shifts every phase by one pair), and evaluated in full only if that fails.
-The sweep stops where no step is certified (in practice the first island); the branch
-and bound of :mod:`.basebound` does the rest, where it is faster (docs/base-bound.md).
+The sweep stops where no step is certified (in practice an island's start); the branch
+and bound of :mod:`.basebound` takes a window from there, where it is faster
+(docs/base-bound.md), and the sweep resumes after it.
 """
 
 from __future__ import annotations
