@@ -3,7 +3,7 @@
     python benchmarks/bench_rope.py              # search vs brute force, the table, explore
     python benchmarks/bench_rope.py --repeat 3   # best of 3
     python benchmarks/bench_rope.py --no-table   # skip Men et al.'s 1K…1M table
-    python benchmarks/bench_rope.py --no-explore --table-up-to 65536   # the rows in the docs
+    python benchmarks/bench_rope.py --no-explore --table-up-to 262144 --table-budget 400   # docs
 
 Bars (issue 12 §1): the certified base search (:func:`posproof.base_bound`,
 bases in [2, 1e12]) for d = 128, L = 32768 in ≤ 10 s; Men et al.'s whole table

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
 import subprocess
 import sys
 
@@ -21,6 +23,7 @@ from posproof.measure.explore.basekernel import (
     _kernel_values,
     block_doubt,
 )
+from posproof.measure.explore.basesweep import _bad_intervals, _chain, _evaluate, sweep_bad
 
 
 def _b_mp(base, dim: int, m: int) -> mpmath.mpf:
@@ -203,3 +206,48 @@ def test_cli_base_range_exit_two_and_json():
     assert data["bound"] == data["islands"][0]["start"][0]
     assert is_good(data["bound"], 16, 256)
     assert not is_good(data["bound"] - 1, 16, 256)
+
+
+@given(dim=st.sampled_from([8, 16, 64, 128]), length=st.integers(2, 3000),
+       t=st.floats(0.7, 16), data=st.data())
+def test_sweep_bad_intervals_are_negative_in_mpmath(dim, length, t, data):
+    """Every interval the sweep certifies bad from one evaluation (all m at t) is negative
+    (mpmath, 40 digits) at its ends, at sampled inner points, and at the rounded piece
+    ends the chain uses."""
+    kernel = Kernel(dim, length)
+    ev = _evaluate(kernel, t, None)
+    ms, lo, hi = _bad_intervals(ev)
+    assert ((lo >= 0) & (hi > lo)).all()
+    picks = data.draw(st.lists(st.integers(0, max(0, ms.size - 1)), max_size=4)) if ms.size else []
+    for i in picks:
+        for h in (lo[i], hi[i], lo[i] + (hi[i] - lo[i]) * data.draw(st.floats(0, 1))):
+            with mpmath.workdps(40):
+                s = mpmath.mpf(t) + mpmath.mpf(float(h))
+            assert _b_mp(mpmath.exp(s), dim, int(ms[i])) < 0
+    start = t
+    for x, m in _chain(t, ms, lo, hi)[:5]:
+        end = t + x
+        for s in (start, end):
+            assert _b_mp(mpmath.exp(mpmath.mpf(s)), dim, m) < 0
+        start = end
+
+
+def test_sweep_bad_stops_at_the_first_island_and_its_pieces_are_bad():
+    """d = 128, L = 1024: the sweep from b = 2 stops below the first good base (brute
+    force), and its pieces' witnesses are negative at both ends (mpmath)."""
+    kernel = Kernel(128, 1024)
+    pieces: list[tuple[float, float, str, int | None]] = []
+    stop = sweep_bad(kernel, math.log(2), math.log(1e5), lambda *p: pieces.append(p),
+                     lambda t: None, 1e12)
+    assert pieces
+    assert pieces[0][0] == math.log(2)
+    for (_, hi, _, _), (lo, _, _, _) in itertools.pairwise(pieces):
+        assert hi == lo
+    assert pieces[-1][1] == stop
+    first = base_bound(1024, 128, integer_bases=True, highest=1e5).bound
+    assert math.exp(stop) <= first
+    assert math.exp(stop) > 0.5 * first     # it does reach the island region
+    for lo, hi, state, m in pieces[:: max(1, len(pieces) // 30)]:
+        assert state == "bad"
+        for s in (lo, hi):
+            assert _b_mp(mpmath.exp(mpmath.mpf(s)), 128, m) < 0

@@ -30,7 +30,11 @@ Why it is rigorous (docs/base-bound.md has the long form):
   multiple of π and ≥ its smaller end value otherwise.  This certifies the top of
   the range in one good piece (then swept down to the last gap) and, in intervals
   that look good, most m before any evaluation.  The kernel sits in
-  :mod:`.basekernel` (``_kernel_values``, ``Kernel``); the search is here.
+  :mod:`.basekernel` (``_kernel_values``, ``Kernel``); the search is here;
+* the bad stretch from the bottom of the range is first swept left to right
+  (:mod:`.basesweep`: one-sided Taylor bounds from each evaluation point, checked
+  again in float64 at the shrunk ends); where it stops, the branch and bound takes a
+  window of ``WINDOW`` in ln b, and the sweep resumes after it.
 """
 
 from __future__ import annotations
@@ -48,23 +52,14 @@ import sympy as sp
 from ...errors import MAX_DIM, InvalidParameter, check_finite, check_int
 from ...model.schedules import Geometric
 from .basekernel import Kernel, block_doubt, good_tail, sweep_good_down
+from .basesweep import sweep_bad
 from .metrics import U, kernel_first_negative, length_arg
-
-__all__ = [
-    "HIGHEST",
-    "MAX_WORK",
-    "BaseBound",
-    "Island",
-    "Piece",
-    "base_bound",
-    "parse_base_range",
-    "short",
-]
 
 HIGHEST = 1e15          # ln b ≤ 34.6 keeps the θ error bound ρ small
 # a settled ball must be wide enough that its 10⁻⁶ relative slack dwarfs the rounding of p ± r
 _TINY = 4e6 * U
 MAX_WORK = 4 * 10**10   # length × pairs × evaluations: past it intervals are left undecided
+WINDOW = 4e-3           # ln b (× 65536/L below L = 65536) for the branch and bound per stop
 
 
 @dataclass
@@ -162,10 +157,10 @@ class BaseBound:
 
     def entry(self, base: Any) -> dict[str, Any]:
         """The numbers explore and the sweep metrics report for an encoding of this base."""
-        return {"base_bound": None if self.bound is None else short(self.bound),
+        return {"base_bound": None if self.bound is None else _short(self.bound),
                 "base_ok": self.is_good(base),
                 "base_all_good_above": None if self.interval or self.threshold is None
-                else short(self.threshold),
+                else _short(self.threshold),
                 "base_good_set_is_interval": self.interval,
                 "base_undecided": self.undecided}
 
@@ -245,7 +240,7 @@ def _outward(t: float, up: bool) -> Decimal:
     return value.quantize(Decimal(1).scaleb(digits), ROUND_CEILING if up else ROUND_FLOOR)
 
 
-def short(value: Any) -> str:
+def _short(value: Any) -> str:
     if isinstance(value, (int, sp.Integer)):
         return str(int(value))
     return f"{float(value):.7g}"
@@ -358,48 +353,66 @@ def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1
     none = np.zeros(0, dtype=np.int64)
     t_tail = good_tail(kernel, t_lo, t_hi)    # [t_tail, t_hi]: all good in one piece
     t_tail = sweep_good_down(kernel, t_lo, t_tail)
-    stack: list[tuple[float, float, Any, Any, bool]] = [(t_lo, t_tail, None, none, True)
-                                                         ] * (t_tail > t_lo)
     pieces = out.pieces
     shown = False
-    recent: list[int] = []   # the last witnesses: a bad interval's neighbour's often works
-    while stack:
-        a, c, cand, tries, likely = stack.pop()
-        if isinstance(cand, str):      # a core settled by its parent
-            state, witness = cand, tries
-        elif kernel.work > MAX_WORK:
-            pieces.append(Piece(a, c, "undecided"))
-            continue
+
+    def add(lo: float, hi: float, state: str, witness: int | None) -> None:
+        if pieces and pieces[-1].state == state and pieces[-1].witness == witness:
+            pieces[-1].hi = hi
         else:
-            if recent:
-                tries = np.union1d(tries, recent)
-            state, witness, doubt, best = _classify(kernel, a, c, cand, tries, likely)
-            likely = kernel.likely_good
-        if state == "bad" and witness not in recent:
-            recent = [witness, *recent[:5]]
-        if state == "open" and witness is None and not _splittable(a, c, out):
-            state = "undecided"
-        if state == "open" and witness is not None:   # [a, lo], the core, [hi, c]
-            core_state, core_witness, lo, hi = witness
-            if hi < c:
-                stack.append((hi, c, doubt, best, likely))
-            stack.append((lo, hi, core_state, core_witness, likely))
-            if a < lo:
-                stack.append((a, lo, doubt, best, likely))
-        elif state == "open":
-            mid = 0.5 * (a + c)
-            stack.append((mid, c, doubt, best, likely))
-            stack.append((a, mid, doubt, best, likely))
-        else:
-            if pieces and pieces[-1].state == state and (
-                    state == "good" or pieces[-1].witness == witness):
-                pieces[-1].hi = c
-            else:
-                pieces.append(Piece(a, c, state, witness))
+            pieces.append(Piece(lo, hi, state, witness))
+
+    def tick(t: float) -> None:
+        nonlocal shown
         if progress is not None and time.perf_counter() - start > 1.0:
-            progress("certified base search", round(1000 * ((c if state != "open" else a)
-                                                              - t_lo) / span), 1000)
+            progress("certified base search", round(1000 * (t - t_lo) / span), 1000)
             shown = True
+
+    # the bad stretch from the bottom by a sweep; the rest by branch and bound
+    recent: list[int] = []   # the last witnesses: a bad interval's neighbour's often works
+    t_from = t_lo
+    while t_from < t_tail:   # sweep each bad stretch; branch and bound a window past it
+        t_stop = sweep_bad(kernel, t_from, t_tail, add, tick, MAX_WORK)
+        t_from = min(t_tail, t_stop + WINDOW * max(1.0, 65536 / length))
+        stack: list[tuple[float, float, Any, Any, bool]] = [
+            (t_stop, t_from, None, none, True)] * (t_from > t_stop)
+        while stack:
+            a, c, cand, tries, likely = stack.pop()
+            if isinstance(cand, str):      # a core settled by its parent
+                state, witness = cand, tries
+            elif kernel.work > MAX_WORK:
+                pieces.append(Piece(a, c, "undecided"))
+                continue
+            else:
+                if recent:
+                    tries = np.union1d(tries, recent)
+                state, witness, doubt, best = _classify(kernel, a, c, cand, tries, likely)
+                likely = kernel.likely_good
+            if state == "bad" and witness not in recent:
+                recent = [witness, *recent[:5]]
+            if state == "open" and witness is None and not _splittable(a, c, out):
+                state = "undecided"
+            if state == "open" and witness is not None:   # [a, lo], the core, [hi, c]
+                core_state, core_witness, lo, hi = witness
+                if hi < c:
+                    stack.append((hi, c, doubt, best, likely))
+                stack.append((lo, hi, core_state, core_witness, likely))
+                if a < lo:
+                    stack.append((a, lo, doubt, best, likely))
+            elif state == "open":
+                mid = 0.5 * (a + c)
+                stack.append((mid, c, doubt, best, likely))
+                stack.append((a, mid, doubt, best, likely))
+            else:
+                if pieces and pieces[-1].state == state and (
+                        state == "good" or pieces[-1].witness == witness):
+                    pieces[-1].hi = c
+                else:
+                    pieces.append(Piece(a, c, state, witness))
+            if progress is not None and time.perf_counter() - start > 1.0:
+                progress("certified base search", round(1000 * ((c if state != "open" else a)
+                                                                  - t_lo) / span), 1000)
+                shown = True
     if t_tail < t_hi:
         if pieces and pieces[-1].state == "good":
             pieces[-1].hi = t_hi

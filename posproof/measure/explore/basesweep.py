@@ -1,0 +1,164 @@
+"""The bad stretch below the first island, swept left to right in t = ln b.
+
+One evaluation of B(m; t) (every m, or a few) at the float point t gives, per m, a
+certified interval of offsets h ≥ 0 on which B(m; t + h) < 0.  With V ± ε the value and
+its error bound, D ± δ the derivative ∂B/∂t, S the slope bound and Q = m²S₂ + m·S₃ the
+curvature bound (from :class:`.basekernel._Kernel`, valid on [t, ∞) since they decrease
+in t): B(m; t + h) ≤ V + ε + m·S·h and B(m; t + h) ≤ V + ε + (D + δ)·h + ½Q·h² for h ≥ 0.
+Each is negative on an interval (linear; or between the roots of a convex quadratic).  A
+computed end is shrunk, then the bound is re-evaluated in float64 at points just outside
+the shrunk ends (by more than the rounding of t + h) with a margin for its own rounding:
+negative there, so on the whole interval by convexity.  Nothing rests on the computed
+roots being accurate.
+
+The union of these intervals, walked greedily from t, is a chain of bad pieces, each
+with its witness.  The next point is first tried with a small pool, the *families* of
+the last witnesses (a guess, no rigour needed: witnesses drift slowly as m·e^(c·Δt), and
+m·b^(±2/d) shifts every phase by one pair), and evaluated in full only if that fails.
+The sweep stops where no step is certified (in practice an island's start); the branch
+and bound of :mod:`.basebound` takes a window from there, where it is faster
+(docs/base-bound.md), and the sweep resumes after it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .basekernel import Kernel
+from .metrics import U
+
+_SHRINK = 1e-6
+
+
+def _evaluate(kernel: Kernel, t: float, ms: np.ndarray | None) -> dict[str, Any]:
+    ms, vals, errs, (deriv, dbound) = kernel.values(t, ms)
+    s2, s3 = kernel.curvature(t)
+    mf = ms.astype(np.float64)
+    return {"t": t, "m": ms, "v": vals, "e": errs, "d": deriv, "de": dbound,
+            "rate": mf * kernel.slope(t), "q": (mf * mf * s2 + mf * s3) * (1 + 1e-9)}
+
+
+def _pad(t: float, h: np.ndarray) -> np.ndarray:
+    """More than the rounding of fl(t + h) (a piece's end) for offsets up to h."""
+    return 4 * U * (abs(t) + 1 + np.abs(h))
+
+
+def _bad_intervals(ev: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(m, lo, hi): B(m; t + h) < 0 certified for h ∈ [lo, hi] (lo = 0 means from t itself)."""
+    t, c, rate, q = ev["t"], ev["v"] + ev["e"], ev["rate"], ev["q"]
+    b = ev["d"] + ev["de"]
+    out_m, out_lo, out_hi = [], [], []
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        # the slope bound: c + rate·h < 0 on [0, −c/rate)
+        neg = (c < 0) & (rate > 0)
+        hi = -c[neg] / rate[neg]
+        hi = hi - _pad(t, hi) - _SHRINK * hi
+        far = hi + _pad(t, hi)
+        ok = (hi > 0) & (c[neg] + rate[neg] * far + 8 * U * (np.abs(c[neg]) + rate[neg] * far) < 0)
+        out_m.append(ev["m"][neg][ok])
+        out_lo.append(np.zeros(int(ok.sum())))
+        out_hi.append(hi[ok])
+        # Taylor: c + b·h + ½q·h² < 0 between its roots (stable formulas)
+        disc = b * b - 2 * q * c
+        pick = (disc > 0) & (q > 0) & ((c < 0) | (b < 0))
+        c2, b2, q2 = c[pick], b[pick], q[pick]
+        root = np.sqrt(disc[pick])
+        s = -0.5 * (b2 + np.copysign(root, b2))
+        r1, r2 = s / (0.5 * q2), c2 / s
+        lo, hi = np.maximum(np.minimum(r1, r2), 0.0), np.maximum(r1, r2)
+        cut = _pad(t, hi) + _SHRINK * (hi - lo)
+        lo = np.where(lo > 0, lo + cut, 0.0)
+        hi = hi - cut
+        near = np.where(lo > 0, lo - _pad(t, hi), 0.0)
+        far = hi + _pad(t, hi)
+
+        def bound(h: np.ndarray) -> np.ndarray:
+            terms = np.abs(c2) + np.abs(b2) * h + 0.5 * q2 * h * h
+            return c2 + b2 * h + 0.5 * q2 * h * h + 8 * U * terms
+        ok = (hi > lo) & (bound(near) < 0) & (bound(far) < 0)
+        out_m.append(ev["m"][pick][ok])
+        out_lo.append(lo[ok])
+        out_hi.append(hi[ok])
+    return np.concatenate(out_m), np.concatenate(out_lo), np.concatenate(out_hi)
+
+
+def _chain(t: float, ms: np.ndarray, lo: np.ndarray, hi: np.ndarray
+           ) -> list[tuple[float, int]]:
+    """The bad pieces from t: [(end offset, witness)], each starting where the last ended."""
+    if not ms.size:
+        return []
+    order = np.argsort(lo, kind="stable")
+    lo, hi, ms = lo[order], hi[order], ms[order]
+    best = np.maximum.accumulate(hi)
+    where = np.zeros(hi.size, dtype=np.int64)
+    arg = np.flatnonzero(np.r_[True, hi[1:] > best[:-1]])
+    where[arg] = arg
+    where = np.maximum.accumulate(where)
+    chain: list[tuple[float, int]] = []
+    x = 0.0
+    while True:
+        k = int(np.searchsorted(lo, x, side="right")) - 1
+        if k < 0 or best[k] <= x:
+            return chain
+        j = int(where[k])
+        x = float(hi[j])
+        chain.append((x, int(ms[j])))
+
+
+def _families(recent: list[tuple[int, float]], t: float, dim: int, length: int,
+              drift: tuple[float, float] = (-0.1, 0.6)) -> np.ndarray:
+    """A guess (no rigour needed): witnesses come in families that drift slowly with t.
+    A witness m at t_w has successors near m·e^(c·(t − t_w)) for c in ``drift``, and
+    relatives near m·b^(±2/d) (scaling m by b^(2/d) shifts every phase by one pair)."""
+    out = []
+    for m, t_w in recent:
+        gap = t - t_w
+        for j in (-1, 0, 1):
+            base = m * math.exp(2 * j * t / dim)
+            lo = max(1, math.floor(base * math.exp(drift[0] * gap)) - 2)
+            hi = min(length, math.ceil(base * math.exp(drift[1] * gap)) + 2)
+            if lo <= hi:
+                out.append(np.arange(lo, hi + 1))
+    return np.unique(np.concatenate(out)) if out else np.zeros(0, dtype=np.int64)
+
+
+def sweep_bad(kernel: Kernel, t_lo: float, t_end: float,
+              add: Callable[[float, float, str, int | None], None],
+              tick: Callable[[float], None], max_work: float) -> float:
+    """Cover [t_lo, …] left to right with certified bad pieces (``add(lo, hi, "bad",
+    witness)``) for as long as one evaluation at the current point certifies a step;
+    return the point where that stops (``t_end`` at most): the rest is for the branch
+    and bound.  A small pool (the witness families of the last witnesses) is tried before
+    every m is evaluated."""
+    few = (kernel.length + 1) // 24   # past this, one full evaluation is cheaper
+    t = t_lo
+    recent: list[tuple[int, float]] = []    # the last witnesses, and where they were found
+
+    def bad(ev: dict[str, Any]) -> float:
+        nonlocal recent
+        start = t
+        for x, m in _chain(t, *_bad_intervals(ev)):
+            end = min(t + x, t_end)
+            if end > start:
+                add(start, end, "bad", m)
+                start = end
+            recent = [(m, t), *[r for r in recent if r[0] != m][:2]]
+        return start
+
+    while t < t_end and kernel.work <= max_work:
+        tick(t)
+        new = t
+        if recent:
+            pool = _families(recent, t, 2 * kernel.n, kernel.length)
+            if pool.size <= few:
+                new = bad(_evaluate(kernel, t, pool))
+        if new == t:
+            new = bad(_evaluate(kernel, t, None))
+        if new == t:
+            return t
+        t = new
+    return t
