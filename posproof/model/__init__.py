@@ -13,6 +13,9 @@ Modules:
 * ``expressions`` — Turn user-typed frequency expressions into exact SymPy objects, without running
   code.
 * ``layouts`` — Where each (sin, cos) pair sits, and the permutations between layouts.
+* ``multiaxis`` — Multi-axis sinusoidal encodings: a position p = (p_1, …, p_k) such as (row,
+  column).
+* ``multirope`` — Multi-axis rotary embeddings: axial RoPE and multimodal RoPE (M-RoPE).
 * ``presets`` — Named encodings as published, with their parameters explicit.
 * ``rope`` — Rotary embeddings (RoPE): the rotation R(m) and its layouts.
 * ``scaling`` — RoPE scaling rules as exact frequency schedules (HF transformers

@@ -229,9 +229,24 @@ class Rotary:
         [((0, 0), cos(1)), ((0, 1), -sin(1)), ((1, 0), sin(1)), ((1, 1), cos(1)), ((2, 2), 1), ((3, 3), 1)]
         """  # noqa: E501
         m = as_symbolic("m", m)
-        evaluate = self.n_pairs <= 16 or m.is_number
+        return self.rotation_entries_at([m] * self.n_pairs)
+
+    def rotation_entries_at(self, positions: list[sp.Expr]) -> dict[tuple[int, int], sp.Expr]:
+        """Non-zero entries of the rotation whose pair k turns by ``positions[k]·θ_k``.
+
+        One position per pair: R(m) is ``[m] * n_pairs``; a multi-axis rotary
+        (:mod:`posproof.model.multirope`) gives each pair its own axis' position.
+
+        >>> sorted(Rotary(Geometric(100), 4).rotation_entries_at([0, 1]).items())[:2]
+        [((0, 0), 1), ((0, 2), 0)]
+        """
         out: dict[tuple[int, int], sp.Expr] = {}
-        for (i, j), w in zip(self.pairs, self.frequencies, strict=True):
+        if len(positions) != self.n_pairs:
+            raise InvalidParameter(f"{len(positions)} positions were given for {self.n_pairs} "
+                                   "pairs; pass one position per pair")
+        for (i, j), w, raw in zip(self.pairs, self.frequencies, positions, strict=True):
+            m = as_symbolic("m", raw)
+            evaluate = self.n_pairs <= 16 or m.is_number
             cos, sin = _trig(sp.cos, w, m, evaluate), _trig(sp.sin, w, m, evaluate)
             out[(i, i)], out[(i, j)], out[(j, i)], out[(j, j)] = cos, -sin, sin, cos
         for c in self.passthrough:
@@ -282,8 +297,17 @@ class Rotary:
             raise InvalidParameter(
                 f"x has shape {x.shape}; expected (..., {pos.size}, {self.head_dim}) for "
                 f"{pos.size} positions and head_dim={self.head_dim}")
-        ang = np.multiply.outer(pos, self.frequencies_float)
-        cos, sin = np.cos(ang), np.sin(ang)
+        return self.rotate(x, np.multiply.outer(pos, self.frequencies_float), scaled=scaled)
+
+    def rotate(self, x: np.ndarray, angles: np.ndarray, *, scaled: bool = False) -> np.ndarray:
+        """Rotate ``x`` (float64, shape ``(..., L, head_dim)``) by ``angles`` of shape
+        ``(L, rotary_dim//2)``, pair k of row l by ``angles[l, k]``; what :meth:`apply` does
+        once the angles m·θ_k are formed (a multi-axis rotary forms them per axis).
+
+        >>> Rotary(Geometric(10000), 2).rotate(np.array([[1.0, 0.0]]), np.array([[0.0]]))
+        array([[1., 0.]])
+        """
+        cos, sin = np.cos(angles), np.sin(angles)
         if scaled:
             cos, sin = cos * self.attention_factor_float, sin * self.attention_factor_float
         r = self.rotary_dim

@@ -1,0 +1,267 @@
+"""Multi-axis encodings (issue 15, the model): 2-D/3-D sinusoidal tables, axial RoPE, M-RoPE.
+
+The tables are compared with the real implementations (the ``positional-encodings`` package,
+HF transformers' Qwen2-VL / Qwen3-VL rotary embeddings), and a broken copy of each (axes
+swapped, sections misread) must differ from them; T(Δ) is checked exactly with SymPy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from posproof.errors import InvalidEncoding, InvalidParameter, PosproofError, UnknownName
+from posproof.model.encoding import Encoding
+from posproof.model.multiaxis import MultiAxisEncoding, axis_symbols, multi_preset
+from posproof.model.multirope import axial_rope, mrope, multi_rotary
+from posproof.model.rope import Rotary
+from posproof.model.schedules import Geometric
+
+torch = pytest.importorskip("torch")
+
+#: float32 angles of at most ~40 rad: the peers agree to this, broken copies miss by > 0.1.
+PEER_ATOL = 2e-5
+
+
+def _package_table(cls, dim: int, shape: tuple[int, ...]) -> np.ndarray:
+    penc = cls(dim)
+    out = penc(torch.zeros((1, *shape, dim), dtype=torch.float64))
+    return out[0].reshape(-1, dim).numpy()
+
+
+# ---------------------------------------------------------------------- sinusoidal peers
+@pytest.mark.parametrize(("dim", "shape"), [(8, (3, 5)), (12, (4, 2)), (64, (6, 7))])
+def test_pe_2d_equals_positional_encodings(dim, shape):
+    from positional_encodings.torch_encodings import PositionalEncoding2D
+
+    enc = multi_preset("pe-2d", dim=dim)
+    ours = enc.table(enc.grid(shape))
+    theirs = _package_table(PositionalEncoding2D, dim, shape)
+    assert ours.shape == theirs.shape
+    np.testing.assert_allclose(ours, theirs, atol=PEER_ATOL, rtol=0)
+    # The broken copy (x and y swapped) is not that table.
+    assert np.abs(enc.swapped((1, 0)).table(enc.grid(shape)) - theirs).max() > 0.1
+
+
+@pytest.mark.parametrize(("dim", "shape"), [(6, (2, 3, 4)), (36, (3, 4, 5))])
+def test_pe_3d_equals_positional_encodings(dim, shape):
+    from positional_encodings.torch_encodings import PositionalEncoding3D
+
+    enc = multi_preset("pe-3d", dim=dim)
+    theirs = _package_table(PositionalEncoding3D, dim, shape)
+    np.testing.assert_allclose(enc.table(enc.grid(shape)), theirs, atol=PEER_ATOL, rtol=0)
+    for order in [(1, 0, 2), (0, 2, 1), (2, 1, 0)]:
+        assert np.abs(enc.swapped(order).table(enc.grid(shape)) - theirs).max() > 0.1
+
+
+def test_sincos_2d_first_half_is_the_column_index():
+    """MAE's meshgrid(grid_w, grid_h) puts the column w in grid[0], the first half."""
+    enc = multi_preset("sincos-2d", dim=16)
+    h, w = 3, 5
+    table = enc.table(enc.grid((h, w)))
+    row_enc = Encoding(Geometric(10000), "split", 8)
+    rows = np.repeat(np.arange(h), w)        # row-major over (h, w), as MAE flattens
+    cols = np.tile(np.arange(w), h)
+    np.testing.assert_array_equal(table[:, :8], row_enc.table(cols))
+    np.testing.assert_array_equal(table[:, 8:], row_enc.table(rows))
+    # "ij" indexing (the transposed grid) is the other assignment, and differs.
+    ij = multi_preset("sincos-2d", dim=16, first="row")
+    assert np.abs(ij.table(enc.grid((h, w))) - table).max() > 0.1
+    assert ij.table(enc.grid((h, w))).tolist() == enc.swapped((1, 0)).table(
+        enc.grid((h, w))).tolist()
+
+
+def test_vector_is_in_the_axis_symbols():
+    enc = multi_preset("pe-3d", dim=6)
+    assert enc.vector().free_symbols == set(axis_symbols(3))
+    x1, x2, x3 = axis_symbols(3)
+    assert list(enc.vector()) == [sp.sin(x1), sp.cos(x1), sp.sin(x2), sp.cos(x2),
+                                  sp.sin(x3), sp.cos(x3)]
+
+
+# ---------------------------------------------------------------------- T(Δ), exactly
+@pytest.mark.parametrize("name", ["sincos-2d", "pe-2d"])
+def test_translation_moves_rows_exactly(name):
+    enc = multi_preset(name, dim=8)
+    xs = axis_symbols(2)
+    ds = axis_symbols(2, "delta")
+    moved = enc.vector() * enc.translation()
+    target = enc.vector([xs[0] + ds[0], xs[1] + ds[1]])
+    for a, b in zip(moved, target, strict=True):
+        assert sp.expand(sp.expand_trig(a - b)) == 0
+    # Concrete integer offsets, and the column convention is the transpose.
+    t = enc.translation([2, -3])
+    assert enc.translation([2, -3], convention="column") == t.T
+    for a, b in zip(enc.vector() * t, enc.vector([xs[0] + 2, xs[1] - 3]), strict=True):
+        assert sp.expand(sp.expand_trig(a - b)) == 0
+
+
+def test_translation_is_the_block_sum_of_the_1d_blocks():
+    enc = multi_preset("sincos-2d", dim=8)
+    d1, d2 = axis_symbols(2, "delta")
+    one = Encoding(Geometric(10000), "split", 4)
+    assert enc.translation() == sp.diag(one.translation(d2), one.translation(d1))
+
+
+def test_translation_refuses_a_wrong_axis_count_and_a_swapped_copy_moves_the_wrong_way():
+    enc = multi_preset("pe-2d", dim=4)
+    with pytest.raises(InvalidParameter, match="expected 2"):
+        enc.translation([1, 2, 3])
+    bad = enc.swapped((1, 0))
+    pos = enc.grid((3, 3))
+    moved = enc.table(pos) @ np.array(enc.translation([1, 0]).evalf(), dtype=float)
+    assert np.allclose(moved, enc.table(pos + np.array([1, 0])), atol=1e-12)
+    assert not np.allclose(moved, bad.table(pos + np.array([1, 0])), atol=1e-3)
+
+
+# ---------------------------------------------------------------------- M-RoPE peers
+def _hf_mrope(config_cls, emb_cls, head_dim, sections, base, interleaved, positions, x):
+    from transformers.models.qwen2_vl.modeling_qwen2_vl import apply_rotary_pos_emb
+
+    params = {"rope_type": "default", "rope_theta": float(base), "mrope_section": sections}
+    if interleaved:
+        params["mrope_interleaved"] = True
+    cfg = config_cls(hidden_size=head_dim * 2, num_attention_heads=2, head_dim=head_dim,
+                     rope_parameters=params)
+    emb = emb_cls(cfg)
+    xt = torch.tensor(x, dtype=torch.float32)[None, None]      # (1, heads=1, L, head_dim)
+    pos = torch.tensor(positions)[:, None, :]                   # (3, batch=1, L)
+    cos, sin = emb(xt, pos)
+    q, _ = apply_rotary_pos_emb(xt, xt, cos, sin)
+    return q[0, 0].double().numpy()
+
+
+def _qwen2():
+    from transformers.models.qwen2_vl.configuration_qwen2_vl import Qwen2VLTextConfig
+    from transformers.models.qwen2_vl.modeling_qwen2_vl import Qwen2VLRotaryEmbedding
+
+    return Qwen2VLTextConfig, Qwen2VLRotaryEmbedding
+
+
+def _qwen3():
+    from transformers.models.qwen3_vl.configuration_qwen3_vl import Qwen3VLTextConfig
+    from transformers.models.qwen3_vl.modeling_qwen3_vl import Qwen3VLTextRotaryEmbedding
+
+    return Qwen3VLTextConfig, Qwen3VLTextRotaryEmbedding
+
+
+@pytest.mark.parametrize(("head_dim", "sections", "base"),
+                         [(16, [2, 3, 3], 10000), (128, [16, 24, 24], 1000000)])
+def test_mrope_equals_qwen2_vl(head_dim, sections, base):
+    rng = np.random.default_rng(0)
+    positions = rng.integers(0, 40, size=(3, 9))
+    x = rng.standard_normal((9, head_dim))
+    theirs = _hf_mrope(*_qwen2(), head_dim, sections, base, False, positions, x)
+    rot = mrope(base, head_dim, sections)
+    np.testing.assert_allclose(rot.apply(x, positions), theirs, atol=1e-4, rtol=0)
+    # Broken copies: sections read in the wrong order, axes t and w swapped.
+    misread = mrope(base, head_dim, sections[::-1])
+    assert np.abs(misread.apply(x, positions) - theirs).max() > 0.1
+    swapped = rot.with_axes([{0: 2, 2: 0}.get(a, a) for a in rot.pair_axes])
+    assert np.abs(swapped.apply(x, positions) - theirs).max() > 0.1
+
+
+def test_interleaved_mrope_equals_qwen3_vl():
+    rng = np.random.default_rng(1)
+    positions = rng.integers(0, 40, size=(3, 7))
+    x = rng.standard_normal((7, 128))
+    theirs = _hf_mrope(*_qwen3(), 128, [24, 20, 20], 5000000, True, positions, x)
+    rot = mrope(5000000, 128, [24, 20, 20], interleaved=True)
+    np.testing.assert_allclose(rot.apply(x, positions), theirs, atol=1e-4, rtol=0)
+    plain = mrope(5000000, 128, [24, 20, 20])
+    assert np.abs(plain.apply(x, positions) - theirs).max() > 0.1
+
+
+@pytest.mark.parametrize("interleaved", [False, True])
+def test_mrope_on_the_diagonal_is_plain_rope(interleaved):
+    rot = mrope(10000, 12, [2, 2, 2], interleaved=interleaved)
+    m = sp.Symbol("m", real=True)
+    assert rot.rotation([m, m, m]) == Rotary(Geometric(10000), 12).rotation(m)
+    assert rot.rotation() != Rotary(Geometric(10000), 12).rotation(m)
+
+
+# ---------------------------------------------------------------------- axial RoPE
+@pytest.mark.parametrize("layout", ["adjacent", "half"])
+def test_axial_rope_is_the_block_sum_of_the_axis_rotaries(layout):
+    rot = axial_rope((4, 2, 6), theta=100, layout=layout)
+    ms = axis_symbols(3, "m")
+    full = rot.rotation()
+    for a in range(3):
+        cols = rot.axis_channels(a)
+        assert full.extract(cols, cols) == rot.axis_rotary(a).rotation(ms[a])
+        assert rot.axis_rotary(a).frequencies == Geometric(100).frequencies((4, 2, 6)[a])
+    # Channels of different axes never mix.
+    seen = sorted(c for a in range(3) for c in rot.axis_channels(a))
+    assert seen == list(range(12))
+
+
+def test_flux_axial_rope_applies_adjacent_pairs_per_axis():
+    """FLUX's rope(): per axis omega = theta^(-arange(0, d, 2)/d), angles stacked pair by
+    pair, (x[2j], x[2j+1]) rotated by [[cos, -sin], [sin, cos]]."""
+    rot = multi_rotary("axial-rope", axes_dims=(16, 56, 56), theta=10000)
+    rng = np.random.default_rng(2)
+    pos = rng.integers(0, 64, size=(3, 5))
+    x = rng.standard_normal((5, 128))
+    omega = np.concatenate([10000.0 ** -(np.arange(0, d, 2) / d) for d in (16, 56, 56)])
+    axis = np.repeat([0, 1, 2], [8, 28, 28])
+    ang = pos[axis].T * omega
+    c, s = np.cos(ang), np.sin(ang)
+    want = np.empty_like(x)
+    want[:, 0::2] = c * x[:, 0::2] - s * x[:, 1::2]
+    want[:, 1::2] = s * x[:, 0::2] + c * x[:, 1::2]
+    np.testing.assert_allclose(rot.apply(x, pos), want, atol=1e-12)
+    assert np.abs(rot.with_axes(axis[::-1].tolist()).apply(x, pos) - want).max() > 0.1
+
+
+def test_multi_axis_rotary_is_relative():
+    """R(p)ᵀ R(p') = R(p' − p), entry by entry after trig expansion (small case)."""
+    rot = mrope(100, 6, [1, 1, 1])
+    p, q = axis_symbols(3, "p"), axis_symbols(3, "q")
+    lhs = rot.rotation(p).T * rot.rotation(q)
+    rhs = rot.rotation([q[a] - p[a] for a in range(3)])
+    assert (lhs - rhs).applyfunc(lambda e: sp.expand(e, trig=True)) == sp.zeros(6, 6)
+    # and it fails for a claim that is false: R(p)ᵀ R(p') = R(p' + p).
+    wrong = rot.rotation([q[a] + p[a] for a in range(3)])
+    assert (lhs - wrong).applyfunc(lambda e: sp.expand(e, trig=True)) != sp.zeros(6, 6)
+
+
+# ---------------------------------------------------------------------- bad input
+def _one_line(exc_info) -> str:
+    text = str(exc_info.value)
+    assert text
+    assert "\n" not in text
+    assert isinstance(exc_info.value, PosproofError)
+    return text
+
+
+@pytest.mark.parametrize(("call", "error", "words"), [
+    (lambda: multi_preset("sincos-2d", dim=10), InvalidEncoding, "cannot be divided among 2"),
+    (lambda: multi_preset("pe-3d", dim=8), InvalidEncoding, "multiple of 6"),
+    (lambda: multi_preset("sincos-4d", dim=8), UnknownName, "not a multi-axis preset"),
+    (lambda: multi_preset("pe-2d", dim=8, bse=3), InvalidParameter, "does not take"),
+    (lambda: mrope(10000, 128, [16, 24, 20]), InvalidEncoding, "sums to 60"),
+    (lambda: mrope(10000, 128, [16, 24, "x"]), InvalidParameter, "not an integer"),
+    (lambda: mrope(10000, 8, [1, 1, 2], interleaved=True), InvalidEncoding, "smaller sections"),
+    (lambda: axial_rope((16, 55, 57)), InvalidEncoding, "is odd"),
+    (lambda: multi_preset("pe-2d", dim=8).table([0, 1, 2]), InvalidParameter, r"\(N, 2\)"),
+    (lambda: multi_preset("pe-2d", dim=8).table([[0, 1, 2]]), InvalidParameter, r"\(N, 2\)"),
+    (lambda: multi_preset("pe-2d", dim=8).table([["a", 1]]), InvalidParameter, "not a flat"),
+    (lambda: multi_preset("pe-2d", dim=8).table([[np.nan, 1]]), InvalidParameter, "finite"),
+    (lambda: multi_preset("pe-2d", dim=8).grid((3,)), InvalidParameter, "2 sizes"),
+    (lambda: mrope(10000, 8, [2, 1, 1]).apply(np.zeros((4, 8)), np.zeros((4, 3))),
+     InvalidParameter, r"expected \(3, N\)"),
+    (lambda: mrope(10000, 8, [2, 1, 1]).apply(np.zeros((4, 6)), np.zeros((3, 4))),
+     InvalidParameter, "head_dim=8"),
+    (lambda: MultiAxisEncoding([(1, Encoding(Geometric(10), "split", 4))]), InvalidEncoding,
+     "no columns"),
+    (lambda: MultiAxisEncoding([(0, Encoding(Geometric(10), "split", 4)),
+                                (0, Encoding(Geometric(10), "split", 4, offset=1))]),
+     InvalidEncoding, "one offset per axis"),
+    (lambda: multi_rotary("mrope", head_dim=8, section=[1, 1, 2]), InvalidParameter,
+     "does not take"),
+])
+def test_bad_input_is_one_named_line(call, error, words):
+    with pytest.raises(error, match=words) as info:
+        call()
+    _one_line(info)
