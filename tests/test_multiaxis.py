@@ -265,3 +265,64 @@ def test_bad_input_is_one_named_line(call, error, words):
     with pytest.raises(error, match=words) as info:
         call()
     _one_line(info)
+
+
+# ---------------------------------------------------------------------- HF configs
+#: The RoPE keys of Qwen2-VL-7B-Instruct's config.json (rope_scaling spelling).
+QWEN2_VL = {"model_type": "qwen2_vl", "hidden_size": 3584, "num_attention_heads": 28,
+            "rope_theta": 1000000.0, "max_position_embeddings": 32768,
+            "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]}}
+#: Qwen3-VL's spelling: under text_config, rope_type default with the interleaved flag.
+QWEN3_VL = {"model_type": "qwen3_vl", "text_config": {
+    "model_type": "qwen3_vl_text", "head_dim": 128, "hidden_size": 4096,
+    "num_attention_heads": 32, "rope_theta": 5000000,
+    "rope_scaling": {"rope_type": "default", "mrope_section": [24, 20, 20],
+                     "mrope_interleaved": True}}}
+
+
+def test_read_config_reads_mrope_and_matches_hf():
+    from posproof.model.configs import read_config
+
+    cfg = read_config(QWEN2_VL)
+    rot = cfg.multi_rotary()
+    assert cfg.mrope_section == (16, 24, 24)
+    assert rot.pair_axes == mrope(1e6, 128, [16, 24, 24]).pair_axes
+    assert rot.frequencies == Rotary(Geometric(10**6), 128).frequencies
+    assert cfg.rotary().rotation(3) == rot.rotation([3, 3, 3])
+    rng = np.random.default_rng(3)
+    positions, x = rng.integers(0, 40, size=(3, 6)), rng.standard_normal((6, 128))
+    theirs = _hf_mrope(*_qwen2(), 128, [16, 24, 24], 1e6, False, positions, x)
+    np.testing.assert_allclose(rot.apply(x, positions), theirs, atol=1e-4, rtol=0)
+    # The rope_parameters spelling with rope_type default reads the same.
+    moved = {**QWEN2_VL, "rope_scaling": None,
+             "rope_parameters": {"rope_type": "default", "mrope_section": [16, 24, 24]}}
+    assert read_config(moved).multi_rotary().pair_axes == rot.pair_axes
+    three = read_config(QWEN3_VL)
+    assert three.mrope_interleaved
+    assert three.multi_rotary().pair_axes == mrope(5e6, 128, [24, 20, 20],
+                                                   interleaved=True).pair_axes
+    assert three.to_dict()["mrope_section"] == [24, 20, 20]
+
+
+@pytest.mark.parametrize(("scaling", "words"), [
+    ({"type": "mrope", "mrope_section": [16, 24, 20]}, "sums to 60"),
+    ({"type": "mrope"}, "needs rope_scaling.mrope_section"),
+    ({"type": "mrope", "mrope_section": "16,24,24"}, "must be a list"),
+    ({"type": "linear", "factor": 2, "mrope_section": [16, 24, 24]}, "not modelled"),
+    ({"rope_type": "default", "mrope_interleaved": True}, "without mrope_section"),
+    ({"type": "mrope", "mrope_section": [16, 24, 24], "mrope_interleaved": "yes"},
+     "true or false"),
+])
+def test_read_config_refuses_bad_mrope(scaling, words):
+    from posproof.model.configs import read_config
+
+    with pytest.raises(PosproofError, match=words) as info:
+        read_config({**QWEN2_VL, "rope_scaling": scaling})
+    assert _one_line(info).startswith("<dict>")
+
+
+def test_a_1d_config_has_no_multi_rotary():
+    from posproof.model.configs import read_config
+
+    with pytest.raises(InvalidParameter, match="1-D RoPE"):
+        read_config({"rope_theta": 1e4, "head_dim": 8}).multi_rotary()

@@ -79,6 +79,23 @@ class RopeConfig:
     params: dict[str, Any] = field(default_factory=dict)
     model_type: str | None = None
     notes: list[str] = field(default_factory=list)
+    #: Qwen2-VL's ``mrope_section`` (pairs per axis t, h, w), or None for a 1-D RoPE.
+    mrope_section: tuple[int, ...] | None = None
+    #: Qwen3-VL's ``mrope_interleaved``: pairs assigned to the axes in turn.
+    mrope_interleaved: bool = False
+
+    def multi_rotary(self) -> Any:
+        """The :class:`~posproof.model.multirope.MultiAxisRotary` of an M-RoPE config
+        (:meth:`rotary` is its text-token view, all axes equal).
+
+        >>> c = read_config({"rope_theta": 1e6, "head_dim": 8,
+        ...                  "rope_scaling": {"type": "mrope", "mrope_section": [2, 1, 1]}})
+        >>> c.multi_rotary().pair_axes
+        (0, 0, 1, 2)
+        """
+        from .multirope import mrope_from_config
+
+        return mrope_from_config(self)
 
     def rotary(self, seq_len: int | None = None, *, name: str | None = None) -> Any:
         """The :class:`~posproof.model.rope.Rotary` this config describes.
@@ -116,7 +133,10 @@ class RopeConfig:
                 "max_position_embeddings": self.max_position_embeddings,
                 "params": {k: (str(v) if not isinstance(v, (list, tuple)) else
                                [str(x) for x in v]) for k, v in self.params.items()},
-                "notes": self.notes}
+                "notes": self.notes,
+                **({} if self.mrope_section is None else {
+                    "mrope_section": list(self.mrope_section),
+                    "mrope_interleaved": self.mrope_interleaved})}
 
 
 def _load(source: Any) -> tuple[dict[str, Any], str]:
@@ -264,14 +284,37 @@ def read_config(source: Any, *, default_theta: Any = None, layout: str | None = 
     kind = _one_of(where, {f"{block_name}.type": rope.get("type"),
                            f"{block_name}.rope_type": rope.get("rope_type")}, "rope type")
     kind = "default" if kind is None else str(kind).lower()
+    mrope_section, interleaved = rope.pop("mrope_section", None), rope.pop("mrope_interleaved",
+                                                                            False)
+    if kind == "mrope":
+        kind = "default"
+        notes.append("rope type 'mrope' is the default frequencies with mrope_section (as HF "
+                     "reads it)")
+        if mrope_section is None:
+            raise InvalidParameter(f"{where}: rope type 'mrope' needs {block_name}.mrope_section")
+    if not isinstance(interleaved, bool):
+        raise InvalidParameter(f"{where}: {block_name}.mrope_interleaved={interleaved!r} must be "
+                               "true or false")
+    if mrope_section is not None:
+        if not isinstance(mrope_section, list) or kind != "default":
+            raise InvalidParameter(f"{where}: {block_name}.mrope_section={mrope_section!r} must "
+                                   "be a list of pair counts with rope type 'default' (M-RoPE "
+                                   "with a scaling rule is not modelled)")
+        mrope_section = tuple(_int(where, f"{block_name}.mrope_section", v)
+                              for v in mrope_section)
+        notes.append(f"M-RoPE: mrope_section={list(mrope_section)}"
+                     f"{' interleaved (Qwen3-VL)' if interleaved else ''}; rotary() is the "
+                     "text-token view (all axes equal), multi_rotary() has the axes")
+    elif interleaved:
+        raise InvalidParameter(f"{where}: {block_name}.mrope_interleaved without mrope_section")
     if kind == "su" or (kind == "yarn" and model_type == "phi3"
                         and ("short_factor" in rope or "long_factor" in rope)):
         notes.append(f"rope type {kind!r} is the old Phi-3 name of 'longrope' (as HF maps it)")
         kind = "longrope"
     if kind not in HF_ROPE_TYPES:
         raise UnknownName(f"{where}: rope type {kind!r} is not supported; use one of "
-                          f"{', '.join(HF_ROPE_TYPES)} (mrope/axial/proportional RoPE are not "
-                          "modelled)")
+                          f"{', '.join(HF_ROPE_TYPES)} (M-RoPE is 'mrope' or 'default' with "
+                          "mrope_section; axial/proportional RoPE are not modelled)")
 
     # ---- base
     theta = _one_of(where, {"rope_theta": cfg.get("rope_theta"),
@@ -434,8 +477,10 @@ def read_config(source: Any, *, default_theta: Any = None, layout: str | None = 
         notes.append(f"layout {layout!r}: what HF's modeling code for "
                      f"{model_type or 'this model'} applies ({how}); pass layout= to override")
     result = RopeConfig(where, kind, rope_theta, head_dim, rotary_dim, layout, max_pos, params,
-                        model_type, notes)
+                        model_type, notes, mrope_section, interleaved)
     result.rotary()  # validate the scaling parameters now (negative factors, low ≥ high, …)
+    if mrope_section is not None:
+        result.multi_rotary()  # sections that do not sum to rotary_dim/2
     return result
 
 

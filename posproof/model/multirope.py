@@ -35,14 +35,14 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from ..errors import InvalidEncoding, InvalidParameter, UnknownName, check_int
+from ..errors import InvalidEncoding, InvalidParameter, PosproofError, UnknownName, check_int
 from .encoding import as_positions
 from .multiaxis import as_axis_positions, axis_symbols, check_axes
 from .rope import Rotary, get_rotary_layout
 from .schedules import Explicit, Geometric
 
 __all__ = ["MULTI_ROTARIES", "MultiAxisRotary", "axial_rope", "mrope", "mrope_axes",
-           "multi_rotary"]
+           "mrope_from_config", "multi_rotary"]
 
 
 class MultiAxisRotary:
@@ -286,6 +286,24 @@ def axial_rope(axes_dims: Sequence[int] = (16, 56, 56), theta: Any = 10000, *,
     return MultiAxisRotary(freqs, axes, sum(dims), layout=get_rotary_layout(layout),
                            name="axial-rope" if get_rotary_layout(layout) == "adjacent"
                            else "axial-rope-half")
+
+
+def mrope_from_config(config: Any) -> MultiAxisRotary:
+    """The M-RoPE of a :class:`~posproof.model.configs.RopeConfig` with ``mrope_section``
+    (what :meth:`RopeConfig.multi_rotary <posproof.model.configs.RopeConfig.multi_rotary>`
+    returns): θ_k = rope_theta^(−2k/rotary_dim), the config's layout."""
+    if config.mrope_section is None:
+        raise InvalidParameter(f"{config.source}: no mrope_section; this config is a 1-D RoPE "
+                               "(use rotary())")
+    try:
+        axes = mrope_axes(config.mrope_section, config.rotary_dim // 2,
+                          interleaved=config.mrope_interleaved)
+        k = len(config.mrope_section)
+        return MultiAxisRotary(Geometric(config.rope_theta).frequencies(config.rotary_dim), axes,
+                               config.head_dim, layout=config.layout, axes=k, name=config.label,
+                               axis_names=("t", "h", "w") if k == 3 else None)
+    except PosproofError as exc:
+        raise type(exc)(f"{config.source}: {exc}") from None
 
 
 MULTI_ROTARIES = {"mrope": mrope, "axial-rope": axial_rope}
