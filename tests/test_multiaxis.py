@@ -214,6 +214,36 @@ def test_flux_axial_rope_applies_adjacent_pairs_per_axis():
     assert np.abs(rot.with_axes(axis[::-1].tolist()).apply(x, pos) - want).max() > 0.1
 
 
+@pytest.mark.parametrize("rot", [mrope(100, 8, [2, 1, 1]), mrope(100, 12, [2, 2, 2],
+                                                                   interleaved=True),
+                                 axial_rope((4, 2), theta=10), axial_rope((4, 2), layout="half")],
+                         ids=["mrope", "mrope-interleaved", "axial", "axial-half"])
+def test_rotary_is_the_translation_of_its_sinusoidal_encoding(rot):
+    """R(Δ) = T(Δ) (row convention) of the multi-axis encoding on the same channels, exactly;
+    so its table at p is the start row PE(0) moved by R(p)ᵀ = R(−p), numerically."""
+    enc = rot.encoding()
+    ms = axis_symbols(rot.axes, "m")
+    assert enc.translation(ms) == rot.rotation()
+    wrong = rot.with_axes([(a + 1) % rot.axes for a in rot.pair_axes]).encoding()
+    assert wrong.translation(ms) != rot.rotation()
+    pos = np.array([[1, 2, 3][:rot.axes], [4, 0, 7][:rot.axes]])
+    start = enc.table(np.zeros((1, rot.axes)))
+    np.testing.assert_allclose(rot.apply(np.repeat(start, 2, 0), -pos.T), enc.table(pos),
+                               atol=1e-12)
+    assert np.abs(rot.apply(np.repeat(start, 2, 0), pos.T) - enc.table(pos)).max() > 0.1
+
+
+def test_blocks_on_given_columns():
+    one = Encoding(Geometric(100), "interleaved", 2)
+    enc = MultiAxisEncoding([(0, one, (0, 2)), (1, one, (1, 3))])
+    x1, x2 = axis_symbols(2)
+    assert list(enc.vector()) == [sp.sin(x1), sp.sin(x2), sp.cos(x1), sp.cos(x2)]
+    assert enc.table([[1, 2]]).tolist() == [[np.sin(1), np.sin(2), np.cos(1), np.cos(2)]]
+    with pytest.raises(InvalidEncoding, match="each once") as info:
+        MultiAxisEncoding([(0, one, (0, 2)), (1, one, (0, 3))])
+    _one_line(info)
+
+
 def test_multi_axis_rotary_is_relative():
     """R(p)ᵀ R(p') = R(p' − p), entry by entry after trig expansion (small case)."""
     rot = mrope(100, 6, [1, 1, 1])

@@ -5,7 +5,8 @@ The columns are divided into blocks; each block is a 1-D :class:`~posproof.model
 
     PE(p) = [ PE_1(p_{a_1}) | PE_2(p_{a_2}) | … ]       T(Δ) = T_1(Δ_{a_1}) ⊕ T_2(Δ_{a_2}) ⊕ …
 
-where a_b is the axis block b reads; ``vector()`` is in the symbols x_1 … x_k and
+where a_b is the axis block b reads (a block may also be spread over given columns, as an
+axis of M-RoPE is over both halves of the head: then ⊕ is up to that placement); ``vector()`` is in the symbols x_1 … x_k and
 ``translation(delta)`` takes a vector Δ = (Δ_1, …, Δ_k).
 
 Presets (:data:`MULTI_PRESETS`, :func:`multi_preset`):
@@ -108,10 +109,12 @@ def divide_dim(dim: Any, k: int, what: str = "dim") -> int:
 
 
 class AxisBlock(NamedTuple):
-    """Consecutive columns given by a 1-D ``encoding`` of coordinate ``axis`` (0-based)."""
+    """Columns given by a 1-D ``encoding`` of coordinate ``axis`` (0-based); column j of the
+    encoding is column ``columns[j]`` of the whole (consecutive unless given)."""
 
     axis: int
     encoding: Encoding
+    columns: tuple[int, ...]
 
 
 class MultiAxisEncoding:
@@ -119,9 +122,12 @@ class MultiAxisEncoding:
 
     Parameters
     ----------
-    blocks : sequence of (axis, Encoding)
-        In column order; ``axis`` is 0-based.  Every axis 0 … k−1 needs at least one block,
-        and the blocks of one axis must agree on its offset (the first grid position).
+    blocks : sequence of (axis, Encoding) or (axis, Encoding, columns)
+        In column order; ``axis`` is 0-based.  A block without ``columns`` takes the next
+        consecutive columns; with them, its column j goes to ``columns[j]`` (M-RoPE's half
+        layout spreads an axis over both halves).  The columns of all blocks must be
+        0 … dim−1, each once.  Every axis 0 … k−1 needs at least one block, and the blocks of
+        one axis must agree on its offset (the first grid position).
     axes : int, optional
         k; default the largest axis + 1.
     axis_names : sequence of str, optional
@@ -133,12 +139,25 @@ class MultiAxisEncoding:
         if isinstance(blocks, (str, bytes)) or not isinstance(blocks, Sequence) or not blocks:
             raise InvalidEncoding("blocks must be a non-empty list of (axis, Encoding)")
         parsed: list[AxisBlock] = []
+        start = 0
         for b, block in enumerate(blocks):
-            if not (isinstance(block, tuple) and len(block) == 2
+            if not (isinstance(block, tuple) and len(block) in (2, 3)
                     and isinstance(block[1], Encoding)):
-                raise InvalidEncoding(f"blocks[{b}]={block!r} is not a pair (axis, Encoding)")
+                raise InvalidEncoding(f"blocks[{b}]={block!r} is not (axis, Encoding) or "
+                                      "(axis, Encoding, columns)")
+            width = block[1].dim
+            cols = tuple(range(start, start + width)) if len(block) == 2 else tuple(
+                check_int(f"blocks[{b}] column", c, minimum=0) for c in block[2])
+            if len(cols) != width:
+                raise InvalidEncoding(f"blocks[{b}] has {len(cols)} columns for an encoding of "
+                                      f"dim {width}")
+            start += width
             parsed.append(AxisBlock(check_int(f"blocks[{b}] axis", block[0], minimum=0,
-                                              maximum=MAX_AXES - 1), block[1]))
+                                              maximum=MAX_AXES - 1), block[1], cols))
+        placed = sorted(c for block in parsed for c in block.columns)
+        if placed != list(range(start)):
+            raise InvalidEncoding(f"the blocks' columns are not 0 … {start - 1} each once; give "
+                                  "every block its own columns")
         k = check_axes(max(b.axis for b in parsed) + 1 if axes is None else axes)
         offsets: dict[int, int] = {}
         for b, block in enumerate(parsed):
@@ -166,17 +185,13 @@ class MultiAxisEncoding:
 
     # ------------------------------------------------------------------ structure
     @property
-    def block_columns(self) -> list[range]:
+    def block_columns(self) -> list[tuple[int, ...]]:
         """The columns of each block, in order.
 
         >>> [list(r) for r in multi_preset("pe-2d", dim=8).block_columns]
         [[0, 1, 2, 3], [4, 5, 6, 7]]
         """
-        out, start = [], 0
-        for block in self.blocks:
-            out.append(range(start, start + block.encoding.dim))
-            start += block.encoding.dim
-        return out
+        return [block.columns for block in self.blocks]
 
     def axis_columns(self, axis: int) -> list[int]:
         """The columns that depend on ``axis`` (0-based).
@@ -185,15 +200,13 @@ class MultiAxisEncoding:
         [0, 1, 2, 3]
         """
         axis = check_int("axis", axis, minimum=0, maximum=self.axes - 1)
-        return [j for block, cols in zip(self.blocks, self.block_columns, strict=True)
-                if block.axis == axis for j in cols]
+        return sorted(j for block in self.blocks if block.axis == axis for j in block.columns)
 
     def broken_pairs(self) -> list[str]:
         """Reasons why no block-diagonal T(Δ) exists (empty when every block is sound)."""
         out = []
-        for block, cols in zip(self.blocks, self.block_columns, strict=True):
-            out += [f"block at columns {cols.start}…{cols.stop - 1}: {p}"
-                    for p in block.encoding.broken_pairs()]
+        for b, block in enumerate(self.blocks):
+            out += [f"block {b} (axis {block.axis}): {p}" for p in block.encoding.broken_pairs()]
         return out
 
     def swapped(self, order: Sequence[int]) -> MultiAxisEncoding:
@@ -207,7 +220,7 @@ class MultiAxisEncoding:
         if sorted(perm) != list(range(self.axes)):
             raise InvalidParameter(f"order={list(order)} is not a permutation of "
                                    f"0 … {self.axes - 1}")
-        return MultiAxisEncoding([(perm[b.axis], b.encoding) for b in self.blocks],
+        return MultiAxisEncoding([(perm[b.axis], b.encoding, b.columns) for b in self.blocks],
                                  axes=self.axes, axis_names=self.axis_names,
                                  name=f"{self.name} (axes {perm})")
 
@@ -226,8 +239,12 @@ class MultiAxisEncoding:
     def vector(self, xs: Sequence[Any] | None = None) -> sp.ImmutableMatrix:
         """The exact row vector PE(x_1, …, x_k), shape ``(1, dim)``."""
         xs = self._axis_values("xs", xs, axis_symbols(self.axes))
-        parts = [block.encoding.vector(xs[block.axis]) for block in self.blocks]
-        return sp.ImmutableMatrix(sp.Matrix.hstack(*parts))
+        entries: list[sp.Expr] = [sp.Integer(0)] * self.dim
+        for block in self.blocks:
+            for j, value in zip(block.columns, block.encoding.vector(xs[block.axis]),
+                                strict=True):
+                entries[j] = value
+        return sp.ImmutableMatrix(1, self.dim, entries)
 
     def translation_entries(self, delta: Sequence[Any] | None = None,
                             convention: str = "row") -> dict[tuple[int, int], sp.Expr]:
@@ -236,9 +253,10 @@ class MultiAxisEncoding:
             raise UnknownName(f"convention={convention!r} is not known; use 'row' or 'column'")
         deltas = self._axis_values("delta", delta, axis_symbols(self.axes, "delta"))
         out: dict[tuple[int, int], sp.Expr] = {}
-        for block, cols in zip(self.blocks, self.block_columns, strict=True):
+        for block in self.blocks:
             entries = block.encoding.translation_entries(deltas[block.axis], convention)
-            out.update({(cols.start + i, cols.start + j): v for (i, j), v in entries.items()})
+            cols = block.columns
+            out.update({(cols[i], cols[j]): v for (i, j), v in entries.items()})
         return out
 
     def translation(self, delta: Sequence[Any] | None = None,
@@ -284,22 +302,22 @@ class MultiAxisEncoding:
         """
         resolved = resolve_dtype(dtype)
         pos = as_axis_positions("positions", positions, self.axes)
-        parts = [block.encoding.table(pos[:, block.axis]) for block in self.blocks]
-        return np.concatenate(parts, axis=1).astype(resolved)
+        out = np.zeros((pos.shape[0], self.dim))
+        for block in self.blocks:
+            out[:, list(block.columns)] = block.encoding.table(pos[:, block.axis])
+        return out.astype(resolved)
 
     # ------------------------------------------------------------------ description
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready description: the axes and each block's 1-D encoding."""
         return {"name": self.name, "kind": "multi-axis", "dim": self.dim, "axes": self.axes,
                 "axis_names": list(self.axis_names),
-                "blocks": [{"axis": b.axis, "columns": [c.start, c.stop],
-                            **b.encoding.to_dict()}
-                           for b, c in zip(self.blocks, self.block_columns, strict=True)]}
+                "blocks": [{"axis": b.axis, "columns": list(b.columns), **b.encoding.to_dict()}
+                           for b in self.blocks]}
 
     def __repr__(self) -> str:
         parts = ", ".join(f"{self.axis_names[b.axis]}:{b.encoding.layout.name}"
-                          f"[{c.start}:{c.stop}]"
-                          for b, c in zip(self.blocks, self.block_columns, strict=True))
+                          f"[{b.columns[0]}…{b.columns[-1]}]" for b in self.blocks)
         return f"MultiAxisEncoding({self.name}, dim={self.dim}, axes={self.axes}, {parts})"
 
 

@@ -37,7 +37,7 @@ import sympy as sp
 
 from ..errors import InvalidEncoding, InvalidParameter, PosproofError, UnknownName, check_int
 from .encoding import as_positions
-from .multiaxis import as_axis_positions, axis_symbols, check_axes
+from .multiaxis import MultiAxisEncoding, as_axis_positions, axis_symbols, check_axes
 from .rope import Rotary, get_rotary_layout
 from .schedules import Explicit, Geometric
 
@@ -139,6 +139,19 @@ class MultiAxisRotary:
         freqs = [self.frequencies[k] for k in self.axis_pairs(axis)]
         return Rotary(Explicit(freqs), 2 * len(freqs), layout=self.layout,
                       name=f"{self.name}[{self.axis_names[axis]}]")
+
+    def encoding(self) -> MultiAxisEncoding:
+        """The multi-axis sinusoidal encoding whose row-convention T(Δ) is R(Δ) on the rotated
+        channels: per axis :meth:`Rotary.encoding` of :meth:`axis_rotary`, placed on
+        :meth:`axis_channels`.
+
+        >>> rot = mrope(100, 8, [2, 1, 1])
+        >>> rot.encoding().translation(axis_symbols(3, "m")) == rot.rotation()
+        True
+        """
+        return MultiAxisEncoding([(a, self.axis_rotary(a).encoding(), self.axis_channels(a))
+                                  for a in range(self.axes)], axes=self.axes,
+                                 axis_names=self.axis_names, name=self.name)
 
     @cached_property
     def frequencies_float(self) -> np.ndarray:
