@@ -13,6 +13,8 @@ from .measure.numeric import (
 from .model.configs import RopeConfig, parse_spec, read_config
 from .model.encoding import Encoding
 from .model.layouts import LAYOUTS, get_layout, permutation
+from .model.multiaxis import MultiAxisEncoding, multi_preset
+from .model.multirope import MultiAxisRotary, axial_rope, mrope
 from .model.presets import PRESETS, preset
 from .model.rope import Rotary, rotary
 from .model.scaling import (
@@ -41,11 +43,12 @@ from .version import __version__ as __version__
 __all__ = [
     "CHECKS", "LAYOUTS", "PRESETS", "BinaryDials", "Check", "Diffusion", "DynamicNTKScaling",
     "Encoding", "Explicit", "Expression", "Geometric", "InvalidEncoding", "InvalidExpression",
-    "InvalidParameter", "LinearScaling", "Llama3Scaling", "LongRoPEScaling", "NTKScaling",
-    "OffsetKernel", "PosproofError", "Proof", "Report", "RopeConfig", "Rotary", "Schedule",
-    "Step", "TensorToTensor", "UnknownName", "YaRNScaling", "base_bound", "check", "explore",
-    "first_unrepresentable_integer", "get_layout", "gram_is_toeplitz", "lambdify_encoding",
-    "make_scaling", "parse_spec", "permutation", "preset", "prove", "prove_rotary",
+    "InvalidParameter", "LinearScaling", "Llama3Scaling", "LongRoPEScaling", "MultiAxisEncoding",
+    "MultiAxisRotary", "NTKScaling", "OffsetKernel", "PosproofError", "Proof", "Report",
+    "RopeConfig", "Rotary", "Schedule", "Step", "TensorToTensor", "UnknownName", "YaRNScaling",
+    "axial_rope", "base_bound", "check", "explore", "first_unrepresentable_integer",
+    "get_layout", "gram_is_toeplitz", "lambdify_encoding", "make_scaling", "mrope",
+    "multi_preset", "parse_spec", "permutation", "preset", "prove", "prove_rotary",
     "read_config", "rotary", "translation_matrix",
 ]
 
