@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import sympy as sp
+from hypothesis import given
+from hypothesis import strategies as st
 
 from posproof.errors import InvalidEncoding, InvalidParameter, PosproofError, UnknownName
 from posproof.model.encoding import Encoding
@@ -95,6 +97,31 @@ def test_translation_moves_rows_exactly(name):
     assert enc.translation([2, -3], convention="column") == t.T
     for a, b in zip(enc.vector() * t, enc.vector([xs[0] + 2, xs[1] - 3]), strict=True):
         assert sp.expand(sp.expand_trig(a - b)) == 0
+
+
+@st.composite
+def _encodings(draw):
+    """Any k ≤ 3 axes, 1–2 blocks per axis in a shuffled order, each its own base, layout,
+    even dim and offset."""
+    k = draw(st.integers(1, 3))
+    axes = [a for a in range(k) for _ in range(draw(st.integers(1, 2)))]
+    order = draw(st.permutations(axes))
+    offsets = [draw(st.integers(-3, 3)) for _ in range(k)]
+    blocks = [(a, Encoding(Geometric(draw(st.sampled_from([10, 100, 10000]))),
+                           draw(st.sampled_from(["interleaved", "split", "split-cos"])),
+                           2 * draw(st.integers(1, 3)), offset=offsets[a])) for a in order]
+    return MultiAxisEncoding(blocks)
+
+
+@given(_encodings(), st.data())
+def test_translation_moves_any_split_numerically(enc, data):
+    """For every k and every split of the columns among the axes: table(p)·T(Δ) = table(p+Δ)."""
+    pos = np.array(data.draw(st.lists(st.lists(st.integers(-50, 50), min_size=enc.axes,
+                                               max_size=enc.axes), min_size=1, max_size=4)))
+    delta = data.draw(st.lists(st.integers(-20, 20), min_size=enc.axes, max_size=enc.axes))
+    t = np.array(enc.translation(delta).evalf(30), dtype=float)
+    np.testing.assert_allclose(enc.table(pos) @ t, enc.table(pos + np.array(delta)), atol=1e-9)
+    assert enc.grid([2] * enc.axes)[0].tolist() == list(enc.offsets)
 
 
 def test_translation_is_the_block_sum_of_the_1d_blocks():
