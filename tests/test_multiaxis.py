@@ -383,3 +383,29 @@ def test_a_1d_config_has_no_multi_rotary():
 
     with pytest.raises(InvalidParameter, match="1-D RoPE"):
         read_config({"rope_theta": 1e4, "head_dim": 8}).multi_rotary()
+
+
+_ATOMS = st.one_of(st.integers(-10**20, 10**20), st.floats(allow_nan=True, allow_infinity=True),
+                   st.text(max_size=3), st.none(), st.complex_numbers(), st.booleans())
+_HOSTILE = st.one_of(_ATOMS, st.lists(_ATOMS, max_size=4),
+                     st.lists(st.lists(_ATOMS, max_size=4), max_size=4),
+                     st.dictionaries(st.text(max_size=2), _ATOMS, max_size=2))
+
+
+@given(_HOSTILE, st.sampled_from(["table", "apply", "grid", "translation", "sections",
+                                  "axes_dims"]))
+def test_hostile_input_is_a_posproof_error_or_an_answer(value, where):
+    enc, rot = multi_preset("pe-2d", dim=4), mrope(10000, 4, [1, 1])
+    calls = {"table": lambda: enc.table(value), "apply": lambda: rot.apply(np.ones((2, 4)), value),
+             "grid": lambda: enc.grid(value), "translation": lambda: enc.translation(value),
+             "sections": lambda: mrope(10000, 4, value), "axes_dims": lambda: axial_rope(value)}
+    try:
+        out, message = calls[where](), None
+    except PosproofError as exc:
+        out, message = None, str(exc)
+    if message is not None:
+        assert message.strip()
+        assert "\n" not in message
+    elif where == "table":
+        assert np.isfinite(out).all()
+        assert out.shape[1] == 4

@@ -81,8 +81,8 @@ def as_axis_positions(name: str, positions: Any, k: int, *, rows_first: bool = T
     ...
     posproof.errors.InvalidParameter: positions has shape (3,); expected (N, 2): one row per token, one column per axis
     """  # noqa: E501
-    shape = np.shape(positions) if not isinstance(positions, (str, bytes)) else ()
-    flat = as_positions(name, positions)
+    flat = as_positions(name, positions)     # refuses text, ragged lists, non-finite values
+    shape = np.shape(positions)
     want = "(N, {k}): one row per token, one column per axis" if rows_first else \
         "({k}, N): one row per axis, one column per token"
     good = len(shape) == 2 and shape[1 if rows_first else 0] == k
