@@ -33,7 +33,8 @@ def _package_table(cls, dim: int, shape: tuple[int, ...]) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------- sinusoidal peers
-@pytest.mark.parametrize(("dim", "shape"), [(8, (3, 5)), (12, (4, 2)), (64, (6, 7))])
+@pytest.mark.parametrize(("dim", "shape"), [(8, (3, 5)), (12, (4, 2)), (64, (6, 7)),
+                                           (10, (3, 4)), (7, (2, 5)), (3, (2, 2))])
 def test_pe_2d_equals_positional_encodings(dim, shape):
     from positional_encodings.torch_encodings import PositionalEncoding2D
 
@@ -46,7 +47,8 @@ def test_pe_2d_equals_positional_encodings(dim, shape):
     assert np.abs(enc.swapped((1, 0)).table(enc.grid(shape)) - theirs).max() > 0.1
 
 
-@pytest.mark.parametrize(("dim", "shape"), [(6, (2, 3, 4)), (36, (3, 4, 5))])
+@pytest.mark.parametrize(("dim", "shape"), [(6, (2, 3, 4)), (36, (3, 4, 5)), (16, (2, 3, 2)),
+                                           (11, (3, 2, 2))])
 def test_pe_3d_equals_positional_encodings(dim, shape):
     from positional_encodings.torch_encodings import PositionalEncoding3D
 
@@ -55,6 +57,11 @@ def test_pe_3d_equals_positional_encodings(dim, shape):
     np.testing.assert_allclose(enc.table(enc.grid(shape)), theirs, atol=PEER_ATOL, rtol=0)
     for order in [(1, 0, 2), (0, 2, 1), (2, 1, 0)]:
         assert np.abs(enc.swapped(order).table(enc.grid(shape)) - theirs).max() > 0.1
+    if dim % 2 == 0:    # whole pairs only (a cut axis too): T(Δ) moves the package's rows
+        t = np.array(enc.translation([1, 0, 1]).evalf(30), dtype=float)
+        moved = theirs.reshape(*shape, dim)[:-1, :, :-1].reshape(-1, dim) @ t
+        np.testing.assert_allclose(moved, theirs.reshape(*shape, dim)[1:, :, 1:].reshape(-1, dim),
+                                   atol=PEER_ATOL)
 
 
 def test_sincos_2d_first_half_is_the_column_index():
@@ -294,7 +301,8 @@ def _one_line(exc_info) -> str:
 
 @pytest.mark.parametrize(("call", "error", "words"), [
     (lambda: multi_preset("sincos-2d", dim=10), InvalidEncoding, "cannot be divided among 2"),
-    (lambda: multi_preset("pe-3d", dim=8), InvalidEncoding, "multiple of 6"),
+    (lambda: multi_preset("pe-3d", dim=4), InvalidEncoding, "leaves axis z no column"),
+    (lambda: multi_preset("pe-2d", dim=7).translation(), InvalidEncoding, "padding column"),
     (lambda: multi_preset("sincos-4d", dim=8), UnknownName, "not a multi-axis preset"),
     (lambda: multi_preset("pe-2d", dim=8, bse=3), InvalidParameter, "does not take"),
     (lambda: mrope(10000, 128, [16, 24, 20]), InvalidEncoding, "sums to 60"),

@@ -20,9 +20,11 @@ Presets (:data:`MULTI_PRESETS`, :func:`multi_preset`):
   Rows of that table run over (h, w) row-major, so positions here are (row, column) and the
   first block reads axis 2 (the column).
 * ``pe-2d`` / ``pe-3d`` — the ``positional-encodings`` package's ``PositionalEncoding2D`` /
-  ``PositionalEncoding3D`` (torch_encodings.py): per axis c = channels/k columns,
+  ``PositionalEncoding3D`` (torch_encodings.py): per axis c = 2·ceil(channels/2k) columns,
   ``get_emb`` interleaves (sin, cos), inv_freq = 10000^(−2k/c); the x block first, then y
-  (then z); positions are (x, y[, z]) in the order of the tensor's axes.
+  (then z), the whole cut to ``channels`` columns (so for channels not a multiple of 2k the
+  last axis keeps only its first columns, possibly a lone sine: no T(Δ) then); positions
+  are (x, y[, z]) in the order of the tensor's axes.
 
 >>> enc = multi_preset("sincos-2d", dim=8)
 >>> enc.vector()
@@ -338,11 +340,25 @@ def _positional_encodings(k: int) -> Callable[..., MultiAxisEncoding]:
     names = ("x", "y", "z")[:k]
 
     def factory(dim: int, base: Any = 10000, layout: str = "interleaved") -> MultiAxisEncoding:
-        # The package pads to c = 2·ceil(channels/2k) per axis and truncates the last axis;
-        # only channel counts it does not truncate (multiples of 2k) are modelled.
-        c = divide_dim(dim, k, "dim (channels)")
-        return MultiAxisEncoding([(a, Encoding(Geometric(base), layout, c)) for a in range(k)],
-                                 axis_names=names, name=f"pe-{k}d")
+        # The package gives every axis c = 2·ceil(channels/2k) columns and keeps the first
+        # ``channels`` of the k·c: the last axes may keep only their first columns.
+        channels = check_int("dim (channels)", dim, minimum=1, maximum=1 << 16)
+        c = 2 * -(-channels // (2 * k))
+        if channels <= (k - 1) * c:
+            raise InvalidEncoding(f"dim (channels)={channels} leaves axis {names[-1]} no column "
+                                  f"(each axis gets {c}); use at least {(k - 1) * c + 1}")
+        full = Encoding(Geometric(base), layout, c)
+        blocks: list[tuple[int, Encoding]] = []
+        for a in range(k):
+            width = min(c, channels - a * c)
+            if width == c:
+                blocks.append((a, full))
+            else:    # a cut axis: its first columns, a lone sine when the cut splits a pair
+                cols = [(f, full.column_frequency(j)) for j, f in
+                        enumerate(full.column_funcs[:width])]
+                blocks.append((a, Encoding.from_columns(cols, layout=layout, name=f"{names[a]} "
+                                                        f"(cut to {width} of {c} columns)")))
+        return MultiAxisEncoding(blocks, axis_names=names, name=f"pe-{k}d")
     factory.__doc__ = f"positional-encodings' PositionalEncoding{k}D: blocks {', '.join(names)}."
     return factory
 
@@ -362,10 +378,14 @@ def multi_preset(name: str, /, dim: int = 768, **params: Any) -> MultiAxisEncodi
 
     >>> multi_preset("pe-3d", dim=12).axis_names
     ('x', 'y', 'z')
-    >>> multi_preset("pe-3d", dim=16)
+    >>> multi_preset("pe-3d", dim=4)
     Traceback (most recent call last):
     ...
-    posproof.errors.InvalidEncoding: dim (channels)=16 cannot be divided among 3 axes with an even number of columns each (sin, cos pairs); use a multiple of 6
+    posproof.errors.InvalidEncoding: dim (channels)=4 leaves axis z no column (each axis gets 2); use at least 5
+    >>> multi_preset("sincos-2d", dim=6)
+    Traceback (most recent call last):
+    ...
+    posproof.errors.InvalidEncoding: dim=6 cannot be divided among 2 axes with an even number of columns each (sin, cos pairs); use a multiple of 4
     """  # noqa: E501
     import inspect
 
