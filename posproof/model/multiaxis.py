@@ -18,7 +18,10 @@ Presets (:data:`MULTI_PRESETS`, :func:`multi_preset`):
   (the variable is called ``emb_h``), ``grid[1]`` (the row h) in the second.  Each half is
   ``[sin | cos]`` (split layout) with ω_k = 10000^(−k/(D/4)), i.e. Geometric(10000) over D/2.
   Rows of that table run over (h, w) row-major, so positions here are (row, column) and the
-  first block reads axis 2 (the column).
+  first block reads axis 2 (the column).  facebookresearch/DiT ``models.py`` copies the same
+  functions (omega formed in float64 there, float32 in MAE; ``cls_token`` / ``extra_tokens``
+  prepend zero rows, not modelled here); ``first="row"`` is the transposed grid of a
+  ``meshgrid(..., indexing="ij")`` port.
 * ``pe-2d`` / ``pe-3d`` — the ``positional-encodings`` package's ``PositionalEncoding2D`` /
   ``PositionalEncoding3D`` (torch_encodings.py): per axis c = 2·ceil(channels/2k) columns,
   ``get_emb`` interleaves (sin, cos), inv_freq = 10000^(−2k/c); the x block first, then y
