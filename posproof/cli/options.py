@@ -20,11 +20,13 @@ __all__ = [
     "Parser",
     "ProgressBar",
     "build_encoding",
+    "build_multi",
     "check_options",
     "encoding_options",
     "int_at_least",
     "length",
     "output_options",
+    "parse_grid",
     "parse_int",
     "run_main",
 ]
@@ -42,7 +44,8 @@ def encoding_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--preset", default=None,
                        help="vaswani (default), tensor2tensor, fairseq, diffusion, binary, "
                             "sine-only, column-exponent")
-    group.add_argument("--dim", "-d", default="512", help="encoded dimension d (default 512)")
+    group.add_argument("--dim", "-d", help="encoded dimension d (default 512; mrope: head_dim, "
+                       "default 128; axial-rope: the sum of --axes-dims)")
     group.add_argument("--base", help="base b of the geometric schedule (default 10000)")
     group.add_argument("--layout", help="interleaved, interleaved-cos, split, split-cos")
     group.add_argument("--frequencies", help="explicit frequencies, e.g. '1, 1/100, pi/4'")
@@ -55,6 +58,19 @@ def encoding_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--padding-idx", help="fairseq padding_idx")
     group.add_argument("--max-period", help="diffusion max_period")
     group.add_argument("--numerator", help="binary dials numerator (pi or 2*pi)")
+    multi = parser.add_argument_group(
+        "several position axes (--preset sincos-2d, pe-2d, pe-3d, mrope, axial-rope)")
+    multi.add_argument("--grid", metavar="H,W", help="grid of positions, rows × columns "
+                       "(H,W) or frames × rows × columns (T,H,W), e.g. 16,16")
+    multi.add_argument("--first", choices=["column", "row"],
+                       help="sincos-2d: which coordinate the first half encodes (default "
+                            "column: MAE's meshgrid order; row: meshgrid indexing='ij')")
+    multi.add_argument("--mrope-section", metavar="T,H,W",
+                       help="mrope: frequency pairs per axis, e.g. 16,24,24 (head_dim = --dim)")
+    multi.add_argument("--mrope-interleaved", action="store_true",
+                       help="mrope: Qwen3-VL's interleaved assignment of pairs to axes")
+    multi.add_argument("--axes-dims", metavar="D1,D2,…",
+                       help="axial-rope: rotary dims per axis, e.g. 16,56,56 (FLUX)")
 
 
 def output_options(parser: argparse.ArgumentParser, *, report: bool = True) -> None:
@@ -165,6 +181,10 @@ def build_encoding(args: argparse.Namespace) -> Any:
         name = name or "expression"
         params["expression"] = args.expression
     name = name or "vaswani"
+    if build_multi(args) is not None:
+        raise InvalidParameter(f"--preset {name} has several position axes; this command "
+                               "takes a 1-D encoding (multi-axis encodings: prove, check, "
+                               "identify, check-impl, derive)")
     for option in ("base", "layout", "min_timescale", "max_timescale", "max_period",
                    "numerator", "odd_dim"):
         value = getattr(args, option)
@@ -174,7 +194,84 @@ def build_encoding(args: argparse.Namespace) -> Any:
         value = getattr(args, option)
         if value is not None:
             params[option] = parse_int(option.replace("_", "-"), value)
-    return preset(name, dim=parse_int("dim", args.dim), **params)
+    return preset(name, dim=parse_int("dim", args.dim or "512"), **params)
+
+
+def parse_grid(text: str | None, axes: int | None = None) -> tuple[int, ...] | None:
+    """``--grid`` as a tuple of positive sizes (``None`` when not given).
+
+    >>> parse_grid("16,16"), parse_grid("4x8x8"), parse_grid(None)
+    ((16, 16), (4, 8, 8), None)
+    >>> parse_grid("16", axes=2)
+    Traceback (most recent call last):
+    ...
+    posproof.errors.InvalidParameter: --grid='16' has 1 size, but the encoding has 2 axes; pass e.g. --grid 16,16
+    """  # noqa: E501
+    if text is None:
+        return None
+    parts = [p.strip() for p in str(text).replace("x", ",").replace("×", ",").split(",")]
+    try:
+        sizes = tuple(int(p) for p in parts)
+    except ValueError:
+        raise InvalidParameter(f"--grid={text!r} is not a list of sizes; pass e.g. 16,16 "
+                               "(rows,columns) or 4,16,16 (frames,rows,columns)") from None
+    if not sizes or any(n < 1 for n in sizes) or len(sizes) > 8:
+        raise InvalidParameter(f"--grid={text!r}: give 1 to 8 sizes, each at least 1")
+    if axes is not None and len(sizes) != axes:
+        example = ",".join(["16"] * axes)
+        raise InvalidParameter(f"--grid={text!r} has {len(sizes)} size"
+                               f"{'s' if len(sizes) != 1 else ''}, but the encoding has "
+                               f"{axes} axes; pass e.g. --grid {example}")
+    return sizes
+
+
+def _int_list(option: str, text: str) -> list[int]:
+    try:
+        return [int(p) for p in text.replace(";", ",").split(",") if p.strip()]
+    except ValueError:
+        raise InvalidParameter(f"--{option}={text!r} is not a list of integers; pass e.g. "
+                               "16,24,24") from None
+
+
+def build_multi(args: argparse.Namespace) -> Any:
+    """The multi-axis encoding the options describe: a
+    :class:`~posproof.model.multiaxis.MultiAxisEncoding` (``sincos-2d``, ``pe-2d``, ``pe-3d``),
+    a :class:`~posproof.model.multirope.MultiAxisRotary` (``mrope``, ``axial-rope``), or
+    ``None`` when ``--preset`` names a 1-D encoding."""
+    from ..model.multiaxis import is_multi_preset, multi_preset
+    from ..model.multirope import MULTI_ROTARIES, multi_rotary
+
+    name = (args.preset or "").lower()
+    if name in MULTI_ROTARIES:
+        params: dict[str, Any] = {}
+        if name == "mrope":
+            if args.dim is not None:
+                params["head_dim"] = parse_int("dim", args.dim)
+            if args.mrope_section is not None:
+                params["mrope_section"] = _int_list("mrope-section", args.mrope_section)
+            params["interleaved"] = bool(args.mrope_interleaved)
+            if args.base is not None:
+                params["base"] = args.base
+        else:
+            if args.axes_dims is not None:
+                params["axes_dims"] = _int_list("axes-dims", args.axes_dims)
+            if args.base is not None:
+                params["theta"] = args.base
+        if args.layout is not None:
+            params["layout"] = args.layout
+        rot = multi_rotary(name, **params)
+        if name != "mrope" and args.dim is not None and parse_int("dim", args.dim) != rot.head_dim:
+            raise InvalidParameter(f"--dim={args.dim} but --axes-dims sum to {rot.head_dim}; "
+                                   "drop --dim or make them agree")
+        return rot
+    if not is_multi_preset(name):
+        return None
+    params = {}
+    for option in ("base", "layout", "first"):
+        value = getattr(args, option, None)
+        if value is not None:
+            params[option] = value
+    return multi_preset(name, dim=parse_int("dim", args.dim or "512"), **params)
 
 
 def run_main(parser: argparse.ArgumentParser, argv: Sequence[str] | None,

@@ -55,6 +55,7 @@ __all__ = [
     "as_axis_positions",
     "axis_symbols",
     "divide_dim",
+    "is_multi_preset",
     "multi_preset",
 ]
 
@@ -374,6 +375,16 @@ MULTI_PRESETS: dict[str, Callable[..., MultiAxisEncoding]] = {
 
 _ALIASES = {"mae": "sincos-2d", "vit-2d": "sincos-2d", "dit": "sincos-2d",
             "positional-encodings-2d": "pe-2d", "positional-encodings-3d": "pe-3d"}
+
+
+def is_multi_preset(name: Any) -> bool:
+    """Whether ``name`` (or an alias) is a multi-axis sinusoidal preset.
+
+    >>> is_multi_preset("MAE"), is_multi_preset("vaswani")
+    (True, False)
+    """
+    key = str(name).lower()
+    return _ALIASES.get(key, key) in MULTI_PRESETS
 
 
 def multi_preset(name: str, /, dim: int = 768, **params: Any) -> MultiAxisEncoding:
