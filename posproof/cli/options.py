@@ -194,7 +194,7 @@ def build_encoding(args: argparse.Namespace) -> Any:
         value = getattr(args, option)
         if value is not None:
             params[option] = parse_int(option.replace("_", "-"), value)
-    return preset(name, dim=parse_int("dim", args.dim or "512"), **params)
+    return preset(name, dim=parse_int("dim", "512" if args.dim is None else args.dim), **params)
 
 
 def parse_grid(text: str | None, axes: int | None = None) -> tuple[int, ...] | None:
@@ -271,7 +271,7 @@ def build_multi(args: argparse.Namespace) -> Any:
         value = getattr(args, option, None)
         if value is not None:
             params[option] = value
-    return multi_preset(name, dim=parse_int("dim", args.dim or "512"), **params)
+    return multi_preset(name, dim=parse_int("dim", "512" if args.dim is None else args.dim), **params)
 
 
 def run_main(parser: argparse.ArgumentParser, argv: Sequence[str] | None,
