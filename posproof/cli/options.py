@@ -271,7 +271,8 @@ def build_multi(args: argparse.Namespace) -> Any:
         value = getattr(args, option, None)
         if value is not None:
             params[option] = value
-    return multi_preset(name, dim=parse_int("dim", "512" if args.dim is None else args.dim), **params)
+    dim = parse_int("dim", "512" if args.dim is None else args.dim)
+    return multi_preset(name, dim=dim, **params)
 
 
 def run_main(parser: argparse.ArgumentParser, argv: Sequence[str] | None,
