@@ -103,6 +103,10 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         help="bases searched by --base-bound (default 2,1e12)")
     parser.add_argument("--integer-bases", action="store_true",
                         help="--base-bound over integer bases only: island ends exact")
+    parser.add_argument("--first-island", action="store_true",
+                        help="--base-bound stops after the first island: the smallest good "
+                             "base, certified, much faster at long L (islands above, the "
+                             "all-good threshold and 'interval' are then not computed)")
     parser.add_argument("--dtypes", default="float32,float16,bfloat16",
                         help="dtypes of the audit, comma-separated ('' for none)")
     parser.add_argument("--plot", metavar="FILE", help="write the overlaid curves to FILE "
@@ -118,7 +122,8 @@ def _base_options(args: argparse.Namespace) -> dict[str, Any]:
 
     bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
     return {"base_range": parse_base_range(getattr(args, "base_range", "2,1e12")),
-            "integer_bases": bool(getattr(args, "integer_bases", False)), "progress": bar}
+            "integer_bases": bool(getattr(args, "integer_bases", False)),
+            "first_only": bool(getattr(args, "first_island", False)), "progress": bar}
 
 
 def _dtypes(text: str) -> list[str]:
