@@ -45,6 +45,7 @@ from .multicheck import (
     crosscheck_note,
     encoding_residual,
     rotary_residual,
+    same_entry,
 )
 from .multiclaims import axis_claim, sections_claim
 from .theorems.budget import DEFAULT_TIMEOUT
@@ -85,7 +86,7 @@ def direct_sum_problems(enc: MultiAxisEncoding) -> list[str]:
         local = block.encoding.translation_entries(deltas[block.axis], "row")
         cols = block.columns
         for (i, j), value in local.items():
-            if whole.get((cols[i], cols[j]), sp.Integer(0)) != value:
+            if not same_entry(whole.get((cols[i], cols[j]), sp.Integer(0)), value):
                 problems.append(f"block {b}: T[{cols[i]}, {cols[j]}] differs from the 1-D "
                                 f"block's entry {value}")
         others = {s for a, s in enumerate(xs) if a != block.axis}
@@ -114,14 +115,15 @@ def rotary_direct_sum_problems(rot: MultiAxisRotary) -> list[str]:
             owner[c] = a
         for (i, j), value in rot.axis_rotary(a).rotation_entries(ms[a]).items():
             seen[(chans[i], chans[j])] = value
-            if whole.get((chans[i], chans[j]), sp.Integer(0)) != value:
+            if not same_entry(whole.get((chans[i], chans[j]), sp.Integer(0)), value):
                 problems.append(f"axis {a}: R[{chans[i]}, {chans[j]}] differs from the 1-D "
                                 f"rotary's entry {value}")
     for c in range(2 * rot.n_pairs, rot.head_dim):
         owner[c] = ("pass", c)
         seen[(c, c)] = sp.Integer(1)
     for (i, j), value in whole.items():
-        if value != 0 and (owner.get(i) != owner.get(j) or seen.get((i, j)) != value):
+        if value != 0 and (owner.get(i) != owner.get(j)
+                           or not same_entry(seen.get((i, j), 0), value)):
             problems.append(f"R[{i}, {j}] = {value} lies outside the per-axis blocks")
     return problems[:5]
 
@@ -246,7 +248,8 @@ def _rotary_diagonal(rot: MultiAxisRotary, seed: int) -> Proof:
     plain = Rotary(Explicit(rot.frequencies), rot.head_dim, rotary_dim=2 * rot.n_pairs,
                    layout=rot.layout)
     ref = plain.rotation_entries(M)
-    bad = [ij for ij in set(flat) | set(ref) if flat.get(ij, 0) != ref.get(ij, 0)]
+    bad = [ij for ij in set(flat) | set(ref)
+           if not same_entry(flat.get(ij, 0), ref.get(ij, 0))]
     if bad:  # pragma: no cover - p_{a_k} = m for every a_k makes them identical
         return Proof(name, statement, "unknown", note=f"entry {sorted(bad)[0]} differs")
     steps = [Step("pair k of R(p) is the rotation G(p_{a_k}·θ_k) on its channels; with p = "

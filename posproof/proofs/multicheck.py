@@ -16,13 +16,15 @@ from collections.abc import Sequence
 from typing import Any
 
 import mpmath
+import sympy as sp
 
 from ..model.multiaxis import MultiAxisEncoding, axis_symbols
 from ..model.multirope import MultiAxisRotary
 from ..precise import DEFAULT_DPS, mp_value
 
 __all__ = ["MULTI_ROTARY_THEOREMS", "MULTI_THEOREMS", "POINTS", "STATEMENTS",
-           "CrossCheckMismatch", "crosscheck_note", "encoding_residual", "rotary_residual"]
+           "CrossCheckMismatch", "crosscheck_note", "encoding_residual", "rotary_residual",
+           "same_entry"]
 
 #: Theorems about a MultiAxisEncoding (report names ``multi:<name>``), and the 1-D
 #: theorem of each block each one is composed from (None: the ⊕ structure itself).
@@ -182,6 +184,18 @@ def _rotate_1d(rot: MultiAxisRotary, freqs: list[mpmath.mpf], m: int,
         c, s = mpmath.cos(freqs[k] * m), mpmath.sin(freqs[k] * m)
         out[i], out[j] = c * v[i] - s * v[j], s * v[i] + c * v[j]
     return out
+
+
+def same_entry(a: Any, b: Any) -> bool:
+    """Whether two exact entries are the same expression once products are evaluated
+    (``rotation_entries`` may hold an unevaluated ``1*m``): an exact rewrite, no numbers.
+
+    >>> import sympy as sp
+    >>> m = sp.Symbol("m")
+    >>> same_entry(sp.cos(sp.Mul(1, m, evaluate=False)), sp.cos(m)), same_entry(m, 2 * m)
+    (True, False)
+    """
+    return a == b or sp.expand(sp.sympify(a) - sp.sympify(b)) == 0
 
 
 class CrossCheckMismatch(Exception):

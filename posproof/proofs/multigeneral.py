@@ -40,6 +40,7 @@ from .multicheck import (
     crosscheck_note,
     encoding_residual,
     rotary_residual,
+    same_entry,
 )
 
 __all__ = ["general_multi", "mrope_diagonal", "mrope_diagonal_general", "mrope_diagonal_of"]
@@ -52,7 +53,7 @@ def _compare(rot: MultiAxisRotary, plain: Rotary) -> list[tuple[int, int]]:
     flat = rot.rotation_entries([M] * rot.axes)
     ref = plain.rotation_entries(M)
     return sorted(ij for ij in set(flat) | set(ref)
-                  if flat.get(ij, sp.Integer(0)) != ref.get(ij, sp.Integer(0)))
+                  if not same_entry(flat.get(ij, sp.Integer(0)), ref.get(ij, sp.Integer(0))))
 
 
 def _diagonal(rot: MultiAxisRotary, plain: Rotary, label: str) -> Proof:
