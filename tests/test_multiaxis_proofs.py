@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 
+import corpus
+import corpus_multiaxis
 import mpmath
 import numpy as np
 import pytest
@@ -352,3 +354,42 @@ def test_mpmath_precision_is_untouched():
     prove_multi(multi_preset("sincos-2d", dim=8), claim_axes="row", general=True)
     assert (mpmath.mp.dps, mpmath.iv.prec) == before
     assert axis_symbols(2) == (sp.Symbol("x_1", real=True), sp.Symbol("x_2", real=True))
+
+
+# ---------------------------------------------------------------------- soundness corpus
+MULTI_FALSE = corpus_multiaxis.false_statements()
+MULTI_TRUE = corpus_multiaxis.true_statements()
+
+
+def test_the_multiaxis_corpus_covers_the_mistakes():
+    assert {s.group for s in MULTI_FALSE} == {
+        "multi-axis: axes swapped", "multi-axis: sections misread",
+        "multi-axis: meshgrid ij vs xy", "multi-axis: wrong convention"}
+    assert not any(s.truth for s in MULTI_FALSE)
+    assert all(s.truth for s in MULTI_TRUE)
+    assert {s.id for s in MULTI_FALSE + MULTI_TRUE} <= {s.id for s in corpus.statements()}
+
+
+@pytest.mark.parametrize("statement", MULTI_FALSE, ids=[s.id for s in MULTI_FALSE])
+def test_false_multiaxis_statement_is_refuted_and_confirmed(statement):
+    outcome = corpus.evaluate(statement)
+    assert outcome.status == "refuted", (statement.description, outcome.proof.note)
+    assert outcome.confirmed, outcome.detail
+    assert outcome.proof.counterexample["dps"] >= 50
+
+
+@pytest.mark.parametrize("statement", MULTI_TRUE, ids=[s.id for s in MULTI_TRUE])
+def test_true_multiaxis_statement_is_proved(statement):
+    outcome = corpus.evaluate(statement)
+    assert outcome.status == "proved", outcome.proof.note
+    assert outcome.proof.crosscheck
+
+
+def test_the_confirmer_rejects_a_made_up_counterexample():
+    """A refutation whose counterexample does not move the real axis is not confirmed."""
+    statement = next(s for s in MULTI_FALSE if s.id == "multi:sincos-2d:first-half-is-row")
+    proof = statement.ask()
+    proof.counterexample = {**proof.counterexample, "moved_position": proof.counterexample[
+        "position"]}
+    with pytest.raises(AssertionError):
+        statement.confirm(proof)

@@ -21,6 +21,7 @@ from ..model.multiaxis import MultiAxisEncoding, axis_symbols
 from ..model.multirope import MultiAxisRotary, mrope_axes
 from ..precise import DEFAULT_DPS, mp_value
 from ..report import Proof, Step
+from .multicheck import CrossCheckMismatch, encoding_residual
 
 __all__ = ["axis_claim", "certified_difference", "convention_claim", "meshgrid_claim",
            "sections_claim"]
@@ -48,7 +49,7 @@ def certified_difference(lhs: sp.Expr, rhs: sp.Expr, env: dict[sp.Symbol, Any] |
             return {"lhs": mpmath.nstr(mp_value(lhs, DEFAULT_DPS, env), 20),
                     "rhs": mpmath.nstr(mp_value(rhs, DEFAULT_DPS, env), 20),
                     "residual_enclosure": [mpmath.nstr(lo, 12), mpmath.nstr(hi, 12)],
-                    "bits": prec,
+                    "bits": prec, "dps": max(DEFAULT_DPS, validated.digits_of(prec)),
                     "certified": f"interval arithmetic: |lhs − rhs| ≥ {mpmath.nstr(lo, 6)} > 0"}
     return None
 
@@ -124,7 +125,32 @@ def axis_claim(enc: MultiAxisEncoding, claimed: Any) -> Proof:
                             if enc.name == "sincos-2d" else ""))
         return Proof("claim:axes", statement, "unknown", steps,
                      note=f"block {b}: no certified counterexample found")
-    return Proof("claim:axes", statement, "proved", steps)
+    return Proof("claim:axes", statement, "proved", steps,
+                 crosscheck=_axes_crosscheck(enc, axes))
+
+
+def _axes_crosscheck(enc: MultiAxisEncoding, axes: list[int]) -> dict[str, Any]:
+    """Moving every axis but the claimed one leaves the block's columns unchanged, in mpmath
+    at random integer positions (a sample of at most 4 columns per block)."""
+    import random
+
+    rng = random.Random(len(axes))
+    xs = axis_symbols(enc.axes)
+    vec = enc.vector()
+    worst = mpmath.mpf(0)
+    with mpmath.workdps(DEFAULT_DPS):
+        for b, a in enumerate(axes):
+            cols = enc.blocks[b].columns
+            for _ in range(2):
+                p = [rng.randrange(-10**4, 10**4) for _ in range(enc.axes)]
+                q = [rng.randrange(-10**4, 10**4) if i != a else p[i] for i in range(enc.axes)]
+                at_p, at_q = dict(zip(xs, p, strict=True)), dict(zip(xs, q, strict=True))
+                for j in rng.sample(list(cols), min(4, len(cols))):
+                    worst = max(worst, abs(mp_value(vec[0, j], DEFAULT_DPS, at_p)
+                                           - mp_value(vec[0, j], DEFAULT_DPS, at_q)))
+    if worst > mpmath.mpf(10) ** -(DEFAULT_DPS - 15):  # pragma: no cover - proved above
+        raise CrossCheckMismatch(f"claim:axes: residual {mpmath.nstr(worst, 5)}")
+    return {"max_residual": mpmath.nstr(worst, 3), "dps": DEFAULT_DPS}
 
 
 def convention_claim(enc: MultiAxisEncoding, convention: str = "column") -> Proof:
@@ -164,7 +190,9 @@ def convention_claim(enc: MultiAxisEncoding, convention: str = "column") -> Proo
                      note=f"column {j}: not proved and no certified counterexample found")
     steps.append(Step("every column: PE(x+Δ)_j − (PE(x)·T(Δ))_j reduces to 0 after trig "
                       "expansion", "expand_trig"))
-    return Proof("claim:convention", statement, "proved", steps)
+    worst = encoding_residual(enc, "translation[row]", 0)
+    return Proof("claim:convention", statement, "proved", steps, crosscheck={
+        "max_residual": mpmath.nstr(worst, 3), "dps": DEFAULT_DPS})
 
 
 def sections_claim(rot: MultiAxisRotary, mrope_section: Any, *, interleaved: bool = False
@@ -226,9 +254,14 @@ def sections_claim(rot: MultiAxisRotary, mrope_section: Any, *, interleaved: boo
                     note="sections misread (or interleaving confused)")
         return Proof("claim:mrope_section", statement, "unknown",
                      note=f"pair {k}: no certified counterexample found")
+    if rot.with_axes(claimed).rotation() != rot.rotation():  # pragma: no cover - same axes
+        return Proof("claim:mrope_section", statement, "unknown",
+                     note="same axes but different rotations")
     return Proof("claim:mrope_section", statement, "proved", [Step(
         f"pair by pair, the axes of {rot.name} equal those of mrope_section={secs}",
-        "exact comparison")])
+        "exact comparison")], crosscheck={
+            "method": "exact: the claimed rotary's R(m_1, …, m_k) equals this one's",
+            "pairs": rot.n_pairs})
 
 
 def meshgrid_claim(enc: MultiAxisEncoding, grid: Sequence[int], *,
@@ -263,7 +296,9 @@ def meshgrid_claim(enc: MultiAxisEncoding, grid: Sequence[int], *,
     if not rows:
         return Proof("claim:meshgrid", statement, "proved", [Step(
             "row by row, the built positions equal the spec's (so do the tables)",
-            "exact comparison")])
+            "exact comparison")], crosscheck={
+                "method": "exact: integer positions compared row by row", "rows": len(spec),
+                "max_table_difference": float(np.abs(enc.table(built) - enc.table(spec)).max())})
     r = rows[0]
     for j in range(enc.dim):
         lhs = vec[0, j].subs(dict(zip(xs, map(int, built[r]), strict=True)))
