@@ -393,3 +393,22 @@ def test_the_confirmer_rejects_a_made_up_counterexample():
         "position"]}
     with pytest.raises(AssertionError):
         statement.confirm(proof)
+
+
+def test_mrope_section_claim_without_a_rotary():
+    from posproof.proofs.multiclaims import mrope_section_claim
+
+    bad = mrope_section_claim(128, [16, 24, 20])
+    assert bad.status == "refuted"
+    assert bad.counterexample["unassigned_pairs"] == [60, 61, 62, 63]
+    over = mrope_section_claim(16, [4, 4, 4])
+    assert over.status == "refuted"
+    assert over.counterexample["over_assigned"] == 4
+    assert mrope_section_claim(16, [2, 3, 3], interleaved=True).status == "refuted"  # overruns
+    good = mrope_section_claim(128, [16, 24, 24])
+    assert good.status == "proved"
+    assert good.crosscheck["pairs_per_axis"] == [16, 24, 24]
+    # the claim agrees with the constructor: what it proves builds, what it refutes does not
+    with pytest.raises(InvalidEncoding):
+        mrope(10000, 128, [16, 24, 20])
+    assert mrope(10000, 128, [16, 24, 24]).n_pairs == 64

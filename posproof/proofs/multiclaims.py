@@ -24,7 +24,7 @@ from ..report import Proof, Step
 from .multicheck import CrossCheckMismatch, encoding_residual
 
 __all__ = ["axis_claim", "certified_difference", "convention_claim", "meshgrid_claim",
-           "sections_claim"]
+           "mrope_section_claim", "sections_claim"]
 
 # --------------------------------------------------------------------------- certificates
 def certified_difference(lhs: sp.Expr, rhs: sp.Expr, env: dict[sp.Symbol, Any] | None = None,
@@ -262,6 +262,46 @@ def sections_claim(rot: MultiAxisRotary, mrope_section: Any, *, interleaved: boo
         "exact comparison")], crosscheck={
             "method": "exact: the claimed rotary's R(m_1, …, m_k) equals this one's",
             "pairs": rot.n_pairs})
+
+
+def mrope_section_claim(head_dim: int, mrope_section: Any, *, interleaved: bool = False
+                        ) -> Proof:
+    """Decide "``mrope_section`` defines an M-RoPE of ``head_dim``": every one of the
+    head_dim/2 frequency pairs gets exactly one axis.  Refuted (exact integer arithmetic) when
+    the sections do not sum to head_dim/2 or, interleaved, an axis would run past the head.
+    (Building ``mrope(...)`` with such sections is bad input: one-line ``InvalidEncoding``.)
+
+    >>> mrope_section_claim(128, [16, 24, 20]).counterexample["unassigned_pairs"][:2]
+    [60, 61]
+    >>> mrope_section_claim(128, [24, 20, 20], interleaved=True).status
+    'proved'
+    """
+    head_dim = check_int("head_dim", head_dim, minimum=2, maximum=1 << 16)
+    secs = [check_int(f"mrope_section[{i}]", s, minimum=1)
+            for i, s in enumerate(check_sequence("mrope_section", mrope_section))]
+    n = head_dim // 2
+    statement = (f"claim: mrope_section={secs}{' (interleaved)' if interleaved else ''} "
+                 f"assigns each of the {n} frequency pairs of head_dim={head_dim} one axis")
+    if head_dim % 2 or sum(secs) != n:
+        total = sum(secs)
+        return Proof("claim:mrope_section", statement, "refuted", [Step(
+            f"sum({secs}) = {total} ≠ head_dim/2 = {n}" if not head_dim % 2
+            else f"head_dim={head_dim} is odd", "integer arithmetic")], counterexample={
+                "sections_sum": total, "pairs": n,
+                "unassigned_pairs": list(range(total, n))[:8],
+                "over_assigned": max(0, total - n), "certified": "exact integer arithmetic"},
+            note="sections must sum to head_dim/2 (HF splits cos/sin by mrope_section*2)")
+    try:
+        axes = mrope_axes(secs, n, interleaved=interleaved)
+    except PosproofError as exc:
+        return Proof("claim:mrope_section", statement, "refuted",
+                     [Step(str(exc), "integer arithmetic")],
+                     counterexample={"error": str(exc), "certified": "exact integer arithmetic"})
+    counts = [axes.count(a) for a in range(len(secs))]
+    return Proof("claim:mrope_section", statement, "proved", [Step(
+        f"sum({secs}) = {n} = head_dim/2; pairs per axis {counts}, each pair once",
+        "integer arithmetic")], crosscheck={"method": "exact: pairs counted per axis",
+                                            "pairs_per_axis": counts})
 
 
 def meshgrid_claim(enc: MultiAxisEncoding, grid: Sequence[int], *,
