@@ -412,3 +412,13 @@ def test_mrope_section_claim_without_a_rotary():
     with pytest.raises(InvalidEncoding):
         mrope(10000, 128, [16, 24, 20])
     assert mrope(10000, 128, [16, 24, 24]).n_pairs == 64
+
+
+def test_prove_multi_convention_claim():
+    enc = multi_preset("pe-3d", dim=12)
+    statuses = _statuses(prove_multi(enc, claim_convention="column", theorems=["norm"]))
+    assert statuses == {"claim:convention": "refuted", "multi:norm": "proved"}
+    statuses = _statuses(prove_multi(enc, claim_convention="row", theorems=["norm"]))
+    assert statuses["claim:convention"] == "proved"
+    with pytest.raises(InvalidParameter):
+        prove_multi(mrope(10000, 8, [2, 1, 1]), claim_convention="row")

@@ -47,7 +47,7 @@ from .multicheck import (
     rotary_residual,
     same_entry,
 )
-from .multiclaims import axis_claim, sections_claim
+from .multiclaims import axis_claim, convention_claim, sections_claim
 from .theorems.budget import DEFAULT_TIMEOUT
 
 __all__ = [
@@ -269,7 +269,8 @@ def _rotary_diagonal(rot: MultiAxisRotary, seed: int) -> Proof:
 def prove_multi(obj: MultiAxisEncoding | MultiAxisRotary, *,
                 theorems: Sequence[str] | None = None, general: bool = False,
                 claim_axes: Any = None, claim_sections: Any = None,
-                claim_interleaved: bool = False, seed: int = 0,
+                claim_interleaved: bool = False, claim_convention: str | None = None,
+                seed: int = 0,
                 timeout: float | None = DEFAULT_TIMEOUT) -> Report:
     """Prove (or refute) the theorems about a multi-axis encoding or rotary; a :class:`Report`.
 
@@ -280,7 +281,9 @@ def prove_multi(obj: MultiAxisEncoding | MultiAxisRotary, *,
     ``general=True`` adds the same statements for every k and every split of the dims among
     the axes (:mod:`posproof.proofs.multigeneral`).  Claims: ``claim_axes`` (encodings: the
     axis of the first block, or one per block; :func:`axis_claim`), ``claim_sections`` with
-    ``claim_interleaved`` (rotaries: :func:`sections_claim`).
+    ``claim_interleaved`` (rotaries: :func:`sections_claim`), ``claim_convention``
+    (encodings: T(Δ) built in that convention applied as PE(x)·T(Δ); ``"column"`` is refuted,
+    :func:`~posproof.proofs.multiclaims.convention_claim`).
 
     >>> from posproof.model.multirope import mrope
     >>> report = prove_multi(mrope(10000, 8, [2, 1, 1]))
@@ -309,11 +312,13 @@ def prove_multi(obj: MultiAxisEncoding | MultiAxisRotary, *,
                                    "use claim_axes")
         if claim_axes is not None:
             report.theorems.append(axis_claim(obj, claim_axes))
+        if claim_convention is not None:
+            report.theorems.append(convention_claim(obj, claim_convention))
         report.theorems.extend(_prove_encoding(obj, names, seed, timeout))
     else:
-        if claim_axes is not None:
-            raise InvalidParameter("claim_axes is about a sinusoidal multi-axis encoding; for a "
-                                   "rotary use claim_sections")
+        if claim_axes is not None or claim_convention is not None:
+            raise InvalidParameter("claim_axes / claim_convention are about a sinusoidal "
+                                   "multi-axis encoding; for a rotary use claim_sections")
         if claim_sections is not None:
             report.theorems.append(sections_claim(obj, claim_sections,
                                                   interleaved=bool(claim_interleaved)))
