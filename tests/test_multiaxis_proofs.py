@@ -22,7 +22,7 @@ from posproof.cli.app import main
 from posproof.errors import InvalidEncoding, InvalidParameter, UnknownName
 from posproof.model.encoding import Encoding
 from posproof.model.multiaxis import MultiAxisEncoding, axis_symbols, multi_preset
-from posproof.model.multirope import axial_rope, mrope
+from posproof.model.multirope import MultiAxisRotary, axial_rope, mrope
 from posproof.model.schedules import Geometric
 from posproof.proofs.multiaxis import direct_sum_problems, rotary_direct_sum_problems
 from posproof.proofs.multicheck import (
@@ -422,3 +422,14 @@ def test_prove_multi_convention_claim():
     assert statuses["claim:convention"] == "proved"
     with pytest.raises(InvalidParameter):
         prove_multi(mrope(10000, 8, [2, 1, 1]), claim_convention="row")
+
+
+def test_mrope_diagonal_with_pass_through_channels():
+    """θ over rotary_dim = 8 inside head_dim = 12: the base is read back from rotary_dim."""
+    rot = MultiAxisRotary(Geometric(10000).frequencies(8), [0, 1, 2, 2], 12)
+    proof = mrope_diagonal_of(rot)
+    assert proof.status == "proved"
+    assert "base=10000" in proof.statement
+    # a rotary whose θ is not one geometric schedule is not called plain RoPE
+    odd = MultiAxisRotary([1, sp.Rational(1, 3), sp.Rational(1, 5)], [0, 1, 1], 6)
+    assert mrope_diagonal_of(odd).status == "unknown"

@@ -102,11 +102,11 @@ def mrope_diagonal_of(rot: MultiAxisRotary) -> Proof:
     """:func:`mrope_diagonal` for an M-RoPE already built (base read back from θ_1)."""
     if rot.n_pairs < 2:
         return Proof("mrope:diagonal", _STATEMENT, "unknown", note="fewer than 2 pairs")
-    base = sp.simplify(1 / rot.frequencies[1] ** sp.Rational(rot.head_dim, 2))
+    base = sp.simplify(1 / rot.frequencies[1] ** rot.n_pairs)   # θ_1 = base^(−2/rotary_dim)
     if not isinstance(base, sp.Rational):
         return Proof("mrope:diagonal", _STATEMENT, "unknown",
-                     note=f"θ_1 = {rot.frequencies[1]} is not base^(−2/head_dim) for a rational "
-                          "base")
+                     note=f"θ_1 = {rot.frequencies[1]} is not base^(−2/rotary_dim) for a "
+                          "rational base")
     plain = Rotary(Geometric(base), rot.head_dim, rotary_dim=2 * rot.n_pairs, layout=rot.layout)
     return _diagonal(rot, plain, f"{rot.name}, base={base}, head_dim={rot.head_dim}")
 
@@ -198,6 +198,7 @@ def _general_encoding(enc: MultiAxisEncoding, names: list[str], seed: int,
         per_family[key] = {p.name.removeprefix("general:"): p for p in proofs}
     rng = random.Random(seed + 11)
     samples = [s for s in (_random_split(list(families.values()), rng) for _ in range(3)) if s]
+    samples = samples or [enc]      # a schedule of fixed length: check the encoding itself
     out = []
     for name in names:
         statement = (f"{STATEMENTS[name]} — for every number of axes k and every split of the "
