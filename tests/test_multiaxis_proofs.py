@@ -333,6 +333,18 @@ def test_cli_claims_refute_and_exit_1(capsys):
     data = json.loads(capsys.readouterr().out)
     claim = next(t for t in data["theorems"] if t["name"] == "claim:mrope_section")
     assert claim["status"] == "refuted"
+    assert main(["prove", "--preset", "sincos-2d", "--dim", "8", "--grid", "3,4",
+                 "--claim-meshgrid", "ij", "--json"]) == 1
+    mesh = json.loads(capsys.readouterr().out)["theorems"][0]
+    assert (mesh["name"], mesh["status"]) == ("claim:meshgrid", "refuted")
+    assert main(["prove", "--preset", "sincos-2d", "--dim", "8", "--grid", "3,4",
+                 "--claim-meshgrid", "xy"]) == 0
+    capsys.readouterr()
+    assert main(["prove", "--preset", "mrope", "--dim", "16", "--mrope-section", "2,3,3",
+                 "--claim-sections", "2,3,2", "--json"]) == 1
+    claim = next(t for t in json.loads(capsys.readouterr().out)["theorems"]
+                 if t["name"] == "claim:mrope_section")
+    assert claim["status"] == "refuted"
     assert claim["counterexample"]["sections_sum"] == 7
 
 
@@ -341,7 +353,12 @@ def test_cli_claims_refute_and_exit_1(capsys):
     ["--preset", "sincos-2d", "--dim", "8", "--claim-period", "3"],
     ["--preset", "sincos-2d", "--dim", "8", "--claim-first", "depth"],
     ["--preset", "mrope", "--dim", "16", "--mrope-section", "2,3,3", "--claim-sections", "a"],
-    ["--preset", "sincos-2d", "--dim", "8", "--theorem", "relative"]])
+    ["--preset", "sincos-2d", "--dim", "8", "--theorem", "relative"],
+    ["--preset", "sincos-2d", "--dim", "8", "--claim-meshgrid", "ij"],
+    ["--preset", "sincos-2d", "--dim", "8", "--grid", "3", "--claim-meshgrid", "ij"],
+    ["--preset", "mrope", "--dim", "8", "--mrope-section", "2,1,1", "--claim-first", "row"],
+    ["--preset", "pe-2d", "--dim", "8", "--claim-sections", "1,1"],
+    ["--preset", "vaswani", "--dim", "8", "--claim-first", "row"]])
 def test_cli_bad_input_exits_2_in_one_line(argv, capsys):
     assert main(["prove", *argv]) == 2
     err = capsys.readouterr().err

@@ -33,6 +33,7 @@ from .options import (
     int_list,
     length,
     output_options,
+    parse_grid,
     parse_int,
     run_main,
 )
@@ -199,6 +200,12 @@ def _run_prove(args: argparse.Namespace, general: bool) -> int:
         multi = build_multi(args)
         if multi is not None:
             return _run_prove_multi(args, multi)
+        used = [o for o in ("claim_first", "claim_sections", "claim_interleaved",
+                            "claim_meshgrid") if getattr(args, o, None)]
+        if used:
+            raise InvalidParameter(f"--{used[0].replace('_', '-')} is for the multi-axis presets "
+                                   "(sincos-2d, pe-2d, pe-3d, mrope, axial-rope), not "
+                                   f"--preset {args.preset or 'vaswani'}")
     enc = build_encoding(args)
     if args.command == "verify":                     # refuse a too large scan before proving
         from ..measure.checks import check_scan_options
@@ -231,9 +238,21 @@ def _run_prove_multi(args: argparse.Namespace, multi: Any) -> int:
     sections = (int_list("claim-sections", args.claim_sections)
                 if args.claim_sections is not None else None)
     start = time.perf_counter()
+    if args.claim_meshgrid and args.grid is None:
+        raise InvalidParameter("--claim-meshgrid needs --grid H,W (the grid the table is built "
+                               "on), e.g. --grid 16,16")
+    wrong = ([o for o in ("claim_first", "claim_meshgrid") if getattr(args, o)]
+             if hasattr(multi, "pair_axes") else
+             [o for o in ("claim_sections", "claim_interleaved") if getattr(args, o)])
+    if wrong:
+        raise InvalidParameter(f"--{wrong[0].replace('_', '-')} does not apply to --preset "
+                               f"{args.preset}; --claim-first/--claim-meshgrid are for "
+                               "sincos-2d/pe-2d/pe-3d, --claim-sections for mrope/axial-rope")
+    grid = parse_grid(args.grid, axes=multi.axes) if args.claim_meshgrid else None
     report = prove_multi(multi, general=args.general, theorems=args.theorem or None,
                          claim_axes=args.claim_first, claim_sections=sections,
-                         claim_interleaved=args.claim_interleaved, seed=args.seed,
+                         claim_interleaved=args.claim_interleaved,
+                         claim_meshgrid=args.claim_meshgrid, grid=grid, seed=args.seed,
                          **_timeout(args))
     return _output(report, args, time.perf_counter() - start)
 
@@ -319,6 +338,10 @@ def make_parser() -> argparse.ArgumentParser:
     prove.add_argument("--claim-interleaved", action="store_true",
                        help="with --claim-sections: the claimed assignment is Qwen3-VL's "
                             "interleaved one")
+    prove.add_argument("--claim-meshgrid", choices=["ij", "xy"],
+                       help="sincos-2d (2 axes) with --grid H,W: a claim that the table built "
+                            "with np.meshgrid(grid_w, grid_h, indexing=...) is the spec's "
+                            "(refuted for 'ij': the transposed grid)")
     prove.add_argument("--timeout", metavar="SECONDS",
                        help="budget per theorem in seconds (default 5); a theorem not "
                             "decided within it is unknown, with the reason (0: no limit)")

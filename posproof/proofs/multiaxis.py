@@ -47,7 +47,7 @@ from .multicheck import (
     rotary_residual,
     same_entry,
 )
-from .multiclaims import axis_claim, convention_claim, sections_claim
+from .multiclaims import axis_claim, convention_claim, meshgrid_claim, sections_claim
 from .theorems.budget import DEFAULT_TIMEOUT
 
 __all__ = [
@@ -270,6 +270,7 @@ def prove_multi(obj: MultiAxisEncoding | MultiAxisRotary, *,
                 theorems: Sequence[str] | None = None, general: bool = False,
                 claim_axes: Any = None, claim_sections: Any = None,
                 claim_interleaved: bool = False, claim_convention: str | None = None,
+                claim_meshgrid: str | None = None, grid: Sequence[int] | None = None,
                 seed: int = 0,
                 timeout: float | None = DEFAULT_TIMEOUT) -> Report:
     """Prove (or refute) the theorems about a multi-axis encoding or rotary; a :class:`Report`.
@@ -283,7 +284,9 @@ def prove_multi(obj: MultiAxisEncoding | MultiAxisRotary, *,
     axis of the first block, or one per block; :func:`axis_claim`), ``claim_sections`` with
     ``claim_interleaved`` (rotaries: :func:`sections_claim`), ``claim_convention``
     (encodings: T(Δ) built in that convention applied as PE(x)·T(Δ); ``"column"`` is refuted,
-    :func:`~posproof.proofs.multiclaims.convention_claim`).
+    :func:`~posproof.proofs.multiclaims.convention_claim`), ``claim_meshgrid`` with ``grid``
+    (2-axis encodings: the table built with ``meshgrid(..., indexing=claim_meshgrid)`` equals
+    the spec's on that H×W grid; :func:`~posproof.proofs.multiclaims.meshgrid_claim`).
 
     >>> from posproof.model.multirope import mrope
     >>> report = prove_multi(mrope(10000, 8, [2, 1, 1]))
@@ -314,11 +317,17 @@ def prove_multi(obj: MultiAxisEncoding | MultiAxisRotary, *,
             report.theorems.append(axis_claim(obj, claim_axes))
         if claim_convention is not None:
             report.theorems.append(convention_claim(obj, claim_convention))
+        if claim_meshgrid is not None:
+            if grid is None:
+                raise InvalidParameter("claim_meshgrid needs grid=(H, W): the grid the table "
+                                       "is built on")
+            report.theorems.append(meshgrid_claim(obj, grid, indexing=claim_meshgrid))
         report.theorems.extend(_prove_encoding(obj, names, seed, timeout))
     else:
-        if claim_axes is not None or claim_convention is not None:
-            raise InvalidParameter("claim_axes / claim_convention are about a sinusoidal "
-                                   "multi-axis encoding; for a rotary use claim_sections")
+        if claim_axes is not None or claim_convention is not None or claim_meshgrid is not None:
+            raise InvalidParameter("claim_axes / claim_convention / claim_meshgrid are about a "
+                                   "sinusoidal multi-axis encoding; for a rotary use "
+                                   "claim_sections")
         if claim_sections is not None:
             report.theorems.append(sections_claim(obj, claim_sections,
                                                   interleaved=bool(claim_interleaved)))
