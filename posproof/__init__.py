@@ -35,6 +35,7 @@ from .model.schedules import (
     Schedule,
     TensorToTensor,
 )
+from .proofs.multiaxis import prove_multi
 from .proofs.rotary import prove_rotary
 from .proofs.theorems import prove
 from .report import Check, Proof, Report, Step
@@ -48,7 +49,7 @@ __all__ = [
     "RopeConfig", "Rotary", "Schedule", "Step", "TensorToTensor", "UnknownName", "YaRNScaling",
     "axial_rope", "base_bound", "check", "explore", "first_unrepresentable_integer",
     "get_layout", "gram_is_toeplitz", "lambdify_encoding", "make_scaling", "mrope",
-    "multi_preset", "parse_spec", "permutation", "preset", "prove", "prove_rotary",
+    "multi_preset", "parse_spec", "permutation", "preset", "prove", "prove_multi", "prove_rotary",
     "read_config", "rotary", "translation_matrix",
 ]
 

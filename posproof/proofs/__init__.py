@@ -8,6 +8,10 @@ The second stage of the pipeline: it may import posproof.model and the shared le
 Modules:
 
 * ``claims`` — Claims a user states about an encoding: a period, a bound, a column permutation.
+* ``multiaxis`` — What is proved about a multi-axis encoding or rotary: ``prove_multi``.
+* ``multicheck`` — Multi-axis theorem names and statements, their mpmath cross-checks.
+* ``multiclaims`` — Claims about multi-axis encodings (axes, mrope_section, meshgrid, convention).
+* ``multigeneral`` — M-RoPE on the diagonal; multi-axis theorems for every k and split.
 * ``rotary`` — What is proved about a rotary embedding: ``prove_rotary``, the stale-cache hazard.
 * ``scaling`` — Proofs of the invariants of each RoPE scaling rule (``scaling_theorems``).
 * ``theorems`` — The proof engine: theorems about an Encoding, each proved, refuted or unknown.
