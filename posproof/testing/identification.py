@@ -37,7 +37,7 @@ no known schedule".  The method, for each way of pairing the columns
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import sympy as sp
@@ -65,6 +65,9 @@ from .identification_measure import (
     pairings,
     residual,
 )
+
+if TYPE_CHECKING:
+    from .identification_multiaxis import MultiAxisIdentification
 
 __all__ = [
     "TOLERANCE",
@@ -175,8 +178,17 @@ def ranges(values: list[int], limit: int = 8) -> str:
 
 
 
-def identify(table: Any, *, dtype: str | None = None) -> Identification:
+def identify(table: Any, *, dtype: str | None = None, grid: Any = None
+             ) -> Identification | MultiAxisIdentification:
     """Identify the schedule, layout, parameters and offset that produced ``table``.
+
+    ``grid=(H, W)`` or ``(T, H, W)``: the rows are the positions of that grid in
+    row-major order (MAE's 2-D sin-cos table, a flattened ``PositionalEncoding2D``);
+    the answer is a :class:`~posproof.testing.identification_multiaxis.MultiAxisIdentification`
+    naming which columns encode which axis.  Without ``grid``, a table that no 1-D
+    schedule explains is tried on the factorisations of its row count
+    (:func:`~posproof.testing.identification_multiaxis.identify_flat`); the
+    1-D answer stands when none explains it either.
 
     ``table`` has shape ``(n_positions, dim)`` with rows at consecutive integer
     positions (row 0 at the offset found); NumPy, PyTorch and JAX arrays are
@@ -194,6 +206,10 @@ def identify(table: Any, *, dtype: str | None = None) -> Identification:
     ...
     posproof.errors.InvalidParameter: table has 3 rows; identify needs at least 4 consecutive positions
     """  # noqa: E501
+    if grid is not None:
+        from .identification_multiaxis import identify_grid
+
+        return identify_grid(table, grid, dtype=dtype)
     arr, dtname = as_array(table)
     if arr.ndim != 2:
         squeezed = arr.reshape([s for s in arr.shape if s != 1] or [1]) if arr.ndim > 2 else arr
@@ -212,7 +228,19 @@ def identify(table: Any, *, dtype: str | None = None) -> Identification:
     result = _identify_at(arr, dtname)
     if result.matched:
         return result
-    return _rescaled(arr, dtname, fixed=dtype is not None) or result
+    result = _rescaled(arr, dtname, fixed=dtype is not None) or result
+    if result.matched:
+        return result
+    from .identification_multiaxis import factorisations, search_grids
+
+    found = search_grids(arr, dtname, fixed=dtype is not None)
+    if found is not None:
+        return found
+    tried = len(factorisations(rows))
+    if tried:
+        result.notes.append(f"no grid explains it either: tried {tried} factorisation(s) of "
+                            f"{rows} rows into 2 or 3 axes")
+    return result
 
 
 def _rescaled(arr: np.ndarray, dtname: str, fixed: bool) -> Identification | None:
