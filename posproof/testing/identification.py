@@ -75,6 +75,7 @@ __all__ = [
     "as_array",
     "dtype_eps",
     "identify",
+    "identify_1d",
     "ranges",
 ]
 
@@ -225,10 +226,7 @@ def identify(table: Any, *, dtype: str | None = None, grid: Any = None
             f"table has {rows} rows; identify needs at least 4 consecutive positions")
     if dim < 2:
         raise InvalidParameter(f"table has {dim} column(s); identify needs dim >= 2")
-    result = _identify_at(arr, dtname)
-    if result.matched:
-        return result
-    result = _rescaled(arr, dtname, fixed=dtype is not None) or result
+    result = _identify_1d(arr, dtname, fixed=dtype is not None)
     if result.matched:
         return result
     from .identification_multiaxis import factorisations, search_grids
@@ -241,6 +239,28 @@ def identify(table: Any, *, dtype: str | None = None, grid: Any = None
         result.notes.append(f"no grid explains it either: tried {tried} factorisation(s) of "
                             f"{rows} rows into 2 or 3 axes")
     return result
+
+
+def identify_1d(table: Any, *, dtype: str | None = None) -> Identification:
+    """:func:`identify` of a 1-D table only (no grid search): what the multi-axis search runs
+    on the columns of one axis.
+
+    >>> identify_1d(posproof.preset("vaswani", dim=8).table(16)).matched
+    True
+    """
+    arr, dtname = as_array(table)
+    if arr.ndim != 2 or arr.shape[0] < 4 or arr.shape[1] < 2:
+        raise InvalidParameter(f"table has shape {arr.shape}; identify needs at least 4 "
+                               "positions × 2 columns")
+    return _identify_1d(arr, dtype_name(dtype) if dtype is not None else dtname,
+                        fixed=dtype is not None)
+
+
+def _identify_1d(arr: np.ndarray, dtname: str, fixed: bool) -> Identification:
+    result = _identify_at(arr, dtname)
+    if result.matched:
+        return result
+    return _rescaled(arr, dtname, fixed=fixed) or result
 
 
 def _rescaled(arr: np.ndarray, dtname: str, fixed: bool) -> Identification | None:

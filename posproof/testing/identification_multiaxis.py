@@ -13,7 +13,7 @@ The method, for a grid of shape ``(g_1, …, g_k)``:
    along two axes means the grid does not explain the table;
 2. each axis's columns, on the line of rows along that axis (the other
    coordinates at their first value), are a 1-D table:
-   :func:`~posproof.testing.identification.identify` names its schedule,
+   :func:`~posproof.testing.identification.identify_1d` names its schedule,
    layout, offset, precision and scale;
 3. the :class:`~posproof.model.multiaxis.MultiAxisEncoding` of those blocks
    regenerates the WHOLE table, compared entrywise with the tolerance of
@@ -49,7 +49,7 @@ import numpy as np
 
 from ..errors import InvalidParameter, PosproofError, check_int
 from .arrays import as_array, dtype_eps, dtype_name
-from .identification import TOLERANCE, Identification, identify, ranges
+from .identification import TOLERANCE, Identification, identify_1d, ranges
 from .tables import Tolerance
 
 __all__ = [
@@ -252,8 +252,10 @@ def _fit(arr: np.ndarray, cube: np.ndarray, dtname: str, sizes: tuple[int, ...],
         cols = [j for j in range(dim) if owner[j] == a]
         index = tuple(slice(None) if b == a else 0 for b in range(len(sizes)))
         line = cube[index][:, cols]
+        if dtname in ("float16", "float32", "float64"):
+            line = line.astype(dtname)      # exact: the values came from that dtype
         try:
-            found = identify(line, dtype=dtname if fixed else None)
+            found = identify_1d(line, dtype=dtname if fixed or dtname == "bfloat16" else None)
         except PosproofError as exc:
             found = Identification(False, f"matches no known schedule: {exc}", size,
                                    len(cols), dtname)
