@@ -350,7 +350,7 @@ def _name(result: MultiAxisIdentification, enc: Any) -> None:
                 result.summary = f"{verb} {name} ({label}) {where}"
                 _scaled(result)
                 return
-        for name, label, params, preset in _presets(result.dim, len(sizes), base):
+        for name, label, _params, preset in _presets(result.dim, len(sizes), base):
             for order in itertools.permutations(range(len(sizes))):
                 if list(order) != sorted(order) and _same(enc, preset.swapped(order), sizes):
                     result.notes.append(
