@@ -17,8 +17,8 @@ The method, for a grid of shape ``(g_1, …, g_k)``:
    layout, offset, precision and scale;
 3. the :class:`~posproof.model.multiaxis.MultiAxisEncoding` of those blocks
    regenerates the WHOLE table, compared entrywise with the tolerance of
-   :class:`~posproof.testing.tables.Tolerance` (angles in the table's
-   precision, ``16·(eps + eps·|x·ω|)``): a match only within it, residual
+   :class:`~posproof.testing.tables.Tolerance` with angles in the table's
+   precision, ``16·(eps + eps·|x·ω|)``: a match only within it, residual
    reported;
 4. the fitted encoding is compared with the multi-axis presets (``sincos-2d``
    column first as MAE, row first as MAE ported with ``meshgrid(indexing="ij")``,
@@ -48,9 +48,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidParameter, PosproofError, check_int
-from .arrays import as_array, dtype_eps, dtype_name
-from .identification import TOLERANCE, Identification, identify_1d, ranges
-from .tables import Tolerance
+from .arrays import as_array, dtype_eps, dtype_name, tolerance
+from .identification_1d import TOLERANCE, Identification, identify_1d, ranges
 
 __all__ = [
     "MAX_FACTORISATIONS",
@@ -287,17 +286,17 @@ def _fit(arr: np.ndarray, cube: np.ndarray, dtname: str, sizes: tuple[int, ...],
 
 def _residual(arr: np.ndarray, enc: Any, sizes: tuple[int, ...], prec: str,
               scale: float) -> tuple[float, float]:
-    """max |table − scale·fitted| and its largest ratio to the tolerance (angles in ``prec``)."""
-    tol = Tolerance.of(prec, angles=prec, scale=scale)
+    """max |table − scale·fitted| and its largest ratio to the tolerance
+    ``|scale|·16·eps·(1 + |x·ω|)`` of precision ``prec`` (angles formed in it): the
+    1-D identify standard, ``Tolerance.of(prec, angles=prec, scale=scale)``."""
     pos = enc.grid(sizes)
     fitted = scale * enc.table(pos)
     diff = np.abs(arr.astype(np.float64) - fitted)
     allowed = np.empty_like(diff)
+    eps = dtype_eps(prec)
     for block in enc.blocks:
-        cols = list(block.columns)
-        angle = np.abs(np.multiply.outer(pos[:, block.axis].astype(np.float64),
-                                         block.encoding.column_frequencies_float))
-        allowed[:, cols] = tol.out + tol.angle * angle
+        allowed[:, list(block.columns)] = abs(scale) * tolerance(
+            eps, pos[:, block.axis], block.encoding.column_frequencies_float)
     return float(diff.max()), float((diff / allowed).max())
 
 
