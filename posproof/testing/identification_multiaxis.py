@@ -191,6 +191,11 @@ def _assignments(cube: np.ndarray, noise: float) -> tuple[list[list[int]], str |
     """Candidate axis assignments of the columns (one list of axes per candidate), or a
     reason why the grid does not explain the table."""
     k, dim = cube.ndim - 1, cube.shape[-1]
+    corner = cube[tuple(slice(0, 8) for _ in range(k))]
+    if corner.size < cube.size:     # a column varying along two axes on a corner of ≤ 8^k
+        rejected = _assignments(corner, noise)[1]   # positions varies along both on all
+        if rejected is not None and "more than one axis" in rejected:
+            return [], rejected
     varies = np.zeros((k, dim), dtype=bool)
     for a in range(k):
         varies[a] = np.abs(np.diff(cube, axis=a)).reshape(-1, dim).max(axis=0) > noise
@@ -220,13 +225,15 @@ def _assignments(cube: np.ndarray, noise: float) -> tuple[list[list[int]], str |
 
 
 def _identify_shape(arr: np.ndarray, dtname: str, sizes: tuple[int, ...],
-                    fixed: bool) -> MultiAxisIdentification:
+                    fixed: bool, peak: float | None = None) -> MultiAxisIdentification:
     rows, dim = arr.shape
     k = len(sizes)
     names = axis_labels(k)
     result = MultiAxisIdentification(False, "", rows, dim, dtname, sizes)
     cube = arr.reshape(*sizes, dim)
-    noise = TOLERANCE * dtype_eps(dtname) * max(1.0, float(np.abs(arr).max(initial=0.0)))
+    if peak is None:
+        peak = float(np.abs(arr).max(initial=0.0))
+    noise = TOLERANCE * dtype_eps(dtname) * max(1.0, peak)
     candidates, why = _assignments(cube, noise)
     if why is not None:
         result.summary = f"the {_shape_text(sizes)} grid does not explain the table: {why}"
@@ -414,8 +421,9 @@ def search_grids(arr: np.ndarray, dtname: str, *, fixed: bool = False
     """:func:`identify_flat` on a 2-d float array already read at precision ``dtname``
     (``fixed``: do not read a narrower working precision from the values)."""
     shapes = factorisations(arr.shape[0])
+    peak = float(np.abs(arr).max(initial=0.0))
     for shape in shapes:
-        found = _identify_shape(arr, dtname, shape, fixed)
+        found = _identify_shape(arr, dtname, shape, fixed, peak)
         if found.matched:
             found.notes.insert(0, f"{arr.shape[0]} rows = {_shape_text(shape)}: tried "
                                f"{len(shapes)} grid shape(s) (2 and 3 axes, every side ≥ "
