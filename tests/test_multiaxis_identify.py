@@ -5,6 +5,7 @@ flat tables without a grid, and ``posproof identify --grid``."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import numpy as np
 import pytest
@@ -55,16 +56,17 @@ def mae_2d(embed_dim: int, grid_size: int, indexing: str = "xy") -> np.ndarray:
 
 def package_table(k: int, channels: int, shape: tuple[int, ...], *,
                   dtype: torch.dtype = torch.float32, order: tuple[int, ...] | None = None
-                  ) -> np.ndarray:
+                  ) -> Any:
     """positional-encodings' PositionalEncoding2D/3D output (batch 1), its grid axes permuted
-    by ``order`` (a transposed copy), flattened row-major."""
+    by ``order`` (a transposed copy), flattened row-major (a tensor in bfloat16)."""
     from positional_encodings.torch_encodings import PositionalEncoding2D, PositionalEncoding3D
 
     cls = {2: PositionalEncoding2D, 3: PositionalEncoding3D}[k]
     out = cls(channels)(torch.zeros((1, *shape, channels), dtype=dtype))[0]
     if order is not None:
         out = out.permute(*order, k)
-    return out.reshape(-1, channels).numpy()
+    flat = out.reshape(-1, channels)
+    return flat if dtype == torch.bfloat16 else flat.numpy()    # NumPy has no bfloat16
 
 
 def _within_tolerance(found: MultiAxisIdentification) -> None:
@@ -180,12 +182,21 @@ def test_permuted_3d_package_table_is_named_swapped():
     assert "pe-3d with swapped axes" in found.summary
 
 
-def test_float16_package_table():
-    table = package_table(2, 64, (16, 16), dtype=torch.float16)
+@pytest.mark.parametrize(("dtype", "name"), [(torch.float16, "float16"),
+                                           (torch.bfloat16, "bfloat16")])
+def test_low_precision_package_table(dtype, name):
+    table = package_table(2, 64, (16, 16), dtype=dtype)
     found = identify(table, grid=(16, 16))
     _within_tolerance(found)
     assert found.preset == "pe-2d"
-    assert found.dtype == "float16"
+    assert found.dtype == name
+
+
+def test_a_cut_pair_is_not_claimed():
+    enc = multi_preset("pe-2d", dim=7)      # the column axis keeps a lone sine
+    found = identify(enc.table(enc.grid((8, 8))), grid=(8, 8))
+    assert not found.matched
+    assert "columns of the column axis (4–6)" in found.summary
 
 
 def test_swapped_model_copy_and_its_json():

@@ -270,7 +270,8 @@ def _fit(arr: np.ndarray, cube: np.ndarray, dtname: str, sizes: tuple[int, ...],
     if failed:
         a = failed[0]
         result.summary = (f"matches no known schedule on the {_shape_text(sizes)} grid: the "
-                          f"{a.name} columns ({ranges(a.columns)}) {a.found.summary}")
+                          f"columns of the {a.name} axis ({ranges(a.columns)}): "
+                          f"{a.found.summary}")
         return result
     scales = {a.found.scale for a in result.axes}
     if len(scales) > 1:
