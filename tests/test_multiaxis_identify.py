@@ -127,6 +127,20 @@ def test_mae_flat_table_without_grid_chooses_the_grid_and_says_why():
     assert found.notes[0].startswith(f"256 rows = 16 × 16: tried {len(factorisations(256))} ")
 
 
+def test_mae_cls_token_row_is_set_aside():
+    table = np.concatenate([np.zeros([1, 64]), mae_2d(64, 14)], axis=0)  # cls_token=True
+    for found in (identify(table, grid=(14, 14)), identify(table)):
+        _within_tolerance(found)
+        assert found.grid == (14, 14)
+        assert found.rows == 197
+        assert found.preset == "sincos-2d"
+        assert found.notes[0].startswith("row 0 is zero (cls / extra tokens")
+    table[0, 3] = 0.5                                   # not a zero row: no grid of 197
+    assert not identify(table).matched
+    with pytest.raises(InvalidParameter, match="196 positions but the table has 197 rows"):
+        identify(table, grid=(14, 14))
+
+
 def test_a_wrong_entry_is_not_a_match():
     table = mae_2d(64, 8)
     table[37, 40] += 1e-6

@@ -52,6 +52,7 @@ from .arrays import as_array, dtype_eps, dtype_name, tolerance
 from .identification_1d import TOLERANCE, Identification, identify_1d, ranges
 
 __all__ = [
+    "MAX_EXTRA_ROWS",
     "MAX_FACTORISATIONS",
     "AxisIdentification",
     "MultiAxisIdentification",
@@ -59,6 +60,7 @@ __all__ = [
     "factorisations",
     "identify_flat",
     "identify_grid",
+    "leading_zero_rows",
     "search_grids",
 ]
 
@@ -144,7 +146,30 @@ class MultiAxisIdentification:
         return "\n".join(lines)
 
 
-def _check_grid(grid: Any, rows: int) -> tuple[int, ...]:
+#: Most leading all-zero rows (cls / extra tokens) set aside before the grid.
+MAX_EXTRA_ROWS = 8
+
+
+def leading_zero_rows(arr: np.ndarray) -> int:
+    """How many first rows are exactly zero (MAE's ``cls_token=True``, DiT's extra tokens
+    prepend such rows), at most :data:`MAX_EXTRA_ROWS`.
+
+    >>> leading_zero_rows(np.vstack([np.zeros((1, 4)), np.ones((3, 4))]))
+    1
+    """
+    head = arr[:MAX_EXTRA_ROWS + 1]
+    nonzero = np.flatnonzero(np.abs(head).max(axis=1) > 0)
+    count = int(nonzero[0]) if nonzero.size else head.shape[0]
+    return count if count <= MAX_EXTRA_ROWS else 0
+
+
+def _extra_note(extra: int) -> str:
+    return (f"row{'s 0–' + str(extra - 1) if extra > 1 else ' 0'} {'are' if extra > 1 else 'is'}"
+            " zero (cls / extra tokens, as MAE's cls_token=True): the grid starts at row "
+            f"{extra}")
+
+
+def _check_grid(grid: Any, rows: int, extra: int = 0) -> tuple[int, ...]:
     if isinstance(grid, (str, bytes)) or not hasattr(grid, "__len__") or not len(grid):
         raise InvalidParameter(f"grid={grid!r} must be a tuple of sizes, e.g. (16, 16)")
     if len(grid) > MAX_GRID_AXES:
@@ -152,7 +177,7 @@ def _check_grid(grid: Any, rows: int) -> tuple[int, ...]:
                                f"1 to {MAX_GRID_AXES}")
     sizes = tuple(check_int(f"grid[{a}]", s, minimum=1) for a, s in enumerate(grid))
     count = math.prod(sizes)
-    if count != rows:
+    if count not in (rows, rows - extra):
         raise InvalidParameter(f"grid={sizes} has {count} positions but the table has "
                                f"{rows} rows")
     small = [a for a, s in enumerate(sizes) if s < MIN_SIDE]
@@ -183,8 +208,14 @@ def identify_grid(table: Any, grid: Any, *, dtype: str | None = None
     posproof.errors.InvalidParameter: grid=(16, 16) has 256 positions but the table has 200 rows
     """
     arr, dtname = _table(table, dtype)
-    sizes = _check_grid(grid, arr.shape[0])
-    return _identify_shape(arr, dtname, sizes, dtype is not None)
+    extra = leading_zero_rows(arr)
+    sizes = _check_grid(grid, arr.shape[0], extra)
+    if math.prod(sizes) == arr.shape[0]:
+        return _identify_shape(arr, dtname, sizes, dtype is not None)
+    found = _identify_shape(arr[extra:], dtname, sizes, dtype is not None)
+    found.rows = arr.shape[0]
+    found.notes.insert(0, _extra_note(extra))
+    return found
 
 
 def _assignments(cube: np.ndarray, noise: float) -> tuple[list[list[int]], str | None]:
@@ -431,4 +462,11 @@ def search_grids(arr: np.ndarray, dtname: str, *, fixed: bool = False
                                f"{MIN_SIDE}); this one is the first whose columns each vary "
                                "along one axis and whose fit regenerates the table")
             return found
+    extra = leading_zero_rows(arr)
+    if extra and factorisations(arr.shape[0] - extra):
+        found = search_grids(arr[extra:], dtname, fixed=fixed)
+        if found is not None:
+            found.rows = arr.shape[0]
+            found.notes.insert(0, _extra_note(extra))
+        return found
     return None
