@@ -34,6 +34,7 @@ import argparse
 import importlib
 import importlib.util
 import json
+import math
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -41,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidParameter, PosproofError
-from .options import int_at_least, parse_int
+from .options import int_at_least, parse_grid, parse_int
 
 __all__ = ["COMMANDS", "add_commands", "load_arrays", "load_target", "main", "run"]
 
@@ -74,6 +75,12 @@ def add_commands(subparsers: Any, encoding_options: Callable[[argparse.ArgumentP
     ident.add_argument("--dtype", help="precision to assume for the noise level (default: the "
                                        "array's dtype, or the narrower working precision "
                                        "read from the values)")
+    ident.add_argument("--grid", metavar="H,W", help="the rows are the positions of an H × W "
+                                                     "(or T,H,W) grid in row-major order (MAE's "
+                                                     "2-D sin-cos table, a flattened "
+                                                     "PositionalEncoding2D): say which columns "
+                                                     "encode which axis (default: 1-D first, "
+                                                     "then the factorisations of the row count)")
     ident.add_argument("--json", action="store_true", help="print JSON")
 
     check = subparsers.add_parser(
@@ -307,13 +314,21 @@ def run(args: argparse.Namespace) -> int:
 def _identify(args: argparse.Namespace) -> int:
     from ..testing.identification import identify
 
+    grid = parse_grid(getattr(args, "grid", None))
     arrays = load_arrays(args.file, args.key)
     notes: dict[str, str] = {}
     tables = _tables(arrays, notes)
     results, skipped = {}, {k: v for k, v in notes.items() if k not in tables}
     for name, value in tables.items():
+        if grid is not None and math.prod(grid) != value.shape[0]:
+            text = (f"--grid {args.grid} has {math.prod(grid)} positions but the table has "
+                    f"{value.shape[0]} rows")
+            if len(tables) == 1:
+                raise InvalidParameter(text)
+            skipped[name] = text
+            continue
         try:
-            results[name] = identify(value, dtype=args.dtype)
+            results[name] = identify(value, dtype=args.dtype, grid=grid)
         except PosproofError as exc:            # e.g. a 3-row array beside the table
             skipped[name] = f"{notes[name] + '; ' if name in notes else ''}not identified: {exc}"
     if not results:

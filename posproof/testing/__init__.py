@@ -50,9 +50,12 @@ or a callable impl, the spec's values, the comparison), ``hypotheses`` and
 (:func:`check_encoding`, :func:`assert_encoding`) and ``rotary``
 (:func:`check_rotary`, :func:`assert_rotary`, the fingerprint); ``arrays`` (a user's table
 as a float64 array, its dtype's eps, the match tolerance), ``identification``
-(:func:`~posproof.testing.identification.identify`), ``identification_measure`` (pair
+(:func:`~posproof.testing.identification.identify`, the entry point),
+``identification_1d`` (the 1-D method), ``identification_measure`` (pair
 frequencies read from a table), ``identification_families`` (fitting the schedule
-families) and ``identification_precision`` (a table's scale and working precision);
+families), ``identification_precision`` (a table's scale and working precision) and
+``identification_multiaxis`` (a table over a grid of 2 or 3 axes: which columns encode
+which coordinate; the factorisation search for a flat table);
 ``strategies`` (Hypothesis strategies) and ``pytest_plugin``.
 
 Stage: on top of measure, beside document and sweep (which it does not import); it
