@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidParameter, check_int
+from ..errors import InvalidParameter, PosproofError, check_int
 from .arrays import dtype_eps
 from .identification import TOLERANCE, ranges
 from .reports import ImplReport
@@ -129,7 +129,7 @@ def _sections(rot: Any) -> tuple[list[int], bool] | None:
         try:
             if mrope_axes(secs, rot.n_pairs, interleaved=flag) == list(rot.pair_axes):
                 return secs, flag
-        except Exception:       # noqa: BLE001 - not an M-RoPE assignment under this flag
+        except PosproofError:    # not an M-RoPE assignment under this flag
             continue
     return None
 
@@ -158,7 +158,7 @@ def _hypotheses(rot: Any, basis: np.ndarray, pos: np.ndarray) -> list[tuple[str,
                 out.append(("sections-reversed", f"mrope_section read reversed: {secs[::-1]} "
                             f"instead of {secs} (the axes t, h, w take {secs[::-1]} pairs)",
                             lambda r=rev: r.apply(basis, pos)))
-            except Exception:       # noqa: BLE001, S110 - reversed sections do not fit
+            except PosproofError:    # reversed sections do not fit
                 pass
         try:
             other = rot.with_axes(mrope_axes(secs, rot.n_pairs, interleaved=not flag))
@@ -167,7 +167,7 @@ def _hypotheses(rot: Any, basis: np.ndarray, pos: np.ndarray) -> list[tuple[str,
                     if not flag else "consecutive sections (Qwen2-VL) where the spec is "
                     "interleaved (Qwen3-VL mrope_interleaved)")
             out.append(("interleaving", text, lambda r=other: r.apply(basis, pos)))
-        except Exception:           # noqa: BLE001, S110 - no interleaved form
+        except PosproofError:        # no interleaved form
             pass
         if rot.layout == "half" and not flag and rot.rotary.rotary_dim == rot.head_dim:
             theta_c, _ = _channels(rot)
