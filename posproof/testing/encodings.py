@@ -72,11 +72,11 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
             isinstance(spec, str) and is_multi_preset(spec)):
         from .multiaxis_tables import check_multi_encoding
 
-        if positions is not None or first_position is not None or angles is not None:
-            raise InvalidParameter("positions=, first_position= and angles= are for a 1-D "
-                                   "table; a multi-axis table takes grid=")
-        return check_multi_encoding(impl, spec, grid=grid, dim=dim, dtype=dtype, scale=scale,
-                                    explain=explain, **params)
+        if positions is not None or first_position is not None:
+            raise InvalidParameter("positions= and first_position= are for a 1-D table; a "
+                                   "multi-axis table takes grid=")
+        return check_multi_encoding(impl, spec, grid=grid, dim=dim, dtype=dtype, angles=angles,
+                                    scale=scale, explain=explain, **params)
     if dim is not None:
         dim = check_int("dim", dim, minimum=1, maximum=MAX_DIM)
     max_len = check_int("max_len", max_len, minimum=1, maximum=10**9)

@@ -231,7 +231,8 @@ def _call_multi(impl: Any, pos: np.ndarray) -> tuple[np.ndarray, str]:
 
 def check_multi_encoding(impl: Any, spec: Any, *, grid: Sequence[int] | None = None,
                          dim: int | None = None, dtype: str | None = None,
-                         scale: float = 1.0, explain: bool = True, **params: Any) -> ImplReport:
+                         angles: str | None = None, scale: float = 1.0, explain: bool = True,
+                         **params: Any) -> ImplReport:
     """Compare a table of several axes with ``spec`` at the positions of ``grid``.
 
     ``impl``: a table of ``prod(grid)`` rows (an ``(H, W, dim)`` array is flattened),
@@ -239,7 +240,8 @@ def check_multi_encoding(impl: Any, spec: Any, *, grid: Sequence[int] | None = N
     the table.  ``spec``: a :class:`~posproof.model.multiaxis.MultiAxisEncoding`
     or a multi-axis preset name (``"sincos-2d"``, ``"pe-2d"``, ``"pe-3d"``) with
     ``params``.  The tolerance is :class:`~posproof.testing.tables.Tolerance`'s
-    default (the exact table rounded to the dtype).
+    (the exact table rounded to the dtype; ``angles="float32"`` when the impl forms
+    x·ω in float32 on purpose, as the ``positional-encodings`` package does).
     """
     from .encodings import angles_name
 
@@ -267,7 +269,8 @@ def check_multi_encoding(impl: Any, spec: Any, *, grid: Sequence[int] | None = N
                                         f"{pos.shape[0]} positions")
     grid = tuple(int(g) for g in grid)          # type: ignore[union-attr]
     dtname = angles_name(dtype) if dtype is not None else impl_dtype
-    tol = Tolerance.of(dtname, None, scale)
+    angles = angles_name(angles)
+    tol = Tolerance.of(dtname, angles, scale)
     eps = dtype_eps(dtname)
     report = ImplReport(False, "multi-axis encoding", enc.to_dict(), dtname, int(pos.shape[0]),
                         int(np.abs(pos).max()) if pos.size else 0)
@@ -289,7 +292,7 @@ def check_multi_encoding(impl: Any, spec: Any, *, grid: Sequence[int] | None = N
     report.max_error = float(np.nan_to_num(np.abs(table - expected), nan=math.inf).max())
     report.ok = report.score <= 1.0
     report.tolerance = {"formula": tol.formula, "out": tol.out, "angle": tol.angle,
-                        "angles": "float64", "scale": scale}
+                        "angles": angles or "float64", "scale": scale}
     report.checks = [{"name": "matches_spec", "status": "pass" if report.ok else "fail",
                       "score": round(report.score, 6), "max_error": report.max_error,
                       "tolerance": tol.formula, "grid": list(grid)}]
@@ -313,7 +316,7 @@ def check_multi_encoding(impl: Any, spec: Any, *, grid: Sequence[int] | None = N
     report.checks[0]["axes"] = per_axis
     if explain:
         unscaled = table if scale == 1.0 else table / scale
-        _explain(report, enc, unscaled, pos, grid, eps, per_axis)
+        _explain(report, enc, unscaled, pos, grid, eps, tol.eps_angle, per_axis)
     w = report.worst
     lines = [f"impl disagrees with {label}" + (f" × {scale:g}" if scale != 1.0 else "")
              + f" on grid {grid} at {report.n_bad_positions} of {report.n_positions} positions "
@@ -329,9 +332,11 @@ def check_multi_encoding(impl: Any, spec: Any, *, grid: Sequence[int] | None = N
 
 
 def _explain(report: ImplReport, enc: Any, table: np.ndarray, pos: np.ndarray,
-             grid: tuple[int, ...], eps: float, per_axis: list[str]) -> None:
+             grid: tuple[int, ...], eps: float, eps_angle: float, per_axis: list[str]) -> None:
     """The first hypothesis (simplest first) whose regeneration reproduces the impl."""
-    eps_path = max(_EPS32 if eps >= _EPS32 else eps, 2.0**-52)
+    # as the 1-D explanations: a structural bug is confirmed whatever precision (up to
+    # float32, or the angles= allowed) the impl formed x·ω in
+    eps_path = max(min(eps_angle, _EPS32), min(eps, _EPS32))
     sample = (np.arange(pos.shape[0]) if pos.shape[0] <= SAMPLE_ROWS else np.unique(
         np.linspace(0, pos.shape[0] - 1, SAMPLE_ROWS).astype(np.int64)))
     spec_blocks = [(b.axis, Model.of(b.encoding), b.columns) for b in enc.blocks]
