@@ -9,6 +9,8 @@ message names the mistake and the axis.
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -356,3 +358,79 @@ def test_wrong_positions_shape_is_one_line(positions, text):
 def test_multi_params_with_a_one_d_spec_are_refused():
     with pytest.raises(InvalidParameter, match="parameters of a multi-axis spec"):
         check_rotary(lambda x, p: x, head_dim=8, mrope_section=[2, 1, 1])
+
+
+# ---------------------------------------------------------------------- CLI check-impl
+@pytest.fixture
+def usermod(tmp_path, monkeypatch):
+    """A user module with a 2-D table (good and ij-broken) and M-RoPE apply_fns."""
+    (tmp_path / "vitpos.py").write_text(
+        "import numpy as np\n"
+        "from posproof.model.multiaxis import multi_preset\n"
+        "from posproof.model.multirope import mrope\n"
+        "ENC = multi_preset('sincos-2d', dim=32)\n"
+        "GOOD = ENC.table(ENC.grid((6, 8)))\n"
+        "IJ = ENC.swapped((1, 0)).table(ENC.grid((6, 8)))\n"
+        "ROT = mrope(10000, 16, [4, 2, 2])\n"
+        "def rope(x, positions):\n"
+        "    return ROT.apply(x, positions)\n"
+        "def rope_reversed(x, positions):\n"
+        "    return mrope(10000, 16, [2, 2, 4]).apply(x, positions)\n"
+        "def rope_bad_shape(x, positions):\n"
+        "    return ROT.apply(x, positions)[..., :4]\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _cli(capsys, *argv):
+    from posproof.cli import app
+
+    status = app.main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_cli_check_impl_table(usermod, capsys):
+    status, out, _ = _cli(capsys, "check-impl", "vitpos:GOOD", "--preset", "sincos-2d",
+                          "--grid", "6,8")
+    assert status == 0
+    assert "verdict: OK" in out
+    status, out, _ = _cli(capsys, "check-impl", "vitpos:IJ", "--preset", "sincos-2d",
+                          "--grid", "6,8")
+    assert status == 1
+    assert 'most likely: axes swapped' in out
+    assert 'meshgrid(indexing="ij")' in out
+
+
+def test_cli_check_impl_rotary(usermod, capsys):
+    args = ("--preset", "mrope", "--dim", "16", "--mrope-section", "4,2,2", "--base", "10000",
+            "--rotary")
+    status, out, _ = _cli(capsys, "check-impl", "vitpos:rope", *args)
+    assert status == 0
+    status, out, _ = _cli(capsys, "check-impl", "vitpos:rope_reversed", *args, "--json")
+    assert status == 1
+    report = json.loads(out)
+    assert report["explanation"].startswith("mrope_section read reversed: [2, 2, 4]")
+    assert {c["name"]: c["status"] for c in report["checks"]}["matches_spec"] == "fail"
+
+
+@pytest.mark.parametrize(("argv", "text"), [
+    (("vitpos:GOOD", "--preset", "sincos-2d", "--grid", "6,7"), "has 42 positions but the "
+     "table has 48 rows"),
+    (("vitpos:GOOD", "--preset", "sincos-2d"), "needs --grid"),
+    (("vitpos:GOOD", "--preset", "sincos-2d", "--grid", "48"), "has 1 size"),
+    (("vitpos:GOOD", "--preset", "vaswani", "--grid", "6,8"), "--grid is for a multi-axis"),
+    (("vitpos:rope", "--preset", "mrope", "--dim", "16", "--mrope-section", "4,2,2"),
+     "add --rotary"),
+    (("vitpos:rope_bad_shape", "--preset", "mrope", "--dim", "16", "--mrope-section", "4,2,2",
+      "--rotary"), "keeps the shape"),
+    (("vitpos:rope", "--preset", "mrope", "--dim", "16", "--mrope-section", "4,2,3",
+      "--rotary"), "sums to 9"),
+])
+def test_cli_bad_input_exits_2(usermod, capsys, argv, text):
+    status, _, err = _cli(capsys, "check-impl", *argv)
+    assert status == 2
+    assert text in err
+    assert len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err
