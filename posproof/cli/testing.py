@@ -15,7 +15,9 @@ known schedule.  ``posproof check-impl MODULE:ATTR`` imports the module (a
 dotted name, or a path ``dir/file.py``) and checks the attribute — a table, a
 callable of positions, or a module with a ``weight`` — against the encoding
 options (``--preset``, ``--base``, ``--layout``, …; ``--dim`` defaults to the
-table's width); ``--rotary`` checks an ``apply_fn(x, positions)`` instead.
+table's width); ``--rotary`` checks an ``apply_fn(x, positions)`` instead.  Several
+position axes: ``--preset sincos-2d|pe-2d|pe-3d --grid H,W`` (a table of H·W rows,
+row-major) or ``--preset mrope|axial-rope --rotary`` (positions of shape (axes, seq)).
 
 Exit status: 0 when the table is identified / the impl passes, 1 when it
 matches no known schedule / fails, 2 for bad input (``run`` raises
@@ -94,7 +96,8 @@ def add_commands(subparsers: Any, encoding_options: Callable[[argparse.ArgumentP
                        help="position of row 0 of a table (default: the encoding's offset)")
     check.add_argument("--rotary", action="store_true",
                        help="ATTR is apply_fn(x, positions) of a rotary embedding; --dim is "
-                            "the head dim, --layout half (default) or adjacent, --base")
+                            "the head dim, --layout half (default) or adjacent, --base; with "
+                            "--preset mrope or axial-rope, positions have shape (axes, seq)")
     check.add_argument("--rotary-dim", type=int_at_least(1), default=None,
                        help="rotated channels of a partial rotary embedding")
     check.add_argument("--max-position", type=int_at_least(1), default=1 << 16, metavar="P",

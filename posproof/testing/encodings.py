@@ -14,9 +14,9 @@ from .explain import explain_encoding
 from .identification import ranges
 from .reports import ImplReport, InvalidImplementation, encoding_label, encoding_message, nonfinite
 from .tables import (
-    ANGLE_DTYPES,
     DEFAULT_MAX_LEN,
     Tolerance,
+    angles_name,
     call,
     certify,
     compare,
@@ -185,21 +185,6 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
         explain_encoding(report, unscaled, pos, enc, eps, tol.eps_angle, calls, dtname)
     report.message = encoding_message(report, label, tol)
     return report
-
-
-def angles_name(value: Any) -> str | None:
-    """The canonical dtype name of ``angles=`` / ``dtype=`` (``np.float16`` → ``float16``)."""
-    if value is None:
-        return None
-    from ..measure.numeric import dtype_model
-
-    try:
-        if isinstance(value, (np.dtype, type)):
-            value = np.dtype(value).name
-        return dtype_model(value).name
-    except (PosproofError, TypeError):
-        raise InvalidParameter(f"angles={value!r} is not a dtype name; use "
-                               + ", ".join(ANGLE_DTYPES)) from None
 
 
 def _check_scale(scale: Any) -> float:

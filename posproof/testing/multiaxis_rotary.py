@@ -30,8 +30,7 @@ from ..errors import InvalidParameter, PosproofError, check_int
 from .arrays import dtype_eps
 from .identification import TOLERANCE, ranges
 from .reports import ImplReport
-from .rotary import Applier
-from .tables import Tolerance
+from .tables import Applier, Tolerance, angles_name
 
 __all__ = ["check_multi_rotary", "is_multi_rotary_spec", "multi_rotary_spec"]
 
@@ -213,8 +212,6 @@ def check_multi_rotary(apply_fn: Any, spec: Any, *, dtype: str = "float32",
     ``angles="float32"`` when the impl forms m·θ in float32 (HF does).
     """
     from ..model.multiaxis import as_axis_positions
-    from .encodings import angles_name
-
     rot = multi_rotary_spec(spec, params)
     angles = angles_name(angles)
     max_position = check_int("max_position", max_position, minimum=16, maximum=2**40)

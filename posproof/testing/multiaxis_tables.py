@@ -32,7 +32,7 @@ from .arrays import as_array, dtype_eps
 from .hypotheses import ULPS, Hypothesis, Model, fitted, measured_frequencies, rank, structural
 from .identification import TOLERANCE, ranges
 from .reports import ImplReport, InvalidImplementation, describe
-from .tables import Tolerance, squeeze, table_of
+from .tables import Tolerance, angles_name, squeeze, table_of
 
 __all__ = ["check_multi_encoding", "multi_encoding_spec", "multi_grid"]
 
@@ -243,8 +243,6 @@ def check_multi_encoding(impl: Any, spec: Any, *, grid: Sequence[int] | None = N
     (the exact table rounded to the dtype; ``angles="float32"`` when the impl forms
     x·ω in float32 on purpose, as the ``positional-encodings`` package does).
     """
-    from .encodings import angles_name
-
     table_like = table_of(impl)
     if table_like is None and not callable(impl):
         raise InvalidImplementation(f"impl of type {type(impl).__name__} is neither a table "

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidParameter, check_int
-from .arrays import as_array, dtype_eps
+from .arrays import dtype_eps
 from .encodings import angles_name
 from .explain_rotary import explain_rotary
 from .identification import TOLERANCE
@@ -23,14 +23,11 @@ from .identification_families import nice
 from .identification_measure import measure_phases
 from .reports import (
     ImplReport,
-    InvalidImplementation,
-    describe,
     encoding_label,
-    imported_torch,
     nonfinite,
     rotary_message,
 )
-from .tables import Tolerance
+from .tables import Applier, Tolerance
 
 #: Largest position used by :func:`assert_rotary` unless ``max_position`` says otherwise.
 DEFAULT_MAX_POSITION = 1 << 16
@@ -58,68 +55,6 @@ def _rotary_spec(spec: Any, head_dim: int | None, base: Any, layout: str,
         raise InvalidParameter(f"head_dim={head_dim} disagrees with the spec's "
                                f"head_dim={spec.head_dim}")
     return spec
-
-
-class Applier:
-    """Calls the user's apply_fn with NumPy arrays or torch tensors, whichever it takes."""
-
-    def __init__(self, fn: Any, dtype: str, inputs: str) -> None:
-        if not callable(fn):
-            raise InvalidImplementation(
-                f"apply_fn of type {type(fn).__name__} is not callable; pass a function "
-                "apply_fn(x, positions) -> rotated x, x of shape (..., seq, head_dim)")
-        if inputs not in ("auto", "numpy", "torch"):
-            raise InvalidParameter(f"inputs={inputs!r}; use 'auto', 'numpy' or 'torch'")
-        if inputs == "torch" and imported_torch() is None:
-            raise InvalidParameter("inputs='torch' but torch is not imported; import torch "
-                                   "before calling assert_rotary")
-        self.fn, self.dtype, self.mode = fn, dtype, inputs
-        self.out_dtype = dtype
-
-    def _np(self, x: np.ndarray, pos: np.ndarray) -> Any:
-        from ..model.encoding import resolve_dtype
-
-        return self.fn(x.astype(resolve_dtype(self.dtype)), pos)
-
-    def _torch(self, x: np.ndarray, pos: np.ndarray) -> Any:
-        torch = imported_torch()
-        return self.fn(torch.tensor(x).to(getattr(torch, self.dtype)), torch.as_tensor(pos))
-
-    def __call__(self, x: np.ndarray, pos: np.ndarray) -> np.ndarray:
-        if self.mode == "auto":
-            torch = imported_torch()
-            try:
-                out = self._np(x, pos)
-                self.mode = "numpy"
-            except Exception as first:
-                if torch is None:
-                    raise self._error(first) from None
-                try:
-                    out = self._torch(x, pos)
-                except Exception:
-                    raise self._error(first) from None
-                self.mode = "torch"
-        else:
-            try:
-                out = self._np(x, pos) if self.mode == "numpy" else self._torch(x, pos)
-            except Exception as exc:
-                raise self._error(exc) from None
-        arr, self.out_dtype = as_array(out, what=f"the output of {describe(self.fn)}",
-                                       finite=False)
-        if arr.shape != x.shape:
-            try:
-                arr = arr.reshape(x.shape)
-            except ValueError:
-                raise InvalidImplementation(
-                    f"{describe(self.fn)} returned shape {arr.shape} for x of shape "
-                    f"{x.shape}; a rotary embedding keeps the shape") from None
-        return arr
-
-    def _error(self, exc: BaseException) -> InvalidImplementation:
-        return InvalidImplementation(
-            f"calling {describe(self.fn)}(x, positions) raised {type(exc).__name__}: {exc}; "
-            "apply_fn must take x of shape (batch, heads, seq, head_dim) and a 1-d int64 "
-            "array (or LongTensor) of positions and return the rotated x")
 
 
 @dataclass
