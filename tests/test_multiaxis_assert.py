@@ -434,3 +434,19 @@ def test_cli_bad_input_exits_2(usermod, capsys, argv, text):
     assert text in err
     assert len(err.strip().splitlines()) == 1
     assert "Traceback" not in err
+
+
+# ---------------------------------------------------------------------- pytest plugin
+@pytest.mark.posproof("sincos-2d", dim=32)
+def test_plugin_multi_table(posproof_check):
+    enc = multi_preset("sincos-2d", dim=32)
+    assert posproof_check(enc.table(enc.grid((5, 7))), grid=(5, 7)).ok
+    with pytest.raises(AssertionError, match="axes swapped"):
+        posproof_check(enc.swapped((1, 0)).table(enc.grid((5, 7))), grid=(5, 7))
+
+
+@pytest.mark.posproof("mrope", head_dim=16, mrope_section=[4, 2, 2], base=10000)
+def test_plugin_multi_rotary(posproof_check):
+    assert posproof_check(mrope(10000, 16, [4, 2, 2]).apply, dtype="float64").ok
+    with pytest.raises(AssertionError, match="mrope_section read reversed"):
+        posproof_check(mrope(10000, 16, [2, 2, 4]).apply, dtype="float64")
