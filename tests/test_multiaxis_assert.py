@@ -13,6 +13,8 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from posproof.errors import InvalidParameter, PosproofError, UnknownName
 from posproof.model.multiaxis import multi_preset
@@ -450,3 +452,50 @@ def test_plugin_multi_rotary(posproof_check):
     assert posproof_check(mrope(10000, 16, [4, 2, 2]).apply, dtype="float64").ok
     with pytest.raises(AssertionError, match="mrope_section read reversed"):
         posproof_check(mrope(10000, 16, [2, 2, 4]).apply, dtype="float64")
+
+
+# ---------------------------------------------------------------------- properties
+@settings(max_examples=25, deadline=None)
+@given(st.permutations([0, 1, 2]), st.tuples(*[st.integers(2, 5)] * 3),
+       st.sampled_from([12, 18, 24]))
+def test_any_axis_permutation_is_confirmed_with_its_axes(perm, shape, dim):
+    enc = multi_preset("pe-3d", dim=dim)
+    impl = enc.swapped(perm).table(enc.grid(shape))
+    report = check_encoding(impl, enc, grid=shape)
+    if list(perm) == [0, 1, 2]:
+        assert report.ok
+        return
+    assert not report.ok
+    confirmed = [h for h in report.hypotheses if h["fits"]]
+    swaps = [h["hypothesis"] for h in confirmed if h["key"] == "swapped-axes"]
+    assert swaps, report.explanation
+    moved = [a for a in range(3) if perm[a] != a]
+    names = "xyz"
+    assert any(all(f"axis {names[a]} (dims" in text and f"encode axis {names[perm[a]]}" in text
+                   for a in moved) for text in swaps)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.integers(1, 4), min_size=3, max_size=3),
+       st.sampled_from(["swapped-axes", "sections-reversed", "layout", "offset"]))
+def test_injected_rotary_mistake_is_confirmed(sections, mistake):
+    n = sum(sections)
+    rot = mrope(10000, 2 * n, sections)
+    if mistake == "swapped-axes":
+        impl = rot.with_axes([{0: 1, 1: 0}.get(a, a) for a in rot.pair_axes])
+        apply_fn = impl.apply
+    elif mistake == "sections-reversed":
+        apply_fn = mrope(10000, 2 * n, sections[::-1]).apply
+    elif mistake == "layout":
+        apply_fn = mrope(10000, 2 * n, sections, layout="adjacent").apply
+    else:
+        def apply_fn(x, p):
+            return rot.apply(x, p + np.array([[0], [0], [1]]))
+    report = check_rotary(apply_fn, rot, dtype="float64")
+    same = mistake == "sections-reversed" and sections == sections[::-1]
+    if same:
+        assert report.ok
+        return
+    assert not report.ok
+    confirmed = {h["key"] for h in report.hypotheses if h["fits"]}
+    assert mistake in confirmed, report.explanation
