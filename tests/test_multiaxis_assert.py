@@ -499,3 +499,17 @@ def test_injected_rotary_mistake_is_confirmed(sections, mistake):
     assert not report.ok
     confirmed = {h["key"] for h in report.hypotheses if h["fits"]}
     assert mistake in confirmed, report.explanation
+
+
+def test_apply_fn_refusing_positions_is_one_line():
+    rot = mrope(10000, 16, [4, 2, 2])
+
+    def one_d_only(x, positions):
+        if np.ndim(positions) != 1:
+            raise ValueError("positions must be 1-d")
+        return x
+
+    with pytest.raises(InvalidImplementation) as info:
+        check_rotary(one_d_only, rot, dtype="float64")
+    assert "positions of shape (3, seq)" in str(info.value)
+    assert "\n" not in str(info.value)

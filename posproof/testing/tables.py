@@ -358,7 +358,8 @@ def angles_name(value: Any) -> str | None:
 class Applier:
     """Calls the user's apply_fn with NumPy arrays or torch tensors, whichever it takes."""
 
-    def __init__(self, fn: Any, dtype: str, inputs: str) -> None:
+    def __init__(self, fn: Any, dtype: str, inputs: str,
+                 positions: str = "a 1-d int64 array (or LongTensor) of positions") -> None:
         if not callable(fn):
             raise InvalidImplementation(
                 f"apply_fn of type {type(fn).__name__} is not callable; pass a function "
@@ -369,6 +370,7 @@ class Applier:
             raise InvalidParameter("inputs='torch' but torch is not imported; import torch "
                                    "before calling assert_rotary")
         self.fn, self.dtype, self.mode = fn, dtype, inputs
+        self.positions = positions
         self.out_dtype = dtype
 
     def _np(self, x: np.ndarray, pos: np.ndarray) -> Any:
@@ -413,5 +415,5 @@ class Applier:
     def _error(self, exc: BaseException) -> InvalidImplementation:
         return InvalidImplementation(
             f"calling {describe(self.fn)}(x, positions) raised {type(exc).__name__}: {exc}; "
-            "apply_fn must take x of shape (batch, heads, seq, head_dim) and a 1-d int64 "
-            "array (or LongTensor) of positions and return the rotated x")
+            f"apply_fn must take x of shape (batch, heads, seq, head_dim) and {self.positions} "
+            "and return the rotated x")
