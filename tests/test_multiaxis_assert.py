@@ -513,3 +513,10 @@ def test_apply_fn_refusing_positions_is_one_line():
         check_rotary(one_d_only, rot, dtype="float64")
     assert "positions of shape (3, seq)" in str(info.value)
     assert "\n" not in str(info.value)
+
+
+def test_axial_rope_dims_reversed():
+    spec = axial_rope((4, 8, 12), 10000)
+    report = check_rotary(axial_rope((12, 8, 4), 10000).apply, spec, dtype="float64")
+    assert report.explanation.startswith("axes_dims read reversed: [12, 8, 4] instead of "
+                                         "[4, 8, 12]")

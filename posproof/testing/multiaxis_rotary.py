@@ -148,7 +148,10 @@ def _hypotheses(rot: Any, basis: np.ndarray, pos: np.ndarray) -> list[tuple[str,
         other = rot.with_axes([perm[a] for a in rot.pair_axes])
         out.append(("swapped-axes", f"axes swapped: {moved}",
                     lambda r=other: r.apply(basis, pos)))
-    found = _sections(rot)
+    axial = rot.name.startswith("axial-rope")
+    if axial:
+        out += _axial_hypotheses(rot, basis, pos)
+    found = None if axial else _sections(rot)
     if found is not None:
         secs, flag = found
         if secs != secs[::-1]:
@@ -195,6 +198,29 @@ def _hypotheses(rot: Any, basis: np.ndarray, pos: np.ndarray) -> list[tuple[str,
                     "adjacent pairs (2k, 2k+1)"}[other_layout]
     out.append(("layout", text, lambda: wrong.apply(basis, pos)))
     return out
+
+
+def _axial_hypotheses(rot: Any, basis: np.ndarray, pos: np.ndarray
+                      ) -> list[tuple[str, str, Any]]:
+    """FLUX-style axial RoPE: ``axes_dims`` read in reverse order (each axis its own θ)."""
+    from ..model.multirope import axial_rope
+
+    dims = [2 * len(rot.axis_pairs(a)) for a in range(rot.axes)]
+    if dims == dims[::-1]:
+        return []
+    theta = None
+    for a in range(rot.axes):
+        pairs = rot.axis_pairs(a)
+        if len(pairs) >= 2:          # θ_1 of an axis of d_a dims is theta^(−2/d_a)
+            value = float(rot.frequencies_float[pairs[1]]) ** (-dims[a] / 2)
+            theta = round(value) if abs(value - round(value)) <= 1e-6 * value else value
+            break
+    if theta is None:
+        return []
+    wrong = axial_rope(dims[::-1], theta, layout=rot.layout)
+    return [("axes-dims-reversed", f"axes_dims read reversed: {dims[::-1]} instead of {dims} "
+             "(each axis then rotates another number of channels, with its own θ)",
+             lambda: wrong.apply(basis, pos))]
 
 
 def check_multi_rotary(apply_fn: Any, spec: Any, *, dtype: str = "float32",
