@@ -520,3 +520,10 @@ def test_axial_rope_dims_reversed():
     report = check_rotary(axial_rope((12, 8, 4), 10000).apply, spec, dtype="float64")
     assert report.explanation.startswith("axes_dims read reversed: [12, 8, 4] instead of "
                                          "[4, 8, 12]")
+
+
+def test_pe_3d_layout_in_every_axis_with_a_short_axis():
+    enc = multi_preset("pe-3d", dim=24)
+    impl = multi_preset("pe-3d", dim=24, layout="split").table(enc.grid((3, 10, 12)))
+    explanation = check_encoding(impl, enc, grid=(3, 10, 12)).explanation
+    assert explanation.startswith("every axis: matches the split layout, not interleaved")

@@ -183,6 +183,21 @@ def _hypotheses(enc: Any, table: np.ndarray, pos: np.ndarray, grid: tuple[int, .
             where = (f"axis {_names(enc, block.axis)}" if len(enc.axis_columns(block.axis))
                      == block.encoding.dim else f"block {b} (axis {enc.axis_names[block.axis]})")
             out.append((key, f"{where}: {cause}", blocks, pos))
+    # the same mistake in every block of the same 1-D encoding (one line may be too short
+    # to show it: a base fitted on the longest axis applies to the others)
+    for b, hyps in enumerate(per_block):
+        same = [i for i, other in enumerate(enc.blocks)
+                if other.encoding.to_dict() == enc.blocks[b].encoding.to_dict()]
+        if len(same) < 2 or any(per_block[i] for i in same if i < b):
+            continue
+        for key, cause, model in hyps[:3]:
+            blocks = list(spec)
+            for i in same:
+                blocks[i] = (enc.blocks[i].axis, model, enc.blocks[i].columns)
+            where = ", ".join(_names(enc, enc.blocks[i].axis) for i in same)
+            text = (f"every axis: {cause}" if len(same) == len(enc.blocks)
+                    else f"axes {where}: {cause}")
+            out.append((key, text, blocks, pos))
     if sum(1 for h in per_block if h) >= 2:        # a mistake in several axes at once
         blocks, causes = list(spec), []
         for b, hyps in enumerate(per_block):
@@ -351,12 +366,15 @@ def _explain(report: ImplReport, enc: Any, table: np.ndarray, pos: np.ndarray,
                                             key=lambda h: h["residual"]))[:12]
     if confirmed:
         best = confirmed[0]
-        also = [h["hypothesis"].split(":")[0] for h in confirmed[1:3]]
+        others = [h for h in confirmed[1:] if h["hypothesis"] != best["hypothesis"]][:2]
+        also = [h["hypothesis"].split(":")[0] for h in others]
+        square = {best["key"], *(h["key"] for h in others)} == {"swapped-axes",
+                                                                 "transposed-grid"}
         report.explanation = (f"{best['hypothesis']} — confirmed: regenerating the {grid} grid "
                               f"under it reproduces the impl to {best['residual']:.2g} (every "
                               "entry within its tolerance)"
                               + (f"; also reproduced by: {'; '.join(also)}"
-                                 + (" (the grid is square)" if len(set(grid)) == 1 else "")
+                                 + (" (the grid is square)" if square else "")
                                  if also else ""))
         return
     closest = min(results, key=lambda h: h["residual"]) if results else None
