@@ -15,7 +15,9 @@ known schedule.  ``posproof check-impl MODULE:ATTR`` imports the module (a
 dotted name, or a path ``dir/file.py``) and checks the attribute — a table, a
 callable of positions, or a module with a ``weight`` — against the encoding
 options (``--preset``, ``--base``, ``--layout``, …; ``--dim`` defaults to the
-table's width); ``--rotary`` checks an ``apply_fn(x, positions)`` instead.
+table's width); ``--rotary`` checks an ``apply_fn(x, positions)`` instead.  Several
+position axes: ``--preset sincos-2d|pe-2d|pe-3d --grid H,W`` (a table of H·W rows,
+row-major) or ``--preset mrope|axial-rope --rotary`` (positions of shape (axes, seq)).
 
 Exit status: 0 when the table is identified / the impl passes, 1 when it
 matches no known schedule / fails, 2 for bad input (``run`` raises
@@ -101,7 +103,8 @@ def add_commands(subparsers: Any, encoding_options: Callable[[argparse.ArgumentP
                        help="position of row 0 of a table (default: the encoding's offset)")
     check.add_argument("--rotary", action="store_true",
                        help="ATTR is apply_fn(x, positions) of a rotary embedding; --dim is "
-                            "the head dim, --layout half (default) or adjacent, --base")
+                            "the head dim, --layout half (default) or adjacent, --base; with "
+                            "--preset mrope or axial-rope, positions have shape (axes, seq)")
     check.add_argument("--rotary-dim", type=int_at_least(1), default=None,
                        help="rotated channels of a partial rotary embedding")
     check.add_argument("--max-position", type=int_at_least(1), default=1 << 16, metavar="P",
@@ -362,9 +365,17 @@ def _identify(args: argparse.Namespace) -> int:
 
 def _check_impl(args: argparse.Namespace) -> int:
     from ..testing import check_encoding, check_rotary
+    from .options import parse_grid
 
     impl, label = load_target(args.target)
-    if args.rotary:
+    multi = _multi_spec(impl, args)
+    if multi is not None and args.rotary:
+        report = check_rotary(impl, multi, max_position=args.max_position, seed=args.seed,
+                              angles=args.angles)
+    elif multi is not None:
+        report = check_encoding(impl, multi, grid=parse_grid(args.grid, axes=multi.axes),
+                                angles=args.angles, scale=args.scale)
+    elif args.rotary:
         if args.dim is None:
             raise InvalidParameter("--rotary needs --dim, the head dim of the rotary embedding")
         from ..model.rope import rotary
@@ -390,6 +401,36 @@ def _check_impl(args: argparse.Namespace) -> int:
     else:
         print(_render(report, label))
     return 0 if report.ok else 1
+
+
+def _multi_spec(impl: Any, args: argparse.Namespace) -> Any:
+    """The multi-axis spec of ``--preset`` (None for a 1-D one), checked against --rotary
+    and --grid; a table's width is the default --dim of a multi-axis table preset."""
+    from ..model.multiaxis import is_multi_preset
+    from ..model.multirope import MULTI_ROTARIES
+    from ..testing.tables import table_of
+    from .options import build_multi
+
+    name = (args.preset or "").lower()
+    if name in MULTI_ROTARIES and not args.rotary:
+        raise InvalidParameter(f"--preset {name} is a rotary embedding: add --rotary (ATTR is "
+                               "apply_fn(x, positions), positions of shape (axes, seq))")
+    if is_multi_preset(name):
+        if args.rotary:
+            raise InvalidParameter(f"--preset {name} is a table of several axes, not a rotary "
+                                   "embedding: drop --rotary, pass --grid")
+        if args.grid is None:
+            raise InvalidParameter(f"--preset {name} needs --grid (e.g. --grid 16,16): the grid "
+                                   "the table's rows enumerate, row-major")
+        if args.dim is None:
+            if table_of(impl) is None:
+                raise InvalidParameter(f"--preset {name} with a callable ATTR needs --dim")
+            args.dim = str(_width(impl, args))
+    multi = build_multi(args)
+    if multi is None and args.grid is not None:
+        raise InvalidParameter(f"--grid is for a multi-axis --preset (sincos-2d, pe-2d, pe-3d); "
+                               f"{args.preset or 'vaswani'} has one position axis")
+    return multi
 
 
 def _width(impl: Any, args: argparse.Namespace) -> int:

@@ -96,6 +96,8 @@ def spec_label(d: dict[str, Any]) -> str:
         return (f"rotary(base={d.get('base')}, head_dim={d['head_dim']}, layout={d['layout']}"
                 + (f", rotary_dim={d['rotary_dim']}" if d["rotary_dim"] != d["head_dim"] else "")
                 + ")")
+    if d.get("kind") == "multi-axis rotary":
+        return f"{d['name']}(head_dim={d['head_dim']}, layout={d['layout']}, axes={d['axes']})"
     sched = d.get("schedule")
     if sched is None:
         return f"{d['name']}(dim={d['dim']})"
