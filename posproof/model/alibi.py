@@ -22,7 +22,7 @@ slopes of Q/2 = P, the odd k are every other slope of Q = 2P); they differ only 
 >>> alibi(3, "mpt").exponents == alibi(3).exponents
 True
 >>> slope_difference(6, 16)[0]
-(0, Fraction(4, 1), Fraction(2, 1))
+(0, Fraction(2, 1), Fraction(4, 1))
 """
 
 from __future__ import annotations
