@@ -42,6 +42,7 @@ __all__ = [
     "MAX_HEADS",
     "Alibi",
     "alibi",
+    "alibi_from_config",
     "exponents",
     "is_power_of_two",
     "mpt_exponents",
@@ -181,3 +182,31 @@ def alibi(n_heads: object, rule: str = "reference", alibi_bias_max: object = 8) 
     out = Alibi(_heads(n_heads), rule, _bias_max(alibi_bias_max))
     out.exponents  # noqa: B018 - validate the rule now, not at first use
     return out
+
+
+def alibi_from_config(cfg: dict[str, Any]) -> Alibi:
+    """The ALiBi of an HF config dict: MPT (``attn_config.alibi``, ``n_heads``,
+    ``attn_config.alibi_bias_max``) or BLOOM (``model_type`` bloom, ``n_head``).
+
+    >>> alibi_from_config({"model_type": "mpt", "n_heads": 12,
+    ...                    "attn_config": {"alibi": True, "alibi_bias_max": 8}}).rule
+    'mpt'
+    >>> alibi_from_config({"model_type": "llama"})
+    Traceback (most recent call last):
+    ...
+    posproof.errors.InvalidParameter: config (model_type 'llama') has no ALiBi: expected an MPT config with attn_config.alibi true or a BLOOM config
+    """  # noqa: E501
+    if not isinstance(cfg, dict):
+        raise InvalidParameter("config is not a JSON object; pass a model config.json")
+    kind = cfg.get("model_type")
+    attn = cfg.get("attn_config") if isinstance(cfg.get("attn_config"), dict) else {}
+    if kind == "mpt" or attn.get("alibi") is not None:
+        if not attn.get("alibi", True):
+            raise InvalidParameter("config has attn_config.alibi = false: this MPT uses no ALiBi")
+        heads = cfg.get("n_heads", cfg.get("num_attention_heads"))
+        return alibi(heads, "mpt", attn.get("alibi_bias_max", 8))
+    if kind == "bloom" or "n_head" in cfg and cfg.get("apply_residual_connection_post_layernorm"
+                                                      ) is not None:
+        return alibi(cfg.get("n_head", cfg.get("num_attention_heads")))
+    raise InvalidParameter(f"config (model_type {kind!r}) has no ALiBi: expected an MPT config "
+                           "with attn_config.alibi true or a BLOOM config")
