@@ -174,7 +174,7 @@ def _explain(args: argparse.Namespace) -> int:
             f"MPT's gen_slopes, alibi_bias_max={spec.alibi_bias_max}")
     lines = [f"posproof explain --alibi {args.config}: {spec.n_heads} heads, {rule}", "",
              "  head  slope              exponent e (slope 2^(-e))"]
-    lines += [f"  {h:>4}  {str(s):<17}  {e}"
+    lines += [f"  {h:>4}  {s!s:<17}  {e}"
               for h, (s, e) in enumerate(zip(spec.slopes, spec.exponents, strict=True))]
     lines.append("")
     if spec.rule == "mpt":

@@ -205,8 +205,8 @@ def alibi_from_config(cfg: dict[str, Any]) -> Alibi:
             raise InvalidParameter("config has attn_config.alibi = false: this MPT uses no ALiBi")
         heads = cfg.get("n_heads", cfg.get("num_attention_heads"))
         return alibi(heads, "mpt", attn.get("alibi_bias_max", 8))
-    if kind == "bloom" or "n_head" in cfg and cfg.get("apply_residual_connection_post_layernorm"
-                                                      ) is not None:
+    if kind == "bloom" or ("n_head" in cfg and cfg.get("apply_residual_connection_post_layernorm"
+                                                      ) is not None):
         return alibi(cfg.get("n_head", cfg.get("num_attention_heads")))
     raise InvalidParameter(f"config (model_type {kind!r}) has no ALiBi: expected an MPT config "
                            "with attn_config.alibi true or a BLOOM config")
