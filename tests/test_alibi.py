@@ -154,6 +154,19 @@ def test_broken_mpt_copy_and_wrong_bias_max_fail() -> None:
     assert "reference rule" in report.explanation
 
 
+def test_causal_bias_with_masked_upper_triangle() -> None:
+    n, q = 12, 9
+    slopes = torch.tensor(alibi(n).slopes_array(), dtype=torch.float32)
+    delta = torch.arange(q)[:, None] - torch.arange(q)[None, :]
+    bias = -slopes[:, None, None] * delta
+    causal = bias.masked_fill(delta < 0, float("-inf"))
+    assert assert_alibi(causal, n_heads=n).kind == "bias-tensor"
+    broken = causal.clone()
+    broken[3, 5, 2] = float("-inf")                 # a masked entry inside the causal part
+    assert not check_alibi(broken, n_heads=n).ok
+    assert "sign flipped" in check_alibi(-bias, n_heads=n).explanation
+
+
 def test_identify_names_the_rule() -> None:
     hf16 = -mpt.build_mpt_alibi_tensor(12, 2, alibi_bias_max=16)[:, 0, 0]
     assert identify_alibi(hf16)["rule"] == "mpt"

@@ -162,7 +162,10 @@ def _from_array(arr: np.ndarray, dtype: str, spec: Alibi, mask: Any) -> _Target:
     causal = delta[None] >= 0
 
     def dense(s: np.ndarray) -> float:
-        err = np.where(causal, np.abs(arr + s[:, None, None] * delta[None]), 0.0)
+        with np.errstate(invalid="ignore"):
+            err = np.where(causal, np.abs(arr + s[:, None, None] * delta[None]), 0.0)
+        if not np.isfinite(err).all():
+            return float("inf")
         return float(np.max(err / bias_tolerance(s, delta, eps)))
     return _Target("bias-tensor", dense, arr[:, 0, 0] - arr[:, 1, 0] if q > 1 else arr[:, 0, 0])
 
@@ -217,7 +220,9 @@ def check_alibi(impl: Any, *, n_heads: int, rule: str = "reference", alibi_bias_
     if callable(impl) and not hasattr(impl, "shape"):
         target = _from_callable(impl, spec, seq_len)
     else:
-        arr, dtype = as_array(impl, what="ALiBi impl")
+        arr, dtype = as_array(impl, what="ALiBi impl", finite=False)   # −inf above a causal
+        if arr.ndim == 1 and not np.isfinite(arr).all():                # diagonal is fine
+            raise InvalidParameter("slopes hold NaN or infinite values; pass finite slopes")
         target = _from_array(arr, dtype, spec, attention_mask)
     score = target.regen(spec.slopes_array())
     ok = score <= 1
