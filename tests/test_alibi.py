@@ -200,6 +200,8 @@ def test_toeplitz_check_catches_a_non_toeplitz_impl() -> None:
     lambda: check_alibi(np.ones((2, 3)), n_heads=2),
     lambda: check_alibi(np.ones((8, 1, 5)), n_heads=4, attention_mask=np.ones((3, 5))),
     lambda: identify_alibi(np.ones((2, 2))),
+    lambda: check_alibi(np.ones, n_heads=4),
+    lambda: check_alibi(lambda q, k: np.ones((3, len(q), len(k))), n_heads=4),
     lambda: alibi_from_config({"model_type": "llama"}),
 ])
 def test_bad_input_is_one_named_line(bad) -> None:

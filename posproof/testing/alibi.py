@@ -178,6 +178,16 @@ def _masks(torch: Any, length: int) -> list[tuple[str, Any]]:
     return [("no, left, right and inner padding", base)]
 
 
+def _call(impl: Callable[..., Any], *args: Any) -> Any:
+    """Call the user's impl; its own exception becomes one named line."""
+    try:
+        return impl(*args)
+    except Exception as exc:
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        raise InvalidImplementation(f"{getattr(impl, '__qualname__', type(impl).__name__)} "
+                                    f"raised {type(exc).__name__}: {first}") from None
+
+
 def _from_callable(impl: Callable[..., Any], spec: Alibi, seq_len: int) -> _Target:
     try:
         names = list(inspect.signature(impl).parameters)
@@ -190,11 +200,11 @@ def _from_callable(impl: Callable[..., Any], spec: Alibi, seq_len: int) -> _Targ
             raise InvalidImplementation("a BLOOM-style impl(attention_mask, num_heads, dtype) "
                                         "needs torch: import torch first")
         mask = _masks(torch, seq_len)[0][1]
-        out = impl(mask, spec.n_heads, torch.float32)
+        out = _call(impl, mask, spec.n_heads, torch.float32)
         arr, dtype = as_array(out, what="bias")
         return _from_array(arr, dtype, spec, mask.numpy())
     if "head" in first:
-        arr, dtype = as_array(impl(spec.n_heads, seq_len), what="bias")
+        arr, dtype = as_array(_call(impl, spec.n_heads, seq_len), what="bias")
         return _from_array(arr.reshape(arr.shape[-3:]) if arr.ndim == 4 else arr, dtype,
                            spec, None)
     if len(names) < 2:
@@ -202,11 +212,14 @@ def _from_callable(impl: Callable[..., Any], spec: Alibi, seq_len: int) -> _Targ
                                     "bias(q_positions, k_positions), build_alibi_tensor("
                                     "attention_mask, num_heads, dtype) or (num_heads, seq_len)")
     pos = np.arange(2)
-    probe, _ = as_array(impl(pos, pos[:1]), what="bias")
-    slopes = probe[:, 0, 0] - probe[:, 1, 0] if probe.ndim == 3 else np.zeros(0)
+    probe, _ = as_array(_call(impl, pos, pos[:1]), what="bias")
+    if probe.shape != (spec.n_heads, 2, 1):
+        raise InvalidImplementation(f"bias(q_positions, k_positions) returned shape {probe.shape} "
+                                    f"for 2 queries and 1 key; expected ({spec.n_heads}, 2, 1)")
+    slopes = probe[:, 0, 0] - probe[:, 1, 0]
 
     def regen(s: np.ndarray) -> float:
-        res = toeplitz_bias_check(impl, s, seq_len)
+        res = toeplitz_bias_check(lambda q, k: _call(impl, q, k), s, seq_len)
         return max(res["score"], res.get("toeplitz_score", 0.0))
     return _Target("pairwise-callable", regen, slopes)
 
