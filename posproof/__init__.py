@@ -10,6 +10,7 @@ from .measure.numeric import (
     lambdify_encoding,
     translation_matrix,
 )
+from .model.alibi import Alibi, alibi
 from .model.configs import RopeConfig, parse_spec, read_config
 from .model.encoding import Encoding
 from .model.layouts import LAYOUTS, get_layout, permutation
@@ -35,6 +36,7 @@ from .model.schedules import (
     Schedule,
     TensorToTensor,
 )
+from .proofs.alibi import prove_alibi
 from .proofs.multiaxis import prove_multi
 from .proofs.rotary import prove_rotary
 from .proofs.theorems import prove
@@ -42,14 +44,16 @@ from .report import Check, Proof, Report, Step
 from .version import __version__ as __version__
 
 __all__ = [
-    "CHECKS", "LAYOUTS", "PRESETS", "BinaryDials", "Check", "Diffusion", "DynamicNTKScaling",
+    "CHECKS", "LAYOUTS", "PRESETS", "Alibi", "BinaryDials", "Check", "Diffusion",
+    "DynamicNTKScaling",
     "Encoding", "Explicit", "Expression", "Geometric", "InvalidEncoding", "InvalidExpression",
     "InvalidParameter", "LinearScaling", "Llama3Scaling", "LongRoPEScaling", "MultiAxisEncoding",
     "MultiAxisRotary", "NTKScaling", "OffsetKernel", "PosproofError", "Proof", "Report",
     "RopeConfig", "Rotary", "Schedule", "Step", "TensorToTensor", "UnknownName", "YaRNScaling",
-    "axial_rope", "base_bound", "check", "explore", "first_unrepresentable_integer",
+    "alibi", "axial_rope", "base_bound", "check", "explore", "first_unrepresentable_integer",
     "get_layout", "gram_is_toeplitz", "lambdify_encoding", "make_scaling", "mrope",
-    "multi_preset", "parse_spec", "permutation", "preset", "prove", "prove_multi", "prove_rotary",
+    "multi_preset", "parse_spec", "permutation", "preset", "prove", "prove_alibi", "prove_multi",
+    "prove_rotary",
     "read_config", "rotary", "translation_matrix",
 ]
 

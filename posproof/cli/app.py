@@ -355,6 +355,9 @@ def make_parser() -> argparse.ArgumentParser:
     cli_testing.add_commands(sub, encoding_options)
     cli_derive.add_command(sub)
     cli_sweep.add_command(sub)
+    from . import alibi as cli_alibi
+
+    cli_alibi.add_options(sub)
     return parser
 
 
@@ -368,6 +371,10 @@ def _run(args: argparse.Namespace) -> int:
     from . import sweep as cli_sweep
     from . import testing as cli_testing
 
+    if getattr(args, "alibi", False):
+        from . import alibi as cli_alibi
+
+        return cli_alibi.run(args)
     if args.command == cli_derive.COMMAND:
         return cli_derive.run(args)
     if args.command == cli_sweep.COMMAND:

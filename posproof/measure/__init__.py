@@ -7,6 +7,8 @@ for ``plot_exploration``).
 
 Modules:
 
+* ``alibi`` — Numbers about an ALiBi bias: the check of a pairwise bias through its Toeplitz
+  structure.
 * ``checks`` — Numeric checks of an encoding: each a :class:`Check` that passes or fails, with its
   numbers.
 * ``checks_context`` — What the checks of one run share (the kernel scanned once, cached extremes).

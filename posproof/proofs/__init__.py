@@ -7,6 +7,8 @@ The second stage of the pipeline: it may import posproof.model and the shared le
 
 Modules:
 
+* ``alibi`` — What is proved about ALiBi: ``prove_alibi`` (Toeplitz bias, scores through offsets,
+  monotone, geometric slopes exactly for powers of two, MPT's rule vs the reference).
 * ``claims`` — Claims a user states about an encoding: a period, a bound, a column permutation.
 * ``multiaxis`` — What is proved about a multi-axis encoding or rotary: ``prove_multi``.
 * ``multicheck`` — Multi-axis theorem names and statements, their mpmath cross-checks.

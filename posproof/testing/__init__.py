@@ -58,7 +58,8 @@ frequencies read from a table), ``identification_families`` (fitting the schedul
 families), ``identification_precision`` (a table's scale and working precision) and
 ``identification_multiaxis`` (a table over a grid of 2 or 3 axes: which columns encode
 which coordinate; the factorisation search for a flat table);
-``strategies`` (Hypothesis strategies) and ``pytest_plugin``.
+``strategies`` (Hypothesis strategies) and ``pytest_plugin``; ``alibi``
+(:func:`assert_alibi`, :func:`check_alibi`, :func:`identify_alibi`: ALiBi slopes and biases).
 
 Stage: on top of measure, beside document and sweep (which it does not import); it
 may import measure, proofs, model and the shared leaves (errors, precise, validated,
@@ -67,6 +68,7 @@ report, version); not cli.
 
 from __future__ import annotations
 
+from .alibi import AlibiReport, assert_alibi, check_alibi, identify_alibi
 from .encodings import assert_encoding, check_encoding
 from .identification import Identification, identify
 from .reports import ImplReport, InvalidImplementation
@@ -79,13 +81,17 @@ from .tables import DEFAULT_MAX_LEN, default_positions
 
 __all__ = [
     "DEFAULT_MAX_LEN",
+    "AlibiReport",
     "Identification",
     "ImplReport",
     "InvalidImplementation",
+    "assert_alibi",
     "assert_encoding",
     "assert_rotary",
+    "check_alibi",
     "check_encoding",
     "check_rotary",
     "default_positions",
     "identify",
+    "identify_alibi",
 ]
