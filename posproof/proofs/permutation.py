@@ -58,7 +58,7 @@ def attention(x: Matrix, wq: Matrix, wk: Matrix, wv: Matrix, *, exp: Callable[[A
 
     ``causal`` masks keys after the query (softmax over j ≤ i).
 
-    >>> attention([[1], [2]], [[1]], [[1]], [[1]], exp=sp.exp, sqrt_d=1)[0][0] - (
+    >>> attention([[1], [2]], [[1]], [[1]], [[1]], exp=sp.exp, sqrt_d=sp.Integer(1))[0][0] - (
     ...     (sp.exp(1) + 2 * sp.exp(2)) / (sp.exp(1) + sp.exp(2)))
     0
     """
