@@ -8,7 +8,10 @@ The second stage of the pipeline: it may import posproof.model and the shared le
 Modules:
 
 * ``claims`` — Claims a user states about an encoding: a period, a bound, a column permutation.
+* ``permutation`` — Why positions at all: self-attention without positions is permutation
+  equivariant.
 * ``rotary`` — What is proved about a rotary embedding: ``prove_rotary``, the stale-cache hazard.
 * ``scaling`` — Proofs of the invariants of each RoPE scaling rule (``scaling_theorems``).
 * ``theorems`` — The proof engine: theorems about an Encoding, each proved, refuted or unknown.
+* ``xpos`` — What is proved about xPos (:class:`posproof.model.xpos.XPos`): relative scores, decay.
 """

@@ -234,6 +234,12 @@ def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None
     >>> report.ok, [c["name"] for c in report.checks]
     (True, ['matches_spec', 'relative_property', 'norm_preservation', 'convention'])
     """
+    from ..model.xpos import XPos
+
+    if isinstance(spec, XPos):  # xPos: apply_fn(x, downscale), torchscale's contract
+        from .xpos import check_xpos
+
+        return check_xpos(apply_fn, spec, seed=seed)
     rot = _rotary_spec(spec, head_dim, base, layout, rotary_dim)
     angles = angles_name(angles)
     max_position = check_int("max_position", max_position, minimum=64, maximum=2**40)
@@ -322,7 +328,9 @@ def assert_rotary(apply_fn: Any, spec: Any = None, **kwargs: Any) -> ImplReport:
     as HF's float32 ``inv_freq @ position_ids`` does); the relative property
     ⟨R(m)q, R(n)k⟩ = ⟨R(m+s)q, R(n+s)k⟩ = ⟨q, R(n−m)k⟩ for random q, k;
     norm preservation; and the convention fingerprint — pairing, rotation
-    direction, frequency order, base.
+    direction, frequency order, base.  With an :class:`posproof.XPos` spec,
+    ``apply_fn(x, downscale)`` is checked as xPos
+    (:func:`posproof.testing.xpos.check_xpos`: keys inverted, scales centred).
 
     >>> import posproof
     >>> rot = posproof.rotary(10000, 8)
