@@ -35,7 +35,11 @@ from .model.schedules import (
     Schedule,
     TensorToTensor,
 )
+from .measure.xpos import xpos_scale_limits
+from .model.xpos import XPos
+from .proofs.permutation import prove_permutation
 from .proofs.rotary import prove_rotary
+from .proofs.xpos import prove_xpos
 from .proofs.theorems import prove
 from .report import Check, Proof, Report, Step
 from .version import __version__ as __version__
@@ -50,6 +54,8 @@ __all__ = [
     "get_layout", "gram_is_toeplitz", "lambdify_encoding", "make_scaling", "mrope",
     "multi_preset", "parse_spec", "permutation", "preset", "prove", "prove_rotary",
     "read_config", "rotary", "translation_matrix",
+    # issue 16 §1, §4: permutation equivariance and xPos
+    "XPos", "prove_permutation", "prove_xpos", "xpos_scale_limits",
 ]
 
 # Old module paths (posproof.numeric, posproof.identify, ...) keep working: see posproof/_moved.py.

@@ -86,3 +86,15 @@ def test_bad_input():
         with pytest.raises(InvalidParameter) as info:
             prove_permutation(**bad)
         assert "\n" not in str(info.value)
+
+
+def test_cli_prove_permutation(capsys):
+    import json
+
+    from posproof.cli.app import main
+
+    assert main(["prove", "--theorem", "permutation-equivariance", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [t["status"] for t in out["theorems"]] == ["proved", "refuted", "refuted", "proved"]
+    assert main(["prove", "--theorem", "permutation-equivariance", "--theorem", "norm"]) == 2
+    assert "stands alone" in capsys.readouterr().err

@@ -167,3 +167,23 @@ def test_bad_input_is_one_named_line():
         assert "\n" not in str(info.value)
     with pytest.raises(UnknownName, match="float8"):
         xpos_scale_limits(XPos(8), ["float8"])
+
+
+def test_cli_prove_and_check_xpos(capsys):
+    import json
+
+    from posproof.cli.app import main
+
+    assert main(["prove", "--xpos", "16", "--json"]) == 0
+    assert [t["status"] for t in json.loads(capsys.readouterr().out)["theorems"]] == [
+        "proved", "proved"]
+    assert main(["check", "--xpos", "16", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["checks"]
+    assert rows == [{"name": f"xpos_scale_limits[{r['dtype']}]", "status": "pass",
+                     "certified": rows[0]["certified"], **r}
+                    for r in xpos_scale_limits(XPos(16))]
+    for bad in (["prove", "--xpos", "7"], ["check", "--xpos", "x"]):
+        assert main(bad) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1
+        assert "Traceback" not in err

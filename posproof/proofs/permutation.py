@@ -30,12 +30,21 @@ from mpmath.ctx_iv import MPIntervalContext
 from ..errors import check_int
 from ..report import Proof, Report, Step
 
-__all__ = ["PERMUTATION_THEOREMS", "attention", "prove_permutation"]
+__all__ = ["EXPECTED", "PERMUTATION_THEOREMS", "attention", "exit_status", "prove_permutation"]
 
 PERMUTATION_THEOREMS = ("permutation:equivariance", "permutation:sinusoidal-pe",
                         "permutation:causal-mask", "permutation:rope-offsets")
 
+#: The status each theorem must have: the two refutations are the point.
+EXPECTED = {"permutation:equivariance": "proved", "permutation:sinusoidal-pe": "refuted",
+            "permutation:causal-mask": "refuted", "permutation:rope-offsets": "proved"}
+
 Matrix = list[list[Any]]
+
+
+def exit_status(report: Report) -> int:
+    """0 when every theorem has its expected status (:data:`EXPECTED`), else 1."""
+    return 0 if all(EXPECTED.get(p.name, "proved") == p.status for p in report.theorems) else 1
 
 
 def _matmul(a: Matrix, b: Matrix) -> Matrix:
@@ -182,7 +191,8 @@ def _refute(name: str, statement: str, *, pe: bool, causal: bool, why: str) -> P
     for i, j in itertools.product(range(n), range(d)):
         diff = lhs[i][j] - rhs[i][j]
         if diff.a > 0 or diff.b < 0:
-            cex = {"X": [[str(v) for v in r] for r in xq], "W_q = W_k = W_v": "I (2×2)",
+            cex = {"certified": "interval arithmetic, 120 bits, outward rounding",
+                   "X": [[str(v) for v in r] for r in xq], "W_q = W_k = W_v": "I (2×2)",
                    "P": "swap tokens 0 and 1", "entry": [i, j],
                    "A(PX)": mpmath.nstr(mpmath.mpf(lhs[i][j].mid), 12),
                    "P·A(X)": mpmath.nstr(mpmath.mpf(rhs[i][j].mid), 12),

@@ -24,7 +24,7 @@ import sympy as sp
 
 from ..errors import InvalidParameter, check_int
 from ..model.xpos import XPos
-from ..precise import DEFAULT_DPS
+from ..precise import DEFAULT_DPS, mp_values
 from ..report import Proof, Report, Step
 from .rotary import generic_identity
 
@@ -85,7 +85,7 @@ def _relative(xp: XPos, seed: int) -> Proof:
     rng = random.Random(seed)
     worst = mpmath.mpf(0)
     with mpmath.workdps(DEFAULT_DPS):
-        freqs = [mpmath.mpf(sp.Float(f, DEFAULT_DPS + 5)) for f in xp.rotary.frequencies]
+        freqs = mp_values(xp.rotary.frequencies, DEFAULT_DPS + 10)
         zetas = [mpmath.mpf(z.p) / z.q for z in xp.zetas()]
         for _ in range(4):
             m, n = rng.randrange(0, 10**5), rng.randrange(0, 10**5)
