@@ -187,3 +187,18 @@ def test_cli_prove_and_check_xpos(capsys):
         err = capsys.readouterr().err
         assert err.count("\n") == 1
         assert "Traceback" not in err
+
+
+def test_cli_check_impl_xpos(tmp_path, capsys):
+    torchscale_xpos()
+    from posproof.cli.app import main
+
+    impl = tmp_path / "ts_impl.py"
+    impl.write_text("from torchscale.component.xpos_relative_position import XPOS\n"
+                    "_m = XPOS(16)\n"
+                    "def apply(x, downscale):\n    return _m(x, downscale=downscale)\n"
+                    "def no_invert(x, downscale):\n    return _m(x, downscale=False)\n")
+    assert main(["check-impl", f"{impl}:apply", "--xpos", "16"]) == 0
+    assert main(["check-impl", f"{impl}:no_invert", "--xpos", "16"]) == 1
+    assert "key scale is not inverted" in capsys.readouterr().out
+    assert main(["check-impl", f"{impl}:apply", "--xpos", "15"]) == 2

@@ -4,8 +4,9 @@
 positions is permutation equivariant (and refutes it with a sinusoidal PE or a causal
 mask); ``posproof prove --xpos HEAD_DIM`` proves xPos's relative and decay theorems;
 ``posproof check --xpos HEAD_DIM`` reports where its scales leave float32, float16 and
-bfloat16 (centred and not).  ``--base`` is the rotary base, ``--seed`` the cross-checks'
-seed; ``--json`` as everywhere.
+bfloat16 (centred and not); ``posproof check-impl MODULE:ATTR --xpos HEAD_DIM`` checks an
+xPos ``apply_fn(x, downscale)`` (torchscale's contract).  ``--base`` is the rotary
+base, ``--seed`` the cross-checks' seed; ``--json`` as everywhere.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from ..proofs.permutation import prove_permutation
 from ..proofs.xpos import prove_xpos
 from ..report import Check, Report
 
-__all__ = ["PERMUTATION_THEOREM", "add_options", "exit_status", "report", "wants"]
+__all__ = ["PERMUTATION_THEOREM", "add_options", "exit_status", "report", "wants", "xpos_spec"]
 
 #: The ``--theorem`` name that reaches :func:`posproof.proofs.permutation.prove_permutation`.
 PERMUTATION_THEOREM = "permutation-equivariance"
@@ -38,7 +39,8 @@ def wants(args: argparse.Namespace) -> bool:
     return getattr(args, "xpos", None) is not None or PERMUTATION_THEOREM in theorems
 
 
-def _xpos(args: argparse.Namespace) -> XPos:
+def xpos_spec(args: argparse.Namespace) -> XPos:
+    """The XPos of ``--xpos HEAD_DIM`` (and ``--base``), refusing a non-integer in one line."""
     text = args.xpos
     try:
         head_dim = int(text)
@@ -65,7 +67,7 @@ def report(args: argparse.Namespace) -> Report:
             raise InvalidParameter(f"--theorem {PERMUTATION_THEOREM} stands alone; drop "
                                    f"{', '.join(others) or '--xpos'}")
         return prove_permutation(seed=args.seed)
-    xp = _xpos(args)
+    xp = xpos_spec(args)
     if theorems:
         raise InvalidParameter("--xpos proves xpos:relative and xpos:decay together; drop "
                                "--theorem")

@@ -107,6 +107,9 @@ def add_commands(subparsers: Any, encoding_options: Callable[[argparse.ArgumentP
                        help="the impl multiplies the table by S (e.g. 0.0625 = 1/√256); "
                             "not with --rotary")
     check.add_argument("--seed", type=int, default=0, help="seed of the random positions")
+    check.add_argument("--xpos", metavar="HEAD_DIM",
+                       help="ATTR is an xPos apply_fn(x, downscale) as torchscale's XPOS "
+                            "(x: batch, L, head_dim); checked against XPos(HEAD_DIM, --base)")
     check.add_argument("--json", action="store_true", help="print the report as JSON")
 
 
@@ -349,7 +352,11 @@ def _check_impl(args: argparse.Namespace) -> int:
     from ..testing import check_encoding, check_rotary
 
     impl, label = load_target(args.target)
-    if args.rotary:
+    if getattr(args, "xpos", None) is not None:  # issue 16 §4: apply_fn(x, downscale)
+        from .biases_perm import xpos_spec
+
+        report = check_rotary(impl, xpos_spec(args), seed=args.seed)
+    elif args.rotary:
         if args.dim is None:
             raise InvalidParameter("--rotary needs --dim, the head dim of the rotary embedding")
         from ..model.rope import rotary
