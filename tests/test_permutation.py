@@ -98,3 +98,14 @@ def test_cli_prove_permutation(capsys):
     assert [t["status"] for t in out["theorems"]] == ["proved", "refuted", "refuted", "proved"]
     assert main(["prove", "--theorem", "permutation-equivariance", "--theorem", "norm"]) == 2
     assert "stands alone" in capsys.readouterr().err
+
+
+def test_derive_opens_with_why_positions():
+    from posproof import preset
+    from posproof.document.derive import derive
+
+    md = derive(preset("vaswani", dim=4), max_len=100, general=False, figures=[]).markdown()
+    sections = [line for line in md.splitlines() if line.startswith("## ")]
+    assert sections[0] == "## 0. Why positions at all"
+    assert "(**proved** for every n" in md
+    assert md.count("**refuted**: with a") == 2
