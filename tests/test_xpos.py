@@ -202,3 +202,16 @@ def test_cli_check_impl_xpos(tmp_path, capsys):
     assert main(["check-impl", f"{impl}:no_invert", "--xpos", "16"]) == 1
     assert "key scale is not inverted" in capsys.readouterr().out
     assert main(["check-impl", f"{impl}:apply", "--xpos", "15"]) == 2
+
+
+def test_cli_explain_xpos(capsys):
+    import json
+
+    from posproof.cli.app import main
+
+    assert main(["explain", "--xpos", "8", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["zeta"] == [str(z) for z in XPos(8).zetas()]
+    assert out["limits"] == xpos_scale_limits(XPos(8))
+    assert main(["explain"]) == 2
+    assert "CONFIG" in capsys.readouterr().err

@@ -21,7 +21,8 @@ from ..proofs.permutation import prove_permutation
 from ..proofs.xpos import prove_xpos
 from ..report import Check, Report
 
-__all__ = ["PERMUTATION_THEOREM", "add_options", "exit_status", "report", "wants", "xpos_spec"]
+__all__ = ["PERMUTATION_THEOREM", "add_options", "exit_status", "explain_xpos", "report", "wants",
+           "xpos_spec"]
 
 #: The ``--theorem`` name that reaches :func:`posproof.proofs.permutation.prove_permutation`.
 PERMUTATION_THEOREM = "permutation-equivariance"
@@ -82,3 +83,28 @@ def report(args: argparse.Namespace) -> Report:
                   for row in xpos_scale_limits(xp)]
         return Report(xp.to_dict(), [], checks)
     return prove_xpos(xp, seed=args.seed)
+
+
+def explain_xpos(args: argparse.Namespace) -> int:
+    """``posproof explain --xpos HEAD_DIM [--json]``: ζ_k, half distances, dtype limits."""
+    import json
+
+    xp = xpos_spec(args)
+    decay = prove_xpos(xp, seed=0)["xpos:decay"]
+    limits = xpos_scale_limits(xp)
+    if getattr(args, "json", False):
+        print(json.dumps({"spec": xp.to_dict(), "zeta": decay.values["zeta"],
+                          "half_distance": decay.values["half_distance"], "limits": limits},
+                         indent=2, sort_keys=True, ensure_ascii=False))
+        return 0
+    lines = [f"posproof explain {xp!r}", "", "pair k   ζ_k (exact)   scale halves after Δ ="]
+    for k, (z, half) in enumerate(zip(decay.values["zeta"], decay.values["half_distance"],
+                                      strict=True)):
+        lines.append(f"{k:>6}   {z:<12}  {half}")
+    lines += ["", "dtype      scale → inf at p   → 0 at p   first lost length: uncentred  centred"]
+    for r in limits:
+        lines.append(f"{r['dtype']:<9}  {r['overflow_position']!s:>16}   "
+                     f"{r['underflow_position']!s:>8}   {r['first_length_uncentred']!s:>27}  "
+                     f"{r['first_length_centred']!s:>7}")
+    print("\n".join(lines))
+    return 0
