@@ -215,3 +215,21 @@ def test_cli_explain_xpos(capsys):
     assert out["limits"] == xpos_scale_limits(XPos(8))
     assert main(["explain"]) == 2
     assert "CONFIG" in capsys.readouterr().err
+
+
+def test_identify_names_torchscale_buffer_and_refuses_others(tmp_path, capsys):
+    ts = torchscale_xpos()
+    from posproof.cli.app import main
+    from posproof.testing.xpos import identify_xpos
+
+    buffer = ts.XPOS(64).scale.numpy()
+    found = identify_xpos(buffer)
+    assert (found["matched"], found["gamma"], found["head_dim"]) == (True, "2/5", 64)
+    # a copy with the pair index over d/2 instead of d: not the xPos family
+    wrong = ((np.arange(0, 64, 2) * 2 + 0.4 * 64) / (1.4 * 64)).astype(np.float32)
+    assert not identify_xpos(wrong)["matched"]
+    np.save(tmp_path / "zeta.npy", buffer)
+    assert main(["identify", str(tmp_path / "zeta.npy"), "--xpos"]) == 0
+    assert "XPos(64, gamma='2/5')" in capsys.readouterr().out
+    np.save(tmp_path / "ids.npy", np.arange(4))
+    assert main(["identify", str(tmp_path / "ids.npy"), "--xpos"]) == 2

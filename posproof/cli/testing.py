@@ -74,6 +74,9 @@ def add_commands(subparsers: Any, encoding_options: Callable[[argparse.ArgumentP
     ident.add_argument("--dtype", help="precision to assume for the noise level (default: the "
                                        "array's dtype, or the narrower working precision "
                                        "read from the values)")
+    ident.add_argument("--xpos", action="store_true",
+                       help="FILE holds an xPos ζ vector (torchscale's scale buffer): name "
+                            "its γ and head dim")
     ident.add_argument("--json", action="store_true", help="print JSON")
 
     check = subparsers.add_parser(
@@ -311,6 +314,19 @@ def _identify(args: argparse.Namespace) -> int:
     from ..testing.identification import identify
 
     arrays = load_arrays(args.file, args.key)
+    if getattr(args, "xpos", False):  # issue 16 §4
+        from ..testing.xpos import identify_xpos
+
+        found = {name: identify_xpos(value) for name, value in arrays.items()}
+        if args.json:
+            print(json.dumps({"file": args.file, "xpos": found}, indent=2, sort_keys=True))
+        else:
+            for name, r in found.items():
+                print(f"{name}: " + (f"{r['spec']} (residual {r['residual']:.2g})"
+                                     if r["matched"] else
+                                     f"no xPos γ fits (residual {r['residual']:.2g} for "
+                                     f"γ = {r['gamma']})"))
+        return 0 if all(r["matched"] for r in found.values()) else 1
     notes: dict[str, str] = {}
     tables = _tables(arrays, notes)
     results, skipped = {}, {k: v for k, v in notes.items() if k not in tables}

@@ -22,7 +22,7 @@ from ..measure.xpos import xpos_scale_limits
 from ..model.xpos import XPos
 from .reports import ImplReport, InvalidImplementation
 
-__all__ = ["check_xpos"]
+__all__ = ["check_xpos", "identify_xpos"]
 
 _RTOL = 1e-5
 
@@ -112,3 +112,36 @@ def check_xpos(apply_fn: Any, spec: XPos, *, seed: int = 0, long: bool = True) -
     report.message = ("" if report.ok else
                       f"impl disagrees with {spec!r}: {report.explanation}")
     return report
+
+
+def identify_xpos(zeta: Any) -> dict[str, Any]:
+    """Name the xPos behind a ζ vector (torchscale's ``scale`` buffer, one value per pair).
+
+    γ is read from ζ_0 = γ/(1+γ) and named as the nearest fraction with denominator ≤ 100;
+    every ζ_k is then compared with (2k/d + γ)/(1 + γ), d = 2·len, within 8·eps of the
+    array's dtype.  ``matched`` is False (with the residual) when no γ fits.
+
+    >>> r = identify_xpos(np.array([float(z) for z in XPos(8).zetas()], dtype=np.float32))
+    >>> r["matched"], r["gamma"], r["head_dim"]
+    (True, '2/5', 8)
+    >>> identify_xpos([0.3, 0.5, 0.6, 0.9])["matched"]
+    False
+    """
+    from fractions import Fraction
+
+    arr = np.asarray(zeta)
+    if arr.ndim != 1 or arr.size < 1 or not np.issubdtype(arr.dtype, np.floating):
+        raise InvalidParameter(f"an xPos ζ vector is 1-d floating (one value per pair); got "
+                               f"shape {arr.shape}, dtype {arr.dtype}")
+    eps = float(np.finfo(arr.dtype).eps)
+    z = arr.astype(np.float64)
+    if not (np.all(np.isfinite(z)) and 0 < z[0] < 1):
+        raise InvalidParameter("ζ_0 must be finite and in (0, 1) for an xPos scale vector")
+    gamma = Fraction(z[0] / (1 - z[0])).limit_denominator(100)
+    n = z.size
+    want = np.array([(2 * k / (2 * n) + float(gamma)) / (1 + float(gamma)) for k in range(n)])
+    residual = float(np.abs(z - want).max())
+    matched = residual <= 8 * eps
+    return {"matched": bool(matched), "gamma": str(gamma), "head_dim": 2 * n,
+            "residual": residual, "tolerance": 8 * eps,
+            "spec": f"XPos({2 * n}, gamma='{gamma}')" if matched else None}
