@@ -10,6 +10,7 @@ from .measure.numeric import (
     lambdify_encoding,
     translation_matrix,
 )
+from .measure.xpos import xpos_scale_limits
 from .model.alibi import Alibi, alibi
 from .model.configs import RopeConfig, parse_spec, read_config
 from .model.encoding import Encoding
@@ -36,10 +37,13 @@ from .model.schedules import (
     Schedule,
     TensorToTensor,
 )
+from .model.xpos import XPos
 from .proofs.alibi import prove_alibi
 from .proofs.multiaxis import prove_multi
+from .proofs.permutation import prove_permutation
 from .proofs.rotary import prove_rotary
 from .proofs.theorems import prove
+from .proofs.xpos import prove_xpos
 from .report import Check, Proof, Report, Step
 from .version import __version__ as __version__
 
@@ -49,12 +53,12 @@ __all__ = [
     "Encoding", "Explicit", "Expression", "Geometric", "InvalidEncoding", "InvalidExpression",
     "InvalidParameter", "LinearScaling", "Llama3Scaling", "LongRoPEScaling", "MultiAxisEncoding",
     "MultiAxisRotary", "NTKScaling", "OffsetKernel", "PosproofError", "Proof", "Report",
-    "RopeConfig", "Rotary", "Schedule", "Step", "TensorToTensor", "UnknownName", "YaRNScaling",
-    "alibi", "axial_rope", "base_bound", "check", "explore", "first_unrepresentable_integer",
-    "get_layout", "gram_is_toeplitz", "lambdify_encoding", "make_scaling", "mrope",
-    "multi_preset", "parse_spec", "permutation", "preset", "prove", "prove_alibi", "prove_multi",
-    "prove_rotary",
-    "read_config", "rotary", "translation_matrix",
+    "RopeConfig", "Rotary", "Schedule", "Step", "TensorToTensor", "UnknownName", "XPos",
+    "YaRNScaling", "alibi", "axial_rope", "base_bound", "check", "explore",
+    "first_unrepresentable_integer", "get_layout", "gram_is_toeplitz", "lambdify_encoding",
+    "make_scaling", "mrope", "multi_preset", "parse_spec", "permutation", "preset", "prove",
+    "prove_alibi", "prove_multi", "prove_permutation", "prove_rotary", "prove_xpos",
+    "read_config", "rotary", "translation_matrix", "xpos_scale_limits",
 ]
 
 # Old module paths (posproof.numeric, posproof.identify, ...) keep working: see posproof/_moved.py.

@@ -125,6 +125,8 @@ def _encoding_line(report: Report) -> str:
         return (f"encoding: {enc['name']}, d={enc.get('dim', enc.get('head_dim'))}, "
                 f"axes={','.join(enc['axis_names'])}"
                 + (f", layout={enc['layout']}" if "layout" in enc else ""))
+    if "name" not in enc:  # not an Encoding (xPos, self-attention): its fields as they are
+        return "spec: " + ", ".join(f"{k}={v}" for k, v in enc.items())
     params = ", ".join(f"{k}={v}" for k, v in enc.get("schedule", {}).items() if k != "family")
     return (f"encoding: {enc['name']}, d={enc['dim']}, layout={enc['layout']}"
             + (f", {params}" if params else "") + f", offset={enc['offset']}")
@@ -195,7 +197,13 @@ def render_table(report: Report, title: str, seconds: float) -> str:
 
 def _run_prove(args: argparse.Namespace, general: bool) -> int:
     from ..proofs.theorems import prove
+    from . import biases_perm
 
+    if biases_perm.wants(args):  # issue 16: --xpos, --theorem permutation-equivariance
+        start = time.perf_counter()
+        report = biases_perm.report(args)
+        _output(report, args, time.perf_counter() - start)
+        return biases_perm.exit_status(report)
     if args.command == "prove":
         multi = build_multi(args)
         if multi is not None:
@@ -284,6 +292,11 @@ def _output(report: Report, args: argparse.Namespace, seconds: float) -> int:
 
 
 def _run_check(args: argparse.Namespace) -> int:
+    from . import biases_perm
+
+    if biases_perm.wants(args):  # issue 16: --xpos
+        start = time.perf_counter()
+        return _output(biases_perm.report(args), args, time.perf_counter() - start)
     enc = build_encoding(args)
     _report_dir(args.report)
     start = time.perf_counter()
@@ -292,6 +305,8 @@ def _run_check(args: argparse.Namespace) -> int:
 
 
 def make_parser() -> argparse.ArgumentParser:
+    from . import biases_perm
+
     parser = Parser(prog="posproof", description="Prove, refute and measure claims about "
                      "sinusoidal and rotary positional encodings.")
     parser.add_argument("--version", action="version", version=f"posproof {__version__}")
@@ -308,6 +323,7 @@ def make_parser() -> argparse.ArgumentParser:
                            "near returns, decay, dtypes…), certified in mpmath")
     encoding_options(check)
     check_options(check)
+    biases_perm.add_options(check)
     output_options(check)
 
     prove = sub.add_parser("prove", help="prove or refute the theorems for one encoding")
@@ -315,7 +331,8 @@ def make_parser() -> argparse.ArgumentParser:
     prove.add_argument("--general", action="store_true",
                        help="also prove for every even d at once (symbolic pair index)")
     prove.add_argument("--theorem", action="append", metavar="NAME",
-                       help="only this theorem (repeatable)")
+                       help="only this theorem (repeatable); 'permutation-equivariance': "
+                            "self-attention without positions (no encoding needed)")
     prove.add_argument("--claim-block", metavar="'a, b; c, d'",
                        help="a claimed 2×2 translation block in w and delta, e.g. the transposed "
                             "'cos(w*delta), sin(w*delta); -sin(w*delta), cos(w*delta)'")
@@ -345,6 +362,7 @@ def make_parser() -> argparse.ArgumentParser:
     prove.add_argument("--timeout", metavar="SECONDS",
                        help="budget per theorem in seconds (default 5); a theorem not "
                             "decided within it is unknown, with the reason (0: no limit)")
+    biases_perm.add_options(prove)
     output_options(prove, report=False)
     from . import derive as cli_derive
     from . import rope as cli_rope

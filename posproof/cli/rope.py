@@ -77,7 +77,11 @@ def add_commands(subparsers: Any, encoding_options: Callable[[argparse.ArgumentP
         "explain", help="print the effective RoPE frequencies of a config.json and the numbers "
                         "that matter", description="Read a HF config.json (old and new "
                         "spellings), print its effective frequencies, bands and numbers.")
-    explain.add_argument("config", metavar="CONFIG", help="path to a model config.json")
+    explain.add_argument("config", metavar="CONFIG", nargs="?",
+                         help="path to a model config.json (not with --xpos)")
+    explain.add_argument("--xpos", metavar="HEAD_DIM",
+                         help="explain xPos of this head dim instead: ζ_k, the distance at "
+                              "which each pair's scale halves, the dtype limits")
     explain.add_argument("--default-theta", metavar="B",
                          help="rope_theta to use when the config has none (reported)")
     explain.add_argument("--layout", choices=["half", "adjacent"],
@@ -196,6 +200,13 @@ def _explore(args: argparse.Namespace) -> int:
 
 def _explain(args: argparse.Namespace) -> int:
     import numpy as np
+
+    if getattr(args, "xpos", None) is not None:  # issue 16 §4
+        from .biases_perm import explain_xpos
+
+        return explain_xpos(args)
+    if args.config is None:
+        raise InvalidParameter("explain needs CONFIG (a config.json) or --xpos HEAD_DIM")
 
     from ..measure.explore import explore, plot_exploration
     from ..model.configs import read_config

@@ -83,6 +83,9 @@ def add_commands(subparsers: Any, encoding_options: Callable[[argparse.ArgumentP
                                                      "PositionalEncoding2D): say which columns "
                                                      "encode which axis (default: 1-D first, "
                                                      "then the factorisations of the row count)")
+    ident.add_argument("--xpos", action="store_true",
+                       help="FILE holds an xPos ζ vector (torchscale's scale buffer): name "
+                            "its γ and head dim")
     ident.add_argument("--json", action="store_true", help="print JSON")
 
     check = subparsers.add_parser(
@@ -117,6 +120,9 @@ def add_commands(subparsers: Any, encoding_options: Callable[[argparse.ArgumentP
                        help="the impl multiplies the table by S (e.g. 0.0625 = 1/√256); "
                             "not with --rotary")
     check.add_argument("--seed", type=int, default=0, help="seed of the random positions")
+    check.add_argument("--xpos", metavar="HEAD_DIM",
+                       help="ATTR is an xPos apply_fn(x, downscale) as torchscale's XPOS "
+                            "(x: batch, L, head_dim); checked against XPos(HEAD_DIM, --base)")
     check.add_argument("--json", action="store_true", help="print the report as JSON")
 
 
@@ -319,6 +325,19 @@ def _identify(args: argparse.Namespace) -> int:
 
     grid = parse_grid(getattr(args, "grid", None))
     arrays = load_arrays(args.file, args.key)
+    if getattr(args, "xpos", False):  # issue 16 §4
+        from ..testing.xpos import identify_xpos
+
+        found = {name: identify_xpos(value) for name, value in arrays.items()}
+        if args.json:
+            print(json.dumps({"file": args.file, "xpos": found}, indent=2, sort_keys=True))
+        else:
+            for name, r in found.items():
+                print(f"{name}: " + (f"{r['spec']} (residual {r['residual']:.2g})"
+                                     if r["matched"] else
+                                     f"no xPos γ fits (residual {r['residual']:.2g} for "
+                                     f"γ = {r['gamma']})"))
+        return 0 if all(r["matched"] for r in found.values()) else 1
     notes: dict[str, str] = {}
     tables = _tables(arrays, notes)
     results, skipped = {}, {k: v for k, v in notes.items() if k not in tables}
@@ -368,8 +387,13 @@ def _check_impl(args: argparse.Namespace) -> int:
     from .options import parse_grid
 
     impl, label = load_target(args.target)
-    multi = _multi_spec(impl, args)
-    if multi is not None and args.rotary:
+    xpos = getattr(args, "xpos", None) is not None
+    multi = None if xpos else _multi_spec(impl, args)
+    if xpos:  # issue 16 §4: apply_fn(x, downscale)
+        from .biases_perm import xpos_spec
+
+        report = check_rotary(impl, xpos_spec(args), seed=args.seed)
+    elif multi is not None and args.rotary:
         report = check_rotary(impl, multi, max_position=args.max_position, seed=args.seed,
                               angles=args.angles)
     elif multi is not None:

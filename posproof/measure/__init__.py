@@ -25,4 +25,5 @@ Modules:
 * ``numeric`` — The numeric half in one import: the public names of the six modules above and below.
 * ``scan_limits`` — The longest scan accepted (L and L·d), validated with one clear error.
 * ``translation`` — T(Δ) applied pair by pair, the dense matrix for small d, and its residual.
+* ``xpos`` — The xPos precision trap: where the per-position scales ζ^(±p/B) leave a dtype.
 """

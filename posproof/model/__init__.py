@@ -23,4 +23,6 @@ Modules:
 * ``scaling`` — RoPE scaling rules as exact frequency schedules (HF transformers
   ``modeling_rope_utils``).
 * ``schedules`` — Frequency schedules as exact SymPy expressions.
+* ``xpos`` — xPos (Sun et al. 2022, "A Length-Extrapolatable Transformer"): RoPE times a
+  per-pair decay.
 """

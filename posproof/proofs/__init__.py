@@ -14,7 +14,10 @@ Modules:
 * ``multicheck`` — Multi-axis theorem names and statements, their mpmath cross-checks.
 * ``multiclaims`` — Claims about multi-axis encodings (axes, mrope_section, meshgrid, convention).
 * ``multigeneral`` — M-RoPE on the diagonal; multi-axis theorems for every k and split.
+* ``permutation`` — Why positions at all: self-attention without positions is permutation
+  equivariant.
 * ``rotary`` — What is proved about a rotary embedding: ``prove_rotary``, the stale-cache hazard.
 * ``scaling`` — Proofs of the invariants of each RoPE scaling rule (``scaling_theorems``).
 * ``theorems`` — The proof engine: theorems about an Encoding, each proved, refuted or unknown.
+* ``xpos`` — What is proved about xPos (:class:`posproof.model.xpos.XPos`): relative scores, decay.
 """

@@ -48,7 +48,8 @@ or a callable impl, the spec's values, the comparison), ``hypotheses`` and
 ``explain`` (why a table disagrees: candidate regenerations, confirmed or not),
 ``explain_rotary`` (the same for a rotation), ``encodings``
 (:func:`check_encoding`, :func:`assert_encoding`) and ``rotary``
-(:func:`check_rotary`, :func:`assert_rotary`, the fingerprint); ``multiaxis_tables`` and
+(:func:`check_rotary`, :func:`assert_rotary`, the fingerprint), ``xpos`` (what
+``assert_rotary`` checks for an xPos spec); ``multiaxis_tables`` and
 ``multiaxis_rotary`` (the same for several position axes: a table over a ``grid=``, a
 rotary with positions ``(k, seq)``, explanations naming the axis); ``arrays`` (a user's table
 as a float64 array, its dtype's eps, the match tolerance), ``identification``

@@ -174,8 +174,13 @@ def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None
     >>> report.ok, [c["name"] for c in report.checks]
     (True, ['matches_spec', 'relative_property', 'norm_preservation', 'convention'])
     """
+    from ..model.xpos import XPos
     from .multiaxis_rotary import check_multi_rotary, is_multi_rotary_spec
 
+    if isinstance(spec, XPos):  # xPos: apply_fn(x, downscale), torchscale's contract
+        from .xpos import check_xpos
+
+        return check_xpos(apply_fn, spec, seed=seed)
     if is_multi_rotary_spec(spec):
         for key, value in (("head_dim", head_dim), ("layout", layout), (
                 "theta" if str(spec).lower() == "axial-rope" else "base", base)):
@@ -278,7 +283,9 @@ def assert_rotary(apply_fn: Any, spec: Any = None, **kwargs: Any) -> ImplReport:
     as HF's float32 ``inv_freq @ position_ids`` does); the relative property
     ⟨R(m)q, R(n)k⟩ = ⟨R(m+s)q, R(n+s)k⟩ = ⟨q, R(n−m)k⟩ for random q, k;
     norm preservation; and the convention fingerprint — pairing, rotation
-    direction, frequency order, base.
+    direction, frequency order, base.  With an :class:`posproof.XPos` spec,
+    ``apply_fn(x, downscale)`` is checked as xPos
+    (:func:`posproof.testing.xpos.check_xpos`: keys inverted, scales centred).
 
     Several axes (axial RoPE, M-RoPE): ``spec`` a ``MultiAxisRotary``, ``"mrope"``
     with ``mrope_section=…`` (``base=``, ``head_dim=``, ``interleaved=``),
