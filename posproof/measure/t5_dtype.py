@@ -39,7 +39,7 @@ _SHOWN = 16                                    # distances listed in a report (a
 
 
 def _dtype(name: str) -> Any:
-    if name not in AUDIT_DTYPES + ("float64",):
+    if name not in (*AUDIT_DTYPES, "float64"):
         raise InvalidParameter(f"dtype={name!r} is not one of float32, float16, float64")
     return np.dtype(name).type
 
