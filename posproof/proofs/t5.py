@@ -79,8 +79,8 @@ def prove_t5(spec: T5Buckets, *, theorems: Any = None, up_to: int | None = None
         if name == "boundaries_exact":
             statement = (f"log bucket {m}+k starts at the least n with n^{r} ≥ {d}^k·{m}^({r}−k) "
                          f"(k = 0…{r - 1})")
-            steps.append(Step(f"for n ≥ m: ⌊R·log(n/m)/log(D/m)⌋ ≥ k ⇔ (n/m)^R ≥ (D/m)^k ⇔ "
-                              f"n^R ≥ D^k·m^(R−k) (log increasing, D > m, both sides > 0)",
+            steps.append(Step("for n ≥ m: ⌊R·log(n/m)/log(D/m)⌋ ≥ k ⇔ (n/m)^R ≥ (D/m)^k ⇔ "
+                              "n^R ≥ D^k·m^(R−k) (log increasing, D > m, both sides > 0)",
                               "monotone log, integer powers"))
             for k, s in enumerate(starts[m:]):
                 t = d ** k * m ** (r - k)
@@ -96,7 +96,7 @@ def prove_t5(spec: T5Buckets, *, theorems: Any = None, up_to: int | None = None
             statement = "the magnitude bucket is non-decreasing in |Δ|"
             steps.append(Step("n ↦ n on the exact part, n ↦ m + min(R−1, ⌊R·log(n/m)/log(D/m)⌋) "
                               "on the log part: compositions of non-decreasing maps; the two "
-                              f"parts meet at n = m with bucket m (⌊0⌋ = 0)", "monotonicity"))
+                              "parts meet at n = m with bucket m (⌊0⌋ = 0)", "monotonicity"))
             ok = ok and bool(np.all(np.diff(fast) >= 0)) and list(starts) == sorted(starts)
         elif name == "sign_split":
             if spec.bidirectional:
@@ -108,7 +108,8 @@ def prove_t5(spec: T5Buckets, *, theorems: Any = None, up_to: int | None = None
                 b = spec.buckets(dd)
                 ok = ok and bool(np.all((b >= per) == (dd > 0)))
             else:
-                statement = "causal: every Δ ≥ 0 goes to bucket 0 (no sign split, future is clamped)"
+                statement = ("causal: every Δ ≥ 0 goes to bucket 0 "
+                             "(no sign split, the future is clamped)")
                 steps.append(Step("n = max(−Δ, 0) = 0 for Δ ≥ 0, and f(0) = 0", "definition"))
                 ok = ok and spec.bucket(up_to) == 0 and spec.bucket(1) == 0
         elif name == "saturation":
