@@ -21,4 +21,6 @@ Modules:
 * ``scaling`` — RoPE scaling rules as exact frequency schedules (HF transformers
   ``modeling_rope_utils``).
 * ``schedules`` — Frequency schedules as exact SymPy expressions.
+* ``t5_buckets`` — T5 relative position buckets, exactly: every bucket's range of relative
+  positions in integers.
 """

@@ -10,5 +10,6 @@ Modules:
 * ``claims`` — Claims a user states about an encoding: a period, a bound, a column permutation.
 * ``rotary`` — What is proved about a rotary embedding: ``prove_rotary``, the stale-cache hazard.
 * ``scaling`` — Proofs of the invariants of each RoPE scaling rule (``scaling_theorems``).
+* ``t5`` — What is proved about T5 relative position buckets, in integers (``prove_t5``).
 * ``theorems`` — The proof engine: theorems about an Encoding, each proved, refuted or unknown.
 """

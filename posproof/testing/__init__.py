@@ -53,7 +53,9 @@ as a float64 array, its dtype's eps, the match tolerance), ``identification``
 (:func:`~posproof.testing.identification.identify`), ``identification_measure`` (pair
 frequencies read from a table), ``identification_families`` (fitting the schedule
 families) and ``identification_precision`` (a table's scale and working precision);
-``strategies`` (Hypothesis strategies) and ``pytest_plugin``.
+``strategies`` (Hypothesis strategies) and ``pytest_plugin``; ``t5``
+(:func:`assert_t5_buckets`: T5 relative position buckets against the exact ones) and
+``position_ids`` (:func:`assert_position_ids`: padding-aware position ids).
 
 Stage: on top of measure, beside document and sweep (which it does not import); it
 may import measure, proofs, model and the shared leaves (errors, precise, validated,
@@ -64,12 +66,14 @@ from __future__ import annotations
 
 from .encodings import assert_encoding, check_encoding
 from .identification import Identification, identify
+from .position_ids import assert_position_ids, check_position_ids
 from .reports import ImplReport, InvalidImplementation
 
 # Explicit re-exports (``X as X``): names importable from posproof.testing before it became
 # a package that are not in __all__ (posproof.cli.testing uses the private ones).
 from .rotary import DEFAULT_MAX_POSITION as DEFAULT_MAX_POSITION
 from .rotary import assert_rotary, check_rotary
+from .t5 import assert_t5_buckets, check_t5_buckets
 from .tables import DEFAULT_MAX_LEN, default_positions
 
 __all__ = [
@@ -78,9 +82,13 @@ __all__ = [
     "ImplReport",
     "InvalidImplementation",
     "assert_encoding",
+    "assert_position_ids",
     "assert_rotary",
+    "assert_t5_buckets",
     "check_encoding",
+    "check_position_ids",
     "check_rotary",
+    "check_t5_buckets",
     "default_positions",
     "identify",
 ]
