@@ -109,3 +109,28 @@ def test_bad_input_named_error(kwargs: dict, words: str) -> None:
 def test_float_positions_refused() -> None:
     with pytest.raises(InvalidParameter, match="not integers"):
         check_position_ids(lambda m: m.float(), takes="attention_mask")
+
+
+def test_cli_check_impl_position_ids(capsys: pytest.CaptureFixture[str], tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from posproof.cli.app import main
+
+    mod = tmp_path / "pids.py"
+    mod.write_text(
+        "import torch\n"
+        "from transformers.models.roberta.modeling_roberta import RobertaEmbeddings\n"
+        "def roberta(x):\n"
+        "    return RobertaEmbeddings.create_position_ids_from_input_ids(x, padding_idx=1)\n"
+        "def arange(m):\n"
+        "    return torch.arange(m.shape[1]).expand(m.shape)\n")
+    assert main(["check-impl", f"{mod}:roberta", "--position-ids", "input_ids",
+                 "--first-position", "2", "--pad-fill", "1"]) == 0
+    capsys.readouterr()
+    assert main(["check-impl", f"{mod}:arange", "--position-ids", "attention_mask",
+                 "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert "left padding shifts" in out["encoding"]["message"]
+    assert main(["check-impl", f"{mod}:arange", "--position-ids", "attention_mask",
+                 "--first-position", "-1", "--pad-token-id", "-3"]) == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1

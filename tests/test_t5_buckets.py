@@ -233,3 +233,72 @@ def test_impl_raising_or_wrong_shape_is_a_named_error() -> None:
         check_t5_buckets(lambda d: 1 / 0)
     with pytest.raises(PosproofError, match="shape"):
         check_t5_buckets(lambda d: d[:3])
+
+
+# ----------------------------------------------------------------------- command line
+T5_TARGET = "transformers.models.t5.modeling_t5:T5Attention._relative_position_bucket"
+
+
+def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    from posproof.cli.app import main
+
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_prove_and_check(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    code, out, _ = _cli(capsys, "prove", "--t5", "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert {t["name"]: t["status"] for t in data["theorems"]}["t5:nonempty"] == "proved"
+    code, out, _ = _cli(capsys, "check", "--t5", "32,4096", "--json")
+    checks = {c["name"]: c for c in json.loads(out)["checks"]}
+    assert code == 1
+    assert checks["t5_dtype_float32"]["status"] == "pass"
+    assert checks["t5_dtype_float16"]["changed"][0]["distance"] == 181
+
+
+@pytest.mark.parametrize("argv", [["prove", "--t5", "2,128"], ["check", "--t5", "32,8"],
+                                  ["prove", "--t5", "32"], ["prove", "--t5", "32,128,sideways"],
+                                  ["check-impl", T5_TARGET, "--t5-buckets", "3,100"]])
+def test_cli_bad_input_exits_2(capsys: pytest.CaptureFixture[str], argv: list) -> None:
+    code, _out, err = _cli(capsys, *argv)
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err
+
+
+def test_cli_check_impl_hf_float32_declared(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _cli(capsys, "check-impl", T5_TARGET, "--t5-buckets", "32,128")
+    assert code == 0
+    assert "n_differ=0" in out
+    code, out, _ = _cli(capsys, "check-impl", T5_TARGET, "--t5-buckets", "32,128,causal,float16",
+                        "--up-to", "300")
+    assert code == 0                                    # equal to exact: passes any declaration
+    assert "declared float16" in out
+    code, _out, _ = _cli(capsys, "check-impl", T5_TARGET, "--t5-buckets", "16,128")
+    assert code == 0
+
+
+def test_cli_explain_t5_config(capsys: pytest.CaptureFixture[str], tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    cfg = tmp_path / "config.json"
+    cfg.write_text(json.dumps({"model_type": "t5", "relative_attention_num_buckets": 32,
+                               "relative_attention_max_distance": 128, "is_decoder": False}))
+    code, out, _ = _cli(capsys, "explain", str(cfg))
+    assert code == 0
+    assert "[encoder self-attention]" in out
+    assert "[decoder self-attention]" in out
+    assert "    16  exact               (empty)" in out
+    code, out, _ = _cli(capsys, "explain", str(cfg), "--json")
+    stacks = json.loads(out)["stacks"]
+    assert [s["bidirectional"] for s in stacks] == [True, False]
+    assert stacks[0]["table"][31]["delta_min"] == 91
+    cfg.write_text(json.dumps({"relative_attention_num_buckets": 1, "is_decoder": True}))
+    code, _, err = _cli(capsys, "explain", str(cfg))
+    assert code == 2
+    assert "at least 2 per direction" in err

@@ -75,8 +75,12 @@ def add_commands(subparsers: Any, encoding_options: Callable[[argparse.ArgumentP
 
     explain = subparsers.add_parser(
         "explain", help="print the effective RoPE frequencies of a config.json and the numbers "
-                        "that matter", description="Read a HF config.json (old and new "
-                        "spellings), print its effective frequencies, bands and numbers.")
+                        "that matter (a T5-style config: its exact bucket table)",
+        description="Read a HF config.json (old and new spellings), print its effective "
+                    "frequencies, bands and numbers. A T5-style config "
+                    "(relative_attention_num_buckets, relative_attention_max_distance, "
+                    "is_decoder) prints the exact relative position bucket table of each "
+                    "stack, the bucket theorems and the float32/float16 audit.")
     explain.add_argument("config", metavar="CONFIG", help="path to a model config.json")
     explain.add_argument("--default-theta", metavar="B",
                          help="rope_theta to use when the config has none (reported)")
@@ -191,6 +195,11 @@ def _explore(args: argparse.Namespace) -> int:
 
 def _explain(args: argparse.Namespace) -> int:
     import numpy as np
+
+    from .biases_t5 import explain_t5, is_t5_config
+
+    if is_t5_config(args.config):            # T5-style relative attention: the bucket table
+        return explain_t5(args)
 
     from ..measure.explore import explore, plot_exploration
     from ..model.configs import read_config

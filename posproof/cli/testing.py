@@ -108,6 +108,9 @@ def add_commands(subparsers: Any, encoding_options: Callable[[argparse.ArgumentP
                             "not with --rotary")
     check.add_argument("--seed", type=int, default=0, help="seed of the random positions")
     check.add_argument("--json", action="store_true", help="print the report as JSON")
+    from .biases_t5 import add_check_impl_options
+
+    add_check_impl_options(check)
 
 
 # --------------------------------------------------------------------------- loading
@@ -349,6 +352,10 @@ def _check_impl(args: argparse.Namespace) -> int:
     from ..testing import check_encoding, check_rotary
 
     impl, label = load_target(args.target)
+    if getattr(args, "t5_buckets", None) is not None or getattr(args, "position_ids", None):
+        from .biases_t5 import check_impl
+
+        return check_impl(args, impl, label)
     if args.rotary:
         if args.dim is None:
             raise InvalidParameter("--rotary needs --dim, the head dim of the rotary embedding")
