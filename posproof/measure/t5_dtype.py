@@ -50,19 +50,33 @@ def float_buckets(spec: T5Buckets, n: Any, dtype: str = "float32") -> np.ndarray
     ``n`` are magnitudes ≥ 0 (integers).  A value that is not finite (float16 above 65504)
     has no defined truncation: it is reported as bucket -1 (torch gives garbage there).
     """
-    f = _dtype(dtype)
     n = np.asarray(n, dtype=np.int64)
+    me = spec.max_exact
+    out = n.copy()
+    large = n >= me                                       # log(0) never formed (is_small)
+    out[large] = _large_buckets(spec, n[large], dtype)
+    return out
+
+
+def _large_buckets(spec: T5Buckets, n: np.ndarray, dtype: str) -> np.ndarray:
+    """The log branch for magnitudes n ≥ max_exact, op by op in ``dtype``."""
+    f = _dtype(dtype)
     me, per = spec.max_exact, spec.per_direction
-    large_n = np.maximum(n, me)                           # log(0) never formed (is_small there)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        ratio = large_n.astype(f) / f(me)
-        log = np.log(ratio.astype(np.float64)).astype(f)     # log rounded to the dtype
-        value = log / f(math.log(spec.max_distance / me)) * f(per - me)
+        ratio = n.astype(f)
+        ratio /= f(me)
+        value = np.log(ratio.astype(np.float64)).astype(f)    # log rounded to the dtype
+        value /= f(math.log(spec.max_distance / me))
+        value *= f(per - me)
         finite = np.isfinite(value)
-        trunc = np.trunc(np.where(finite, value, 0)).astype(np.int64)
-    large = np.minimum(me + trunc, per - 1)
-    large = np.where(finite, large, -1)
-    return np.where(n < me, n, large)
+        if not finite.all():
+            value[~finite] = 0
+        trunc = value.astype(np.int64)                    # truncation toward zero (value ≥ 0)
+    trunc += me
+    np.minimum(trunc, per - 1, out=trunc)
+    if not finite.all():
+        trunc[~finite] = -1
+    return trunc
 
 
 def dtype_audit(spec: T5Buckets, dtype: str = "float32", up_to: int | None = None) -> Check:
@@ -72,16 +86,19 @@ def dtype_audit(spec: T5Buckets, dtype: str = "float32", up_to: int | None = Non
     """
     up_to = (2 * spec.max_distance if up_to is None
              else check_int("up_to", up_to, minimum=1, maximum=10**8))
-    n = np.arange(up_to + 1, dtype=np.int64)
-    exact = spec.magnitude_buckets(n)
-    got = float_buckets(spec, n, dtype)
-    bad = np.flatnonzero(exact != got)
+    me = spec.max_exact
+    # exact buckets of me … up_to straight from the integer starts (no search: n is a range)
+    starts = np.clip(np.asarray((*spec.starts[me:], up_to + 1), dtype=np.int64), me,
+                     up_to + 1)
+    exact = np.repeat(np.arange(me, spec.per_direction, dtype=np.int64), np.diff(starts))
+    got = _large_buckets(spec, np.arange(me, up_to + 1, dtype=np.int64), dtype)
+    bad = np.flatnonzero(exact != got)          # below max_exact both are n: never differ
     overflow = np.flatnonzero(got < 0)
-    changed = [{"distance": int(i), "exact": int(exact[i]), "dtype": int(got[i])}
+    changed = [{"distance": int(i) + me, "exact": int(exact[i]), "dtype": int(got[i])}
                for i in bad[:_SHOWN]]
     values: dict[str, Any] = {
         "dtype": dtype, "up_to": up_to, "n_changed": int(bad.size), "changed": changed,
-        "first_overflow": int(overflow[0]) if overflow.size else None}
+        "first_overflow": int(overflow[0]) + me if overflow.size else None}
     if bad.size:
         where = ", ".join(f"|Δ|={c['distance']}: {c['exact']}→{c['dtype']}" for c in changed[:4])
         more = f" (+{bad.size - 4} more)" if bad.size > 4 else ""
