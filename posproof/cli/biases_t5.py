@@ -92,12 +92,20 @@ def add_check_impl_options(parser: argparse.ArgumentParser) -> None:
 def _output(report: Report, args: argparse.Namespace, title: str, spec: Any) -> int:
     if args.json:
         print(report.to_json())
-    else:
-        from .app import render_table
-
-        lines = render_table(report, title, 0.0).rsplit(" (", 1)[0].splitlines()
-        lines[1] = spec.describe()                      # not the sinusoid's "d=…" line
-        print("\n".join(lines))
+        return report.exit_status()
+    symbol = {"proved": "✓", "pass": "✓", "refuted": "✗", "fail": "✗", "unknown": "?"}
+    items = [(p.name, p.status, p.statement, p.note) for p in report.theorems]
+    items += [(c.name, c.status, str(c.values.get("summary", "")), c.note)
+              for c in report.checks]
+    width = max([len(name) for name, *_ in items] + [8])
+    lines = [title, spec.describe(), ""]
+    for name, status, text, note in items:
+        lines.append(f"  {symbol[status]} {name:<{width}}  {status:<8}  {text}")
+        if note and status not in ("proved", "pass"):
+            lines.append(f"      {note}")
+    verdict = "OK" if report.ok else ("CHECK FAILED" if report.checks else "INCOMPLETE")
+    lines += ["", f"verdict: {verdict}"]
+    print("\n".join(lines))
     return report.exit_status()
 
 
@@ -107,7 +115,7 @@ def run_prove(args: argparse.Namespace) -> int:
 
     spec, _ = parse_t5_spec(args.t5)
     theorems = getattr(args, "theorem", None) or None
-    return _output(Report(spec.to_dict() | _encoding_keys(spec), prove_t5(spec,
+    return _output(Report(spec.to_dict(), prove_t5(spec,
                    theorems=theorems), []), args, "posproof prove --t5", spec)
 
 
@@ -117,15 +125,8 @@ def run_check(args: argparse.Namespace) -> int:
 
     spec, _ = parse_t5_spec(args.t5)
     checks = [dtype_audit(spec, dt) for dt in AUDIT_DTYPES]
-    return _output(Report(spec.to_dict() | _encoding_keys(spec), [], checks), args,
+    return _output(Report(spec.to_dict(), [], checks), args,
                    "posproof check --t5", spec)
-
-
-def _encoding_keys(spec: Any) -> dict[str, Any]:
-    """The keys the verdict table's encoding line reads."""
-    return {"name": "t5-buckets", "dim": spec.num_buckets,
-            "layout": "bidirectional" if spec.bidirectional else "causal",
-            "offset": 0, "schedule": {"max_distance": spec.max_distance}}
 
 
 def check_impl(args: argparse.Namespace, impl: Any, label: str) -> int:
