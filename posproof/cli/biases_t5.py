@@ -170,7 +170,7 @@ def is_t5_config(path: str) -> bool:
     """Whether ``path`` is a JSON config with T5 relative attention (and no RoPE)."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):   # the RoPE reader reports these in one line
         return False
     return isinstance(data, dict) and "relative_attention_num_buckets" in data
 

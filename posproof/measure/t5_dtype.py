@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidParameter, check_int
-from ..model.t5_buckets import T5Buckets
+from ..model.t5_buckets import DEFAULT_UP_TO_CAP, T5Buckets
 from ..report import Check
 
 __all__ = ["AUDIT_DTYPES", "dtype_audit", "float_buckets"]
@@ -80,11 +80,12 @@ def _large_buckets(spec: T5Buckets, n: np.ndarray, dtype: str) -> np.ndarray:
 
 
 def dtype_audit(spec: T5Buckets, dtype: str = "float32", up_to: int | None = None) -> Check:
-    """Every magnitude 0 … ``up_to`` (default 2·max_distance) where ``dtype`` changes the bucket.
+    """Every magnitude 0 … ``up_to`` (default 2·max_distance, at most 4·10⁶) where ``dtype``
+    changes the bucket.
 
     Passes when the dtype's buckets equal the exact ones at every magnitude checked.
     """
-    up_to = (2 * spec.max_distance if up_to is None
+    up_to = (min(2 * spec.max_distance, DEFAULT_UP_TO_CAP) if up_to is None
              else check_int("up_to", up_to, minimum=1, maximum=10**8))
     me = spec.max_exact
     # exact buckets of me … up_to straight from the integer starts (no search: n is a range)

@@ -32,7 +32,10 @@ from sympy import integer_nthroot
 
 from ..errors import InvalidParameter, check_int
 
-__all__ = ["T5Buckets", "magnitude_starts", "t5_buckets"]
+__all__ = ["DEFAULT_UP_TO_CAP", "T5Buckets", "magnitude_starts", "t5_buckets"]
+
+#: Exhaustive checks run over |Δ| ≤ 2·max_distance by default, capped here (memory, time).
+DEFAULT_UP_TO_CAP = 4_000_000
 
 
 def magnitude_starts(max_exact: int, per_direction: int, max_distance: int) -> tuple[int, ...]:

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import check_int
-from ..model.t5_buckets import T5Buckets
+from ..model.t5_buckets import DEFAULT_UP_TO_CAP, T5Buckets
 from ..report import Proof, Step
 
 __all__ = ["T5_THEOREMS", "direct_bucket", "prove_t5"]
@@ -66,7 +66,7 @@ def prove_t5(spec: T5Buckets, *, theorems: Any = None, up_to: int | None = None
         if name.removeprefix("t5:") not in T5_THEOREMS:
             raise UnknownName(f"theorem {name!r} is not a T5 theorem; choose from "
                               f"{', '.join(T5_THEOREMS)}")
-    up_to = (2 * spec.max_distance if up_to is None
+    up_to = (min(2 * spec.max_distance, DEFAULT_UP_TO_CAP) if up_to is None
              else check_int("up_to", up_to, minimum=1, maximum=10**8))
     cc, fast = _crosscheck(spec, up_to)
     m, per, d = spec.max_exact, spec.per_direction, spec.max_distance

@@ -3,7 +3,7 @@
 ``fn(relative_position, bidirectional=…, num_buckets=…, max_distance=…)`` (HF's
 ``T5Attention._relative_position_bucket`` signature; a function of ``relative_position``
 alone is called with it alone) is evaluated at every Δ with |Δ| ≤ ``up_to`` (default
-2·max_distance; torch tensors when torch is installed, else NumPy arrays) and compared with
+2·max_distance, at most 4·10⁶; torch tensors when torch is installed, else NumPy arrays) and compared with
 :class:`~posproof.model.t5_buckets.T5Buckets`.  ``dtype="float32"`` accepts HF's float32
 log ratio where it rounds across a boundary (the distances are listed); on a mismatch each
 candidate explanation (float32 / float16 arithmetic, max_exact off by one, a missing or
@@ -31,7 +31,7 @@ import numpy as np
 
 from ..errors import check_int
 from ..measure.t5_dtype import float_buckets
-from ..model.t5_buckets import T5Buckets, magnitude_starts
+from ..model.t5_buckets import DEFAULT_UP_TO_CAP, T5Buckets, magnitude_starts
 from ..report import Check, Report
 from .reports import InvalidImplementation
 
@@ -124,7 +124,7 @@ def check_t5_buckets(fn: Callable[..., Any], num_buckets: int = 32, max_distance
     """Compare ``fn`` with the exact buckets at every |Δ| ≤ ``up_to``; never raises on a
     mismatch (see :func:`assert_t5_buckets`)."""
     spec = T5Buckets(num_buckets, max_distance, bidirectional)
-    up_to = (2 * spec.max_distance if up_to is None
+    up_to = (min(2 * spec.max_distance, DEFAULT_UP_TO_CAP) if up_to is None
              else check_int("up_to", up_to, minimum=1, maximum=10**7))
     if dtype not in (None, "float32", "float16"):
         from ..errors import InvalidParameter
