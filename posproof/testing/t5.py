@@ -6,9 +6,10 @@ alone is called with it alone) is evaluated at every Δ with |Δ| ≤ ``up_to`` 
 2·max_distance, at most 4·10⁶; torch tensors when torch is installed, else NumPy arrays)
 and compared with :class:`~posproof.model.t5_buckets.T5Buckets`.  ``dtype="float32"``
 accepts HF's float32 log ratio where it rounds across a boundary (the distances are
-listed); on a mismatch each candidate explanation (float32 / float16 arithmetic, max_exact off by one, a missing or
-reversed sign split, causal ↔ bidirectional, num_buckets not halved) regenerates the
-buckets, and one is named only when it reproduces the impl at every Δ.
+listed).  On a mismatch each candidate explanation (float32 / float16 arithmetic,
+max_exact off by one, a missing or reversed sign split, causal ↔ bidirectional,
+num_buckets not halved) regenerates the buckets, and one is named only when it
+reproduces the impl at every Δ.
 
 >>> from posproof.model.t5_buckets import T5Buckets
 >>> exact = T5Buckets(32, 128)
