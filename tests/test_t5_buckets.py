@@ -302,3 +302,39 @@ def test_cli_explain_t5_config(capsys: pytest.CaptureFixture[str], tmp_path) -> 
     code, _, err = _cli(capsys, "explain", str(cfg))
     assert code == 2
     assert "at least 2 per direction" in err
+
+
+@pytest.mark.parametrize(("nb", "md", "bi", "length"), [(32, 128, True, 300), (32, 128, False, 300),
+                                                       (128, 5000, False, 3000),
+                                                       (33, 100, False, 300)])
+def test_identify_hf_bucket_matrix(capsys: pytest.CaptureFixture[str], tmp_path, nb: int,  # type: ignore[no-untyped-def]
+                                   md: int, bi: bool, length: int) -> None:
+    import json
+
+    fn = _hf("t5", "T5Attention")
+    q = torch.arange(length)
+    matrix = fn(q[None, :] - q[:, None], bidirectional=bi, num_buckets=nb,
+                max_distance=md).numpy()
+    path = tmp_path / "buckets.npy"
+    np.save(path, matrix)
+    code, out, _ = _cli(capsys, "identify", str(path), "--json")
+    found = json.loads(out)["checks"][0]
+    assert code == 0
+    assert (found["num_buckets"], found["bidirectional"], found["max_distance"]) == (nb, bi,
+                                                                                      [md, md])
+
+
+def test_identify_ambiguous_and_foreign_matrices(capsys: pytest.CaptureFixture[str],
+                                                 tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from posproof.testing.t5_identify import identify_t5
+
+    q = np.arange(2500)
+    found = identify_t5(T5Buckets(64, 1000).buckets(q[None, :] - q[:, None]))
+    assert found.max_distance == (1000, 1001)           # D = 1001 gives the same buckets
+    assert T5Buckets(64, 1001).starts == T5Buckets(64, 1000).starts
+    assert T5Buckets(64, 1002).starts != T5Buckets(64, 1000).starts
+    path = tmp_path / "noise.npy"
+    np.save(path, np.random.default_rng(0).integers(0, 5, (10, 10)))
+    code, out, _ = _cli(capsys, "identify", str(path))
+    assert code == 1
+    assert "not a function of Δ" in out

@@ -4,6 +4,8 @@ Hooks in the existing commands (each a few lines there, the logic here):
 
 * ``posproof prove --t5 [SPEC]`` — the bucket theorems (:func:`posproof.proofs.t5.prove_t5`);
 * ``posproof check --t5 [SPEC]`` — the float32 / float16 dtype audit of the buckets;
+* ``posproof identify FILE`` — an integer (query, key) matrix of buckets: num_buckets,
+  bidirectional or causal, and the max_distance that fit;
 * ``posproof explain CONFIG`` — a T5-style ``config.json`` (``relative_attention_num_buckets``,
   ``relative_attention_max_distance``, ``is_decoder``) prints the exact bucket table;
 * ``posproof check-impl MODULE:ATTR --t5-buckets [SPEC]`` — :func:`assert_t5_buckets`;
@@ -34,8 +36,8 @@ from ..errors import InvalidParameter
 from ..report import Report
 
 __all__ = ["DEFAULT_SPEC", "add_check_impl_options", "add_t5_option", "check_impl",
-           "explain_t5", "is_t5_config", "parse_t5_spec", "run_check", "run_prove",
-           "table_lines"]
+           "explain_t5", "identify_buckets", "is_t5_config", "parse_t5_spec", "run_check",
+           "run_prove", "table_lines"]
 
 DEFAULT_SPEC = "32,128"
 
@@ -164,6 +166,27 @@ def check_impl(args: argparse.Namespace, impl: Any, label: str) -> int:
         lines += ["", "verdict: OK" if report.ok else "verdict: MISMATCH"]
         print("\n".join(lines))
     return 0 if report.ok else 1
+
+
+def identify_buckets(args: argparse.Namespace, arrays: dict[str, Any]) -> int:
+    """``posproof identify`` on integer (query, key) matrices: T5 bucket configurations."""
+    import numpy as np
+
+    from ..testing.t5_identify import identify_t5
+
+    results = {name: identify_t5(np.asarray(value)) for name, value in arrays.items()}
+    matched = any(r.matched for r in results.values())
+    if args.json:
+        out = {"file": args.file, "matched": matched, "theorems": [],
+               "checks": [{"name": f"identify_t5[{name}]",
+                           "status": "pass" if r.matched else "fail", **r.to_dict()}
+                          for name, r in results.items()]}
+        print(json.dumps(out, indent=2, sort_keys=True, ensure_ascii=False, default=str))
+    else:
+        print("\n\n".join([f"posproof identify {args.file}"]
+                           + [f"[{name}]\n{r}" if len(results) > 1 else str(r)
+                              for name, r in results.items()]))
+    return 0 if matched else 1
 
 
 def is_t5_config(path: str) -> bool:

@@ -311,6 +311,11 @@ def _identify(args: argparse.Namespace) -> int:
     from ..testing.identification import identify
 
     arrays = load_arrays(args.file, args.key)
+    from .biases_t5 import identify_buckets
+
+    if arrays and all(getattr(v, "ndim", 0) == 2 and str(getattr(v, "dtype", "")).replace(
+            "torch.", "").startswith(("int", "uint")) for v in arrays.values()):
+        return identify_buckets(args, arrays)       # integer matrices: T5 relative buckets
     notes: dict[str, str] = {}
     tables = _tables(arrays, notes)
     results, skipped = {}, {k: v for k, v in notes.items() if k not in tables}

@@ -55,7 +55,8 @@ frequencies read from a table), ``identification_families`` (fitting the schedul
 families) and ``identification_precision`` (a table's scale and working precision);
 ``strategies`` (Hypothesis strategies) and ``pytest_plugin``; ``t5``
 (:func:`assert_t5_buckets`: T5 relative position buckets against the exact ones) and
-``position_ids`` (:func:`assert_position_ids`: padding-aware position ids).
+``position_ids`` (:func:`assert_position_ids`: padding-aware position ids);
+``t5_identify`` (which T5 configuration produced a matrix of buckets).
 
 Stage: on top of measure, beside document and sweep (which it does not import); it
 may import measure, proofs, model and the shared leaves (errors, precise, validated,
