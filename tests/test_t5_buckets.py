@@ -263,7 +263,9 @@ def test_cli_prove_and_check(capsys: pytest.CaptureFixture[str]) -> None:
 
 @pytest.mark.parametrize("argv", [["prove", "--t5", "2,128"], ["check", "--t5", "32,8"],
                                   ["prove", "--t5", "32"], ["prove", "--t5", "32,128,sideways"],
-                                  ["check-impl", T5_TARGET, "--t5-buckets", "3,100"]])
+                                  ["check-impl", T5_TARGET, "--t5-buckets", "3,100"],
+                                  ["prove", "--t5", "--dim", "64"],
+                                  ["check", "--t5", "32,128", "--preset", "binary"]])
 def test_cli_bad_input_exits_2(capsys: pytest.CaptureFixture[str], argv: list) -> None:
     code, _out, err = _cli(capsys, *argv)
     assert code == 2

@@ -111,10 +111,22 @@ def _output(report: Report, args: argparse.Namespace, title: str, spec: Any) -> 
     return report.exit_status()
 
 
+_ENCODING_OPTIONS = ("preset", "dim", "base", "layout", "frequencies", "expression", "offset",
+                     "claim_block", "claim_period", "claim_bound", "claim_permutation")
+
+
+def _refuse_encoding_options(args: argparse.Namespace) -> None:
+    given = [o for o in _ENCODING_OPTIONS if getattr(args, o, None) is not None]
+    if given or getattr(args, "general", False):
+        name = (given or ["general"])[0].replace("_", "-")
+        raise InvalidParameter(f"--t5 describes T5 buckets, not an encoding: drop --{name}")
+
+
 def run_prove(args: argparse.Namespace) -> int:
     """``posproof prove --t5``: the bucket theorems."""
     from ..proofs.t5 import prove_t5
 
+    _refuse_encoding_options(args)
     spec, _ = parse_t5_spec(args.t5)
     theorems = getattr(args, "theorem", None) or None
     return _output(Report(spec.to_dict(), prove_t5(spec,
@@ -125,6 +137,7 @@ def run_check(args: argparse.Namespace) -> int:
     """``posproof check --t5``: the dtype audit in float32 and float16."""
     from ..measure.t5_dtype import AUDIT_DTYPES, dtype_audit
 
+    _refuse_encoding_options(args)
     spec, _ = parse_t5_spec(args.t5)
     checks = [dtype_audit(spec, dt) for dt in AUDIT_DTYPES]
     return _output(Report(spec.to_dict(), [], checks), args,
