@@ -67,12 +67,10 @@ def identify_t5(matrix: Any) -> T5Identification:
         raise InvalidImplementation(f"a T5 bucket matrix is a 2-d integer (query, key) array, "
                                     f"not shape {b.shape} dtype {b.dtype}")
     nq, nk = b.shape
-    delta = np.arange(nk)[None, :] - np.arange(nq)[:, None]
-    d = np.arange(-(nq - 1), nk)
-    by_delta = np.full(d.size, -1, dtype=np.int64)
-    by_delta[delta.ravel() + nq - 1] = b.ravel()
-    if not np.array_equal(by_delta[delta + nq - 1], b):
+    if not np.array_equal(b[1:, 1:], b[:-1, :-1]):      # Toeplitz: a function of k − q
         return T5Identification(False, notes=["the bucket is not a function of Δ = key − query"])
+    d = np.arange(-(nq - 1), nk)
+    by_delta = np.concatenate([b[::-1, 0], b[0, 1:]]).astype(np.int64)  # Δ = −(nq−1) … nk−1
     pos, neg = by_delta[d > 0], by_delta[d <= 0][::-1]     # magnitudes 1…, 0…
     bidirectional = bool(pos.size and pos.max() > 0)
     mag = neg
