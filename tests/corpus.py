@@ -524,7 +524,10 @@ def _rotary_report(key: str, layout: str) -> dict[str, Proof]:
 
 
 def statements() -> list[Statement]:
-    return false_statements() + true_statements()
+    import corpus_multiaxis  # the section "several axes" (issue 15); it imports this module
+
+    return (false_statements() + true_statements() + corpus_multiaxis.false_statements()
+            + corpus_multiaxis.true_statements())
 
 
 def confusion(outcomes: list[Outcome]) -> dict[str, dict[str, int]]:

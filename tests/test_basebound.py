@@ -251,3 +251,54 @@ def test_sweep_bad_stops_at_the_first_island_and_its_pieces_are_bad():
         assert state == "bad"
         for s in (lo, hi):
             assert _b_mp(mpmath.exp(mpmath.mpf(s)), 128, m) < 0
+
+
+@given(dim=st.sampled_from([8, 64, 128]), t=st.floats(0.7, 30),
+       runs=st.lists(st.tuples(st.integers(0, 3 * 10**6), st.integers(1, 300)), min_size=1,
+                     max_size=4))
+def test_direct_values_by_runs_are_within_their_stated_bounds(dim, t, runs):
+    """The direct path (runs of consecutive m by powers of e^{iθ}): B(m; t) and ∂B/∂t within
+    the returned bounds of the exact values at the float t (mpmath, 40 digits)."""
+    kernel = Kernel(dim, 10**8)          # a long L keeps the pool on the direct path
+    ms = np.unique(np.concatenate([np.arange(a, a + n) for a, n in runs]))
+    got, vals, errs, (deriv, dbound) = kernel.values(t, ms)
+    assert np.array_equal(got, ms)
+    pick = np.unique(np.r_[0, ms.size - 1, np.linspace(0, ms.size - 1, 6).astype(int)])
+    with mpmath.workdps(40):
+        c = [mpmath.mpf(2 * k) / dim for k in range(dim // 2)]
+        theta = [mpmath.exp(-ck * mpmath.mpf(t)) for ck in c]
+        for i in pick:
+            m = int(ms[i])
+            exact = mpmath.fsum(mpmath.cos(m * x) for x in theta)
+            slope = mpmath.fsum(m * ck * x * mpmath.sin(m * x)
+                                for ck, x in zip(c, theta, strict=True))
+            assert abs(vals[i] - exact) <= errs[i]
+            assert abs(deriv[i] - slope) <= dbound[i]
+
+
+@pytest.mark.parametrize(("length", "dim", "integer"), [(1024, 128, False), (2048, 128, False),
+                                                        (1024, 128, True), (300, 16, False)])
+def test_first_only_certifies_the_same_smallest_base(length, dim, integer):
+    """first_only stops after the first island: the same smallest good base, bracket and
+    witness as the whole search; the islands it lists are the whole search's first ones
+    (the last one open-ended when it runs past the search); nothing claimed above."""
+    highest = 1e6 if integer else 1e12
+    full = base_bound(length, dim, integer_bases=integer, highest=highest)
+    first = base_bound(length, dim, integer_bases=integer, highest=highest, first_only=True)
+    assert first.smallest == full.smallest
+    assert first.witness_m == full.witness_m
+    assert first.undecided == 0
+    assert first.searched_to is not None
+    assert first.interval is None
+    assert first.threshold is None
+    assert not first.reaches_top
+    assert first.entry(10000)["base_good_set_is_interval"] is None
+    assert "searched only up to" in first.summary()
+    assert first.to_dict()["searched_up_to"] is not None
+    for mine, theirs in zip(first.islands, full.islands[:len(first.islands)], strict=True):
+        assert mine.start == theirs.start
+        assert mine.witness_below == theirs.witness_below
+        assert mine.end == theirs.end or (mine is first.islands[-1] and mine.end[1] is None)
+    assert len(first.islands) < len(full.islands)
+    # a base above the search is decided exactly, not from the missing pieces
+    assert first.is_good(full.threshold) == "yes"

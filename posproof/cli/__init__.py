@@ -6,6 +6,8 @@ argparse.  The command modules share ``options`` and never import ``app`` (which
 
 Modules:
 
+* ``alibi`` — ``--alibi``: ALiBi in ``posproof prove``, ``check-impl``, ``identify`` and
+  ``explain``.
 * ``app`` — The ``posproof`` command (also ``python -m posproof``).
 * ``options`` — What every command shares: the parser class, the option groups, ``build_encoding``,
   ``run_main``.

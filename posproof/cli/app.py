@@ -27,10 +27,13 @@ from .options import (
     Parser,
     ProgressBar,
     build_encoding,
+    build_multi,
     check_options,
     encoding_options,
+    int_list,
     length,
     output_options,
+    parse_grid,
     parse_int,
     run_main,
 )
@@ -57,9 +60,12 @@ def _run_checks(enc: Any, args: argparse.Namespace, proofs: Sequence[Proof] = ()
 def _how(item: Proof) -> str:
     if item.status == "refuted" and item.counterexample:
         ce = item.counterexample
-        where = ", ".join(f"{k}={ce[k]}" for k in ("x", "y", "delta", "shift", "column", "columns")
-                          if k in ce)
-        how = ("interval arithmetic, certified" if ce.get("certified")
+        where = ", ".join(f"{k}={ce[k]}" for k in ("x", "y", "delta", "shift", "column", "columns",
+                                                    "position", "pair", "row", "sections_sum",
+                                                    "pairs") if k in ce)
+        certified = str(ce.get("certified", ""))
+        how = ("interval arithmetic, certified" if certified.startswith("interval")
+               else f"{certified}, certified" if certified
                else f"mpmath, {ce.get('dps')} digits")
         return f"counterexample {where} ({how})"
     if item.status == "unknown":
@@ -115,6 +121,12 @@ def _verdict(report: Report) -> str:
 
 def _encoding_line(report: Report) -> str:
     enc = report.encoding
+    if str(enc.get("kind", "")).startswith("multi-axis"):
+        return (f"encoding: {enc['name']}, d={enc.get('dim', enc.get('head_dim'))}, "
+                f"axes={','.join(enc['axis_names'])}"
+                + (f", layout={enc['layout']}" if "layout" in enc else ""))
+    if "name" not in enc:  # not an Encoding (xPos, self-attention): its fields as they are
+        return "spec: " + ", ".join(f"{k}={v}" for k, v in enc.items())
     params = ", ".join(f"{k}={v}" for k, v in enc.get("schedule", {}).items() if k != "family")
     return (f"encoding: {enc['name']}, d={enc['dim']}, layout={enc['layout']}"
             + (f", {params}" if params else "") + f", offset={enc['offset']}")
@@ -185,7 +197,23 @@ def render_table(report: Report, title: str, seconds: float) -> str:
 
 def _run_prove(args: argparse.Namespace, general: bool) -> int:
     from ..proofs.theorems import prove
+    from . import biases_perm
 
+    if biases_perm.wants(args):  # issue 16: --xpos, --theorem permutation-equivariance
+        start = time.perf_counter()
+        report = biases_perm.report(args)
+        _output(report, args, time.perf_counter() - start)
+        return biases_perm.exit_status(report)
+    if args.command == "prove":
+        multi = build_multi(args)
+        if multi is not None:
+            return _run_prove_multi(args, multi)
+        used = [o for o in ("claim_first", "claim_sections", "claim_interleaved",
+                            "claim_meshgrid") if getattr(args, o, None)]
+        if used:
+            raise InvalidParameter(f"--{used[0].replace('_', '-')} is for the multi-axis presets "
+                                   "(sincos-2d, pe-2d, pe-3d, mrope, axial-rope), not "
+                                   f"--preset {args.preset or 'vaswani'}")
     enc = build_encoding(args)
     if args.command == "verify":                     # refuse a too large scan before proving
         from ..measure.checks import check_scan_options
@@ -203,6 +231,37 @@ def _run_prove(args: argparse.Namespace, general: bool) -> int:
                    seed=args.seed, **_timeout(args))
     if args.command == "verify":
         report.checks = _run_checks(enc, args, proofs=report.theorems)
+    return _output(report, args, time.perf_counter() - start)
+
+
+def _run_prove_multi(args: argparse.Namespace, multi: Any) -> int:
+    """``posproof prove`` for a multi-axis preset (sincos-2d, pe-2d, pe-3d, mrope, axial-rope)."""
+    from ..proofs.multiaxis import prove_multi
+
+    for option in ("claim_block", "claim_period", "claim_bound", "claim_permutation"):
+        if getattr(args, option, None) is not None:
+            raise InvalidParameter(f"--{option.replace('_', '-')} is about a 1-D encoding; for "
+                                   f"--preset {args.preset} use --claim-first or "
+                                   "--claim-sections")
+    sections = (int_list("claim-sections", args.claim_sections)
+                if args.claim_sections is not None else None)
+    start = time.perf_counter()
+    if args.claim_meshgrid and args.grid is None:
+        raise InvalidParameter("--claim-meshgrid needs --grid H,W (the grid the table is built "
+                               "on), e.g. --grid 16,16")
+    wrong = ([o for o in ("claim_first", "claim_meshgrid") if getattr(args, o)]
+             if hasattr(multi, "pair_axes") else
+             [o for o in ("claim_sections", "claim_interleaved") if getattr(args, o)])
+    if wrong:
+        raise InvalidParameter(f"--{wrong[0].replace('_', '-')} does not apply to --preset "
+                               f"{args.preset}; --claim-first/--claim-meshgrid are for "
+                               "sincos-2d/pe-2d/pe-3d, --claim-sections for mrope/axial-rope")
+    grid = parse_grid(args.grid, axes=multi.axes) if args.claim_meshgrid else None
+    report = prove_multi(multi, general=args.general, theorems=args.theorem or None,
+                         claim_axes=args.claim_first, claim_sections=sections,
+                         claim_interleaved=args.claim_interleaved,
+                         claim_meshgrid=args.claim_meshgrid, grid=grid, seed=args.seed,
+                         **_timeout(args))
     return _output(report, args, time.perf_counter() - start)
 
 
@@ -233,6 +292,11 @@ def _output(report: Report, args: argparse.Namespace, seconds: float) -> int:
 
 
 def _run_check(args: argparse.Namespace) -> int:
+    from . import biases_perm
+
+    if biases_perm.wants(args):  # issue 16: --xpos
+        start = time.perf_counter()
+        return _output(biases_perm.report(args), args, time.perf_counter() - start)
     enc = build_encoding(args)
     _report_dir(args.report)
     start = time.perf_counter()
@@ -241,6 +305,7 @@ def _run_check(args: argparse.Namespace) -> int:
 
 
 def make_parser() -> argparse.ArgumentParser:
+    from . import biases_perm
     from . import biases_t5 as cli_t5
 
     parser = Parser(prog="posproof", description="Prove, refute and measure claims about "
@@ -259,6 +324,7 @@ def make_parser() -> argparse.ArgumentParser:
                            "near returns, decay, dtypes…), certified in mpmath")
     encoding_options(check)
     check_options(check)
+    biases_perm.add_options(check)
     output_options(check)
     cli_t5.add_t5_option(check)
 
@@ -267,7 +333,8 @@ def make_parser() -> argparse.ArgumentParser:
     prove.add_argument("--general", action="store_true",
                        help="also prove for every even d at once (symbolic pair index)")
     prove.add_argument("--theorem", action="append", metavar="NAME",
-                       help="only this theorem (repeatable)")
+                       help="only this theorem (repeatable); 'permutation-equivariance': "
+                            "self-attention without positions (no encoding needed)")
     prove.add_argument("--claim-block", metavar="'a, b; c, d'",
                        help="a claimed 2×2 translation block in w and delta, e.g. the transposed "
                             "'cos(w*delta), sin(w*delta); -sin(w*delta), cos(w*delta)'")
@@ -280,9 +347,24 @@ def make_parser() -> argparse.ArgumentParser:
     prove.add_argument("--claim-permutation", metavar="LAYOUT:PERM",
                        help="a claimed column map to another layout: column j of PE in LAYOUT "
                             "is column PERM[j] of this one, e.g. 'split:0,2,1,3'")
+    prove.add_argument("--claim-first", metavar="AXIS",
+                       help="multi-axis presets: a claimed axis of the first block of columns, "
+                            "e.g. 'row' for \"the first half of sincos-2d encodes the row\" "
+                            "(refuted: MAE puts the column first)")
+    prove.add_argument("--claim-sections", metavar="S1,S2,S3",
+                       help="mrope: a claimed mrope_section for the pairs (refuted when it does "
+                            "not sum to head_dim/2 or assigns a pair another axis)")
+    prove.add_argument("--claim-interleaved", action="store_true",
+                       help="with --claim-sections: the claimed assignment is Qwen3-VL's "
+                            "interleaved one")
+    prove.add_argument("--claim-meshgrid", choices=["ij", "xy"],
+                       help="sincos-2d (2 axes) with --grid H,W: a claim that the table built "
+                            "with np.meshgrid(grid_w, grid_h, indexing=...) is the spec's "
+                            "(refuted for 'ij': the transposed grid)")
     prove.add_argument("--timeout", metavar="SECONDS",
                        help="budget per theorem in seconds (default 5); a theorem not "
                             "decided within it is unknown, with the reason (0: no limit)")
+    biases_perm.add_options(prove)
     output_options(prove, report=False)
     cli_t5.add_t5_option(prove)
     from . import derive as cli_derive
@@ -294,6 +376,9 @@ def make_parser() -> argparse.ArgumentParser:
     cli_testing.add_commands(sub, encoding_options)
     cli_derive.add_command(sub)
     cli_sweep.add_command(sub)
+    from . import alibi as cli_alibi
+
+    cli_alibi.add_options(sub)
     return parser
 
 
@@ -307,6 +392,10 @@ def _run(args: argparse.Namespace) -> int:
     from . import sweep as cli_sweep
     from . import testing as cli_testing
 
+    if getattr(args, "alibi", False):
+        from . import alibi as cli_alibi
+
+        return cli_alibi.run(args)
     if args.command == cli_derive.COMMAND:
         return cli_derive.run(args)
     if args.command == cli_sweep.COMMAND:

@@ -24,6 +24,7 @@ __all__ = [
     "check_options",
     "encoding_options",
     "int_at_least",
+    "int_list",
     "length",
     "output_options",
     "parse_grid",
@@ -225,7 +226,8 @@ def parse_grid(text: str | None, axes: int | None = None) -> tuple[int, ...] | N
     return sizes
 
 
-def _int_list(option: str, text: str) -> list[int]:
+def int_list(option: str, text: str) -> list[int]:
+    """``16,24,24`` (or ``16;24;24``) as integers; anything else is one line naming ``--option``."""
     try:
         return [int(p) for p in text.replace(";", ",").split(",") if p.strip()]
     except ValueError:
@@ -248,13 +250,13 @@ def build_multi(args: argparse.Namespace) -> Any:
             if args.dim is not None:
                 params["head_dim"] = parse_int("dim", args.dim)
             if args.mrope_section is not None:
-                params["mrope_section"] = _int_list("mrope-section", args.mrope_section)
+                params["mrope_section"] = int_list("mrope-section", args.mrope_section)
             params["interleaved"] = bool(args.mrope_interleaved)
             if args.base is not None:
                 params["base"] = args.base
         else:
             if args.axes_dims is not None:
-                params["axes_dims"] = _int_list("axes-dims", args.axes_dims)
+                params["axes_dims"] = int_list("axes-dims", args.axes_dims)
             if args.base is not None:
                 params["theta"] = args.base
         if args.layout is not None:
@@ -271,7 +273,8 @@ def build_multi(args: argparse.Namespace) -> Any:
         value = getattr(args, option, None)
         if value is not None:
             params[option] = value
-    return multi_preset(name, dim=parse_int("dim", "512" if args.dim is None else args.dim), **params)
+    dim = parse_int("dim", "512" if args.dim is None else args.dim)
+    return multi_preset(name, dim=dim, **params)
 
 
 def run_main(parser: argparse.ArgumentParser, argv: Sequence[str] | None,

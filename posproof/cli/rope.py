@@ -81,7 +81,11 @@ def add_commands(subparsers: Any, encoding_options: Callable[[argparse.ArgumentP
                     "(relative_attention_num_buckets, relative_attention_max_distance, "
                     "is_decoder) prints the exact relative position bucket table of each "
                     "stack, the bucket theorems and the float32/float16 audit.")
-    explain.add_argument("config", metavar="CONFIG", help="path to a model config.json")
+    explain.add_argument("config", metavar="CONFIG", nargs="?",
+                         help="path to a model config.json (not with --xpos)")
+    explain.add_argument("--xpos", metavar="HEAD_DIM",
+                         help="explain xPos of this head dim instead: ζ_k, the distance at "
+                              "which each pair's scale halves, the dtype limits")
     explain.add_argument("--default-theta", metavar="B",
                          help="rope_theta to use when the config has none (reported)")
     explain.add_argument("--layout", choices=["half", "adjacent"],
@@ -107,6 +111,10 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         help="bases searched by --base-bound (default 2,1e12)")
     parser.add_argument("--integer-bases", action="store_true",
                         help="--base-bound over integer bases only: island ends exact")
+    parser.add_argument("--first-island", action="store_true",
+                        help="--base-bound stops after the first island: the smallest good "
+                             "base, certified, much faster at long L (islands above, the "
+                             "all-good threshold and 'interval' are then not computed)")
     parser.add_argument("--dtypes", default="float32,float16,bfloat16",
                         help="dtypes of the audit, comma-separated ('' for none)")
     parser.add_argument("--plot", metavar="FILE", help="write the overlaid curves to FILE "
@@ -122,7 +130,8 @@ def _base_options(args: argparse.Namespace) -> dict[str, Any]:
 
     bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
     return {"base_range": parse_base_range(getattr(args, "base_range", "2,1e12")),
-            "integer_bases": bool(getattr(args, "integer_bases", False)), "progress": bar}
+            "integer_bases": bool(getattr(args, "integer_bases", False)),
+            "first_only": bool(getattr(args, "first_island", False)), "progress": bar}
 
 
 def _dtypes(text: str) -> list[str]:
@@ -196,6 +205,12 @@ def _explore(args: argparse.Namespace) -> int:
 def _explain(args: argparse.Namespace) -> int:
     import numpy as np
 
+    if getattr(args, "xpos", None) is not None:  # issue 16 §4
+        from .biases_perm import explain_xpos
+
+        return explain_xpos(args)
+    if args.config is None:
+        raise InvalidParameter("explain needs CONFIG (a config.json) or --xpos HEAD_DIM")
     from .biases_t5 import explain_t5, is_t5_config
 
     if is_t5_config(args.config):            # T5-style relative attention: the bucket table

@@ -15,7 +15,9 @@ known schedule.  ``posproof check-impl MODULE:ATTR`` imports the module (a
 dotted name, or a path ``dir/file.py``) and checks the attribute — a table, a
 callable of positions, or a module with a ``weight`` — against the encoding
 options (``--preset``, ``--base``, ``--layout``, …; ``--dim`` defaults to the
-table's width); ``--rotary`` checks an ``apply_fn(x, positions)`` instead.
+table's width); ``--rotary`` checks an ``apply_fn(x, positions)`` instead.  Several
+position axes: ``--preset sincos-2d|pe-2d|pe-3d --grid H,W`` (a table of H·W rows,
+row-major) or ``--preset mrope|axial-rope --rotary`` (positions of shape (axes, seq)).
 
 Exit status: 0 when the table is identified / the impl passes, 1 when it
 matches no known schedule / fails, 2 for bad input (``run`` raises
@@ -34,6 +36,7 @@ import argparse
 import importlib
 import importlib.util
 import json
+import math
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -41,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidParameter, PosproofError
-from .options import int_at_least, parse_int
+from .options import int_at_least, parse_grid, parse_int
 
 __all__ = ["COMMANDS", "add_commands", "load_arrays", "load_target", "main", "run"]
 
@@ -74,6 +77,15 @@ def add_commands(subparsers: Any, encoding_options: Callable[[argparse.ArgumentP
     ident.add_argument("--dtype", help="precision to assume for the noise level (default: the "
                                        "array's dtype, or the narrower working precision "
                                        "read from the values)")
+    ident.add_argument("--grid", metavar="H,W", help="the rows are the positions of an H × W "
+                                                     "(or T,H,W) grid in row-major order (MAE's "
+                                                     "2-D sin-cos table, a flattened "
+                                                     "PositionalEncoding2D): say which columns "
+                                                     "encode which axis (default: 1-D first, "
+                                                     "then the factorisations of the row count)")
+    ident.add_argument("--xpos", action="store_true",
+                       help="FILE holds an xPos ζ vector (torchscale's scale buffer): name "
+                            "its γ and head dim")
     ident.add_argument("--json", action="store_true", help="print JSON")
 
     check = subparsers.add_parser(
@@ -94,7 +106,8 @@ def add_commands(subparsers: Any, encoding_options: Callable[[argparse.ArgumentP
                        help="position of row 0 of a table (default: the encoding's offset)")
     check.add_argument("--rotary", action="store_true",
                        help="ATTR is apply_fn(x, positions) of a rotary embedding; --dim is "
-                            "the head dim, --layout half (default) or adjacent, --base")
+                            "the head dim, --layout half (default) or adjacent, --base; with "
+                            "--preset mrope or axial-rope, positions have shape (axes, seq)")
     check.add_argument("--rotary-dim", type=int_at_least(1), default=None,
                        help="rotated channels of a partial rotary embedding")
     check.add_argument("--max-position", type=int_at_least(1), default=1 << 16, metavar="P",
@@ -107,6 +120,9 @@ def add_commands(subparsers: Any, encoding_options: Callable[[argparse.ArgumentP
                        help="the impl multiplies the table by S (e.g. 0.0625 = 1/√256); "
                             "not with --rotary")
     check.add_argument("--seed", type=int, default=0, help="seed of the random positions")
+    check.add_argument("--xpos", metavar="HEAD_DIM",
+                       help="ATTR is an xPos apply_fn(x, downscale) as torchscale's XPOS "
+                            "(x: batch, L, head_dim); checked against XPos(HEAD_DIM, --base)")
     check.add_argument("--json", action="store_true", help="print the report as JSON")
     from .biases_t5 import add_check_impl_options
 
@@ -310,7 +326,21 @@ def run(args: argparse.Namespace) -> int:
 def _identify(args: argparse.Namespace) -> int:
     from ..testing.identification import identify
 
+    grid = parse_grid(getattr(args, "grid", None))
     arrays = load_arrays(args.file, args.key)
+    if getattr(args, "xpos", False):  # issue 16 §4
+        from ..testing.xpos import identify_xpos
+
+        found = {name: identify_xpos(value) for name, value in arrays.items()}
+        if args.json:
+            print(json.dumps({"file": args.file, "xpos": found}, indent=2, sort_keys=True))
+        else:
+            for name, r in found.items():
+                print(f"{name}: " + (f"{r['spec']} (residual {r['residual']:.2g})"
+                                     if r["matched"] else
+                                     f"no xPos γ fits (residual {r['residual']:.2g} for "
+                                     f"γ = {r['gamma']})"))
+        return 0 if all(r["matched"] for r in found.values()) else 1
     from .biases_t5 import identify_buckets
 
     if arrays and all(getattr(v, "ndim", 0) == 2 and str(getattr(v, "dtype", "")).replace(
@@ -320,8 +350,15 @@ def _identify(args: argparse.Namespace) -> int:
     tables = _tables(arrays, notes)
     results, skipped = {}, {k: v for k, v in notes.items() if k not in tables}
     for name, value in tables.items():
+        if grid is not None and math.prod(grid) != value.shape[0]:
+            text = (f"--grid {args.grid} has {math.prod(grid)} positions but the table has "
+                    f"{value.shape[0]} rows")
+            if len(tables) == 1:
+                raise InvalidParameter(text)
+            skipped[name] = text
+            continue
         try:
-            results[name] = identify(value, dtype=args.dtype)
+            results[name] = identify(value, dtype=args.dtype, grid=grid)
         except PosproofError as exc:            # e.g. a 3-row array beside the table
             skipped[name] = f"{notes[name] + '; ' if name in notes else ''}not identified: {exc}"
     if not results:
@@ -355,13 +392,26 @@ def _identify(args: argparse.Namespace) -> int:
 
 def _check_impl(args: argparse.Namespace) -> int:
     from ..testing import check_encoding, check_rotary
+    from .options import parse_grid
 
     impl, label = load_target(args.target)
     if getattr(args, "t5_buckets", None) is not None or getattr(args, "position_ids", None):
         from .biases_t5 import check_impl
 
         return check_impl(args, impl, label)
-    if args.rotary:
+    xpos = getattr(args, "xpos", None) is not None
+    multi = None if xpos else _multi_spec(impl, args)
+    if xpos:  # issue 16 §4: apply_fn(x, downscale)
+        from .biases_perm import xpos_spec
+
+        report = check_rotary(impl, xpos_spec(args), seed=args.seed)
+    elif multi is not None and args.rotary:
+        report = check_rotary(impl, multi, max_position=args.max_position, seed=args.seed,
+                              angles=args.angles)
+    elif multi is not None:
+        report = check_encoding(impl, multi, grid=parse_grid(args.grid, axes=multi.axes),
+                                angles=args.angles, scale=args.scale)
+    elif args.rotary:
         if args.dim is None:
             raise InvalidParameter("--rotary needs --dim, the head dim of the rotary embedding")
         from ..model.rope import rotary
@@ -387,6 +437,36 @@ def _check_impl(args: argparse.Namespace) -> int:
     else:
         print(_render(report, label))
     return 0 if report.ok else 1
+
+
+def _multi_spec(impl: Any, args: argparse.Namespace) -> Any:
+    """The multi-axis spec of ``--preset`` (None for a 1-D one), checked against --rotary
+    and --grid; a table's width is the default --dim of a multi-axis table preset."""
+    from ..model.multiaxis import is_multi_preset
+    from ..model.multirope import MULTI_ROTARIES
+    from ..testing.tables import table_of
+    from .options import build_multi
+
+    name = (args.preset or "").lower()
+    if name in MULTI_ROTARIES and not args.rotary:
+        raise InvalidParameter(f"--preset {name} is a rotary embedding: add --rotary (ATTR is "
+                               "apply_fn(x, positions), positions of shape (axes, seq))")
+    if is_multi_preset(name):
+        if args.rotary:
+            raise InvalidParameter(f"--preset {name} is a table of several axes, not a rotary "
+                                   "embedding: drop --rotary, pass --grid")
+        if args.grid is None:
+            raise InvalidParameter(f"--preset {name} needs --grid (e.g. --grid 16,16): the grid "
+                                   "the table's rows enumerate, row-major")
+        if args.dim is None:
+            if table_of(impl) is None:
+                raise InvalidParameter(f"--preset {name} with a callable ATTR needs --dim")
+            args.dim = str(_width(impl, args))
+    multi = build_multi(args)
+    if multi is None and args.grid is not None:
+        raise InvalidParameter(f"--grid is for a multi-axis --preset (sincos-2d, pe-2d, pe-3d); "
+                               f"{args.preset or 'vaswani'} has one position axis")
+    return multi
 
 
 def _width(impl: Any, args: argparse.Namespace) -> int:

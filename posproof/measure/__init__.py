@@ -7,6 +7,8 @@ for ``plot_exploration``).
 
 Modules:
 
+* ``alibi`` — Numbers about an ALiBi bias: the check of a pairwise bias through its Toeplitz
+  structure.
 * ``checks`` — Numeric checks of an encoding: each a :class:`Check` that passes or fails, with its
   numbers.
 * ``checks_context`` — What the checks of one run share (the kernel scanned once, cached extremes).
@@ -24,4 +26,5 @@ Modules:
 * ``scan_limits`` — The longest scan accepted (L and L·d), validated with one clear error.
 * ``t5_dtype`` — The T5 float trap: where a float32 / float16 log ratio changes the bucket.
 * ``translation`` — T(Δ) applied pair by pair, the dense matrix for small d, and its residual.
+* ``xpos`` — The xPos precision trap: where the per-position scales ζ^(±p/B) leave a dtype.
 """

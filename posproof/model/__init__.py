@@ -8,6 +8,8 @@ downstream: no proofs (the proofs about the rotary model and the scaling rules a
 
 Modules:
 
+* ``alibi`` — ALiBi (attention with linear biases): exact per-head slopes (reference and MPT
+  rules) and the bias they define.
 * ``configs`` — Model configs (HF ``config.json``) and command-line specs → rotary embeddings.
 * ``encoding`` — Encoding: a schedule, a layout, a dimension and an offset.
 * ``expressions`` — Turn user-typed frequency expressions into exact SymPy objects, without running
@@ -23,4 +25,6 @@ Modules:
 * ``schedules`` — Frequency schedules as exact SymPy expressions.
 * ``t5_buckets`` — T5 relative position buckets, exactly: every bucket's range of relative
   positions in integers.
+* ``xpos`` — xPos (Sun et al. 2022, "A Length-Extrapolatable Transformer"): RoPE times a
+  per-pair decay.
 """

@@ -48,15 +48,22 @@ or a callable impl, the spec's values, the comparison), ``hypotheses`` and
 ``explain`` (why a table disagrees: candidate regenerations, confirmed or not),
 ``explain_rotary`` (the same for a rotation), ``encodings``
 (:func:`check_encoding`, :func:`assert_encoding`) and ``rotary``
-(:func:`check_rotary`, :func:`assert_rotary`, the fingerprint); ``arrays`` (a user's table
+(:func:`check_rotary`, :func:`assert_rotary`, the fingerprint), ``xpos`` (what
+``assert_rotary`` checks for an xPos spec); ``multiaxis_tables`` and
+``multiaxis_rotary`` (the same for several position axes: a table over a ``grid=``, a
+rotary with positions ``(k, seq)``, explanations naming the axis); ``arrays`` (a user's table
 as a float64 array, its dtype's eps, the match tolerance), ``identification``
-(:func:`~posproof.testing.identification.identify`), ``identification_measure`` (pair
+(:func:`~posproof.testing.identification.identify`, the entry point),
+``identification_1d`` (the 1-D method), ``identification_measure`` (pair
 frequencies read from a table), ``identification_families`` (fitting the schedule
-families) and ``identification_precision`` (a table's scale and working precision);
-``strategies`` (Hypothesis strategies) and ``pytest_plugin``; ``t5``
-(:func:`assert_t5_buckets`: T5 relative position buckets against the exact ones) and
-``position_ids`` (:func:`assert_position_ids`: padding-aware position ids);
-``t5_identify`` (which T5 configuration produced a matrix of buckets).
+families), ``identification_precision`` (a table's scale and working precision) and
+``identification_multiaxis`` (a table over a grid of 2 or 3 axes: which columns encode
+which coordinate; the factorisation search for a flat table);
+``strategies`` (Hypothesis strategies) and ``pytest_plugin``; ``alibi``
+(:func:`assert_alibi`, :func:`check_alibi`, :func:`identify_alibi`: ALiBi slopes and biases);
+``t5`` (:func:`assert_t5_buckets`: T5 relative position buckets against the exact ones),
+``t5_identify`` (which T5 configuration produced a matrix of buckets) and ``position_ids``
+(:func:`assert_position_ids`: padding-aware position ids).
 
 Stage: on top of measure, beside document and sweep (which it does not import); it
 may import measure, proofs, model and the shared leaves (errors, precise, validated,
@@ -65,6 +72,7 @@ report, version); not cli.
 
 from __future__ import annotations
 
+from .alibi import AlibiReport, assert_alibi, check_alibi, identify_alibi
 from .encodings import assert_encoding, check_encoding
 from .identification import Identification, identify
 from .position_ids import assert_position_ids, check_position_ids
@@ -79,17 +87,21 @@ from .tables import DEFAULT_MAX_LEN, default_positions
 
 __all__ = [
     "DEFAULT_MAX_LEN",
+    "AlibiReport",
     "Identification",
     "ImplReport",
     "InvalidImplementation",
+    "assert_alibi",
     "assert_encoding",
     "assert_position_ids",
     "assert_rotary",
     "assert_t5_buckets",
+    "check_alibi",
     "check_encoding",
     "check_position_ids",
     "check_rotary",
     "check_t5_buckets",
     "default_positions",
     "identify",
+    "identify_alibi",
 ]

@@ -14,9 +14,9 @@ from .explain import explain_encoding
 from .identification import ranges
 from .reports import ImplReport, InvalidImplementation, encoding_label, encoding_message, nonfinite
 from .tables import (
-    ANGLE_DTYPES,
     DEFAULT_MAX_LEN,
     Tolerance,
+    angles_name,
     call,
     certify,
     compare,
@@ -35,7 +35,7 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
                    first_position: int | None = None, max_len: int = DEFAULT_MAX_LEN,
                    dtype: str | None = None, angles: str | None = None,
                    scale: float = 1.0, seed: int = 0, explain: bool = True,
-                   **params: Any) -> ImplReport:
+                   grid: Sequence[int] | None = None, **params: Any) -> ImplReport:
     """Compare ``impl`` with ``spec``; the report of :func:`assert_encoding`, without raising.
 
     ``impl``: a table of shape ``(n_positions, dim)`` (NumPy, PyTorch, JAX…;
@@ -60,7 +60,23 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
     >>> enc = posproof.preset("vaswani", dim=16)
     >>> check_encoding(lambda pos: enc.table(pos + 2), enc).explanation  # doctest: +ELLIPSIS
     'offset by 2 positions: the impl at x equals the spec at x + 2 — confirmed: ...'
+
+    Several axes: ``spec`` a multi-axis preset (``"sincos-2d"``, ``"pe-2d"``,
+    ``"pe-3d"``) or a ``MultiAxisEncoding``, and ``grid=(H, W)`` (``(T, H, W)``):
+    the rows are the grid's positions, row-major; see
+    :func:`~posproof.testing.multiaxis_tables.check_multi_encoding`.
     """
+    from ..model.multiaxis import MultiAxisEncoding, is_multi_preset
+
+    if grid is not None or isinstance(spec, MultiAxisEncoding) or (
+            isinstance(spec, str) and is_multi_preset(spec)):
+        from .multiaxis_tables import check_multi_encoding
+
+        if positions is not None or first_position is not None:
+            raise InvalidParameter("positions= and first_position= are for a 1-D table; a "
+                                   "multi-axis table takes grid=")
+        return check_multi_encoding(impl, spec, grid=grid, dim=dim, dtype=dtype, angles=angles,
+                                    scale=scale, explain=explain, **params)
     if dim is not None:
         dim = check_int("dim", dim, minimum=1, maximum=MAX_DIM)
     max_len = check_int("max_len", max_len, minimum=1, maximum=10**9)
@@ -169,21 +185,6 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
         explain_encoding(report, unscaled, pos, enc, eps, tol.eps_angle, calls, dtname)
     report.message = encoding_message(report, label, tol)
     return report
-
-
-def angles_name(value: Any) -> str | None:
-    """The canonical dtype name of ``angles=`` / ``dtype=`` (``np.float16`` → ``float16``)."""
-    if value is None:
-        return None
-    from ..measure.numeric import dtype_model
-
-    try:
-        if isinstance(value, (np.dtype, type)):
-            value = np.dtype(value).name
-        return dtype_model(value).name
-    except (PosproofError, TypeError):
-        raise InvalidParameter(f"angles={value!r} is not a dtype name; use "
-                               + ", ".join(ANGLE_DTYPES)) from None
 
 
 def _check_scale(scale: Any) -> float:

@@ -38,8 +38,9 @@ __all__ = ["PosproofOptions", "posproof_check", "posproof_options", "posproof_sp
 
 _MARKER = ("posproof(spec='vaswani', **params): the specification posproof_spec and "
            "posproof_check use — a preset name with its parameters (dim=, base=, layout=, …), "
-           "'rope' with head_dim=, base=, layout=, rotary_dim=, a 'rope:…' spec string, or an "
-           "Encoding / Rotary object")
+           "'rope' with head_dim=, base=, layout=, rotary_dim=, a 'rope:…' spec string, a "
+           "multi-axis name ('sincos-2d', 'pe-2d', 'pe-3d' with dim=; 'mrope' with "
+           "mrope_section=, 'axial-rope' with axes_dims=), or an Encoding / Rotary object")
 
 
 @dataclass(frozen=True)
@@ -155,6 +156,10 @@ def spec_from_marker(args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None =
     [(0, 1), (2, 3)]
     >>> spec_from_marker()
     Encoding(vaswani, dim=512, layout=interleaved, base=10000, offset=0)
+    >>> spec_from_marker(("mrope",), {"head_dim": 16, "mrope_section": [4, 2, 2]}).pair_axes
+    (0, 0, 0, 0, 1, 1, 2, 2)
+    >>> spec_from_marker(("sincos-2d",), {"dim": 16}).axes
+    2
     """
     from ..errors import InvalidParameter
     from ..model.configs import parse_spec
@@ -167,7 +172,14 @@ def spec_from_marker(args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None =
         raise InvalidParameter(f"@pytest.mark.posproof takes one positional argument (the "
                                f"spec), got {len(args)}: {args!r}")
     spec = args[0] if args else params.pop("spec", "vaswani")
-    if isinstance(spec, (Encoding, Rotary)):
+    from ..model.multiaxis import MultiAxisEncoding, is_multi_preset, multi_preset
+    from ..model.multirope import MULTI_ROTARIES, MultiAxisRotary, multi_rotary
+
+    if isinstance(spec, str) and spec.lower() in MULTI_ROTARIES:
+        return multi_rotary(spec, **params)
+    if isinstance(spec, str) and is_multi_preset(spec):
+        return multi_preset(spec, **params)
+    if isinstance(spec, (Encoding, Rotary, MultiAxisEncoding, MultiAxisRotary)):
         if params:
             raise InvalidParameter(f"@pytest.mark.posproof: parameters {sorted(params)} apply "
                                    "only to a preset name or 'rope'")
@@ -209,17 +221,21 @@ def posproof_check(posproof_spec: Any, posproof_options: PosproofOptions
 
     An :class:`~posproof.Encoding` spec runs :func:`posproof.testing.assert_encoding`
     (``impl`` a table or a callable of positions), a :class:`~posproof.Rotary`
-    spec :func:`posproof.testing.assert_rotary` (``impl(x, positions)``).
+    spec :func:`posproof.testing.assert_rotary` (``impl(x, positions)``); a multi-axis
+    spec (``@pytest.mark.posproof("sincos-2d", dim=768)``, ``("mrope", head_dim=128,
+    mrope_section=[16, 24, 24])``) the same, a table with ``posproof_check(table,
+    grid=(H, W))``, a rotary with positions of shape ``(axes, seq)``.
     Keyword arguments go to those functions (``angles=`` defaults to
     ``--posproof-angles``).  Returns the report.
     """
+    from ..model.multirope import MultiAxisRotary
     from ..model.rope import Rotary
     from . import assert_encoding, assert_rotary
 
     def check(impl: Any, **kwargs: Any) -> Any:
         __tracebackhide__ = True
         kwargs.setdefault("angles", posproof_options.angles)
-        if isinstance(posproof_spec, Rotary):
+        if isinstance(posproof_spec, (Rotary, MultiAxisRotary)):
             kwargs.setdefault("max_position", posproof_options.max_position)
             kwargs.setdefault("seed", posproof_options.seed)
             return assert_rotary(impl, posproof_spec, **kwargs)

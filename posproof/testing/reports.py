@@ -92,10 +92,15 @@ def encoding_label(spec: Any) -> str:
 
 def spec_label(d: dict[str, Any]) -> str:
     """A preset(...) / rotary(...) call that describes a spec's ``to_dict()``."""
+    if d.get("kind") == "xpos":
+        return (f"XPos(head_dim={d['head_dim']}, base={d['base']}, "
+                f"scale_base={d['scale_base']}, gamma={d['gamma']})")
     if d.get("kind") == "rotary":
         return (f"rotary(base={d.get('base')}, head_dim={d['head_dim']}, layout={d['layout']}"
                 + (f", rotary_dim={d['rotary_dim']}" if d["rotary_dim"] != d["head_dim"] else "")
                 + ")")
+    if d.get("kind") == "multi-axis rotary":
+        return f"{d['name']}(head_dim={d['head_dim']}, layout={d['layout']}, axes={d['axes']})"
     sched = d.get("schedule")
     if sched is None:
         return f"{d['name']}(dim={d['dim']})"

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidParameter, check_int
-from .arrays import as_array, dtype_eps
+from .arrays import dtype_eps
 from .encodings import angles_name
 from .explain_rotary import explain_rotary
 from .identification import TOLERANCE
@@ -23,14 +23,11 @@ from .identification_families import nice
 from .identification_measure import measure_phases
 from .reports import (
     ImplReport,
-    InvalidImplementation,
-    describe,
     encoding_label,
-    imported_torch,
     nonfinite,
     rotary_message,
 )
-from .tables import Tolerance
+from .tables import Applier, Tolerance
 
 #: Largest position used by :func:`assert_rotary` unless ``max_position`` says otherwise.
 DEFAULT_MAX_POSITION = 1 << 16
@@ -58,68 +55,6 @@ def _rotary_spec(spec: Any, head_dim: int | None, base: Any, layout: str,
         raise InvalidParameter(f"head_dim={head_dim} disagrees with the spec's "
                                f"head_dim={spec.head_dim}")
     return spec
-
-
-class _Applier:
-    """Calls the user's apply_fn with NumPy arrays or torch tensors, whichever it takes."""
-
-    def __init__(self, fn: Any, dtype: str, inputs: str) -> None:
-        if not callable(fn):
-            raise InvalidImplementation(
-                f"apply_fn of type {type(fn).__name__} is not callable; pass a function "
-                "apply_fn(x, positions) -> rotated x, x of shape (..., seq, head_dim)")
-        if inputs not in ("auto", "numpy", "torch"):
-            raise InvalidParameter(f"inputs={inputs!r}; use 'auto', 'numpy' or 'torch'")
-        if inputs == "torch" and imported_torch() is None:
-            raise InvalidParameter("inputs='torch' but torch is not imported; import torch "
-                                   "before calling assert_rotary")
-        self.fn, self.dtype, self.mode = fn, dtype, inputs
-        self.out_dtype = dtype
-
-    def _np(self, x: np.ndarray, pos: np.ndarray) -> Any:
-        from ..model.encoding import resolve_dtype
-
-        return self.fn(x.astype(resolve_dtype(self.dtype)), pos)
-
-    def _torch(self, x: np.ndarray, pos: np.ndarray) -> Any:
-        torch = imported_torch()
-        return self.fn(torch.tensor(x).to(getattr(torch, self.dtype)), torch.as_tensor(pos))
-
-    def __call__(self, x: np.ndarray, pos: np.ndarray) -> np.ndarray:
-        if self.mode == "auto":
-            torch = imported_torch()
-            try:
-                out = self._np(x, pos)
-                self.mode = "numpy"
-            except Exception as first:
-                if torch is None:
-                    raise self._error(first) from None
-                try:
-                    out = self._torch(x, pos)
-                except Exception:
-                    raise self._error(first) from None
-                self.mode = "torch"
-        else:
-            try:
-                out = self._np(x, pos) if self.mode == "numpy" else self._torch(x, pos)
-            except Exception as exc:
-                raise self._error(exc) from None
-        arr, self.out_dtype = as_array(out, what=f"the output of {describe(self.fn)}",
-                                       finite=False)
-        if arr.shape != x.shape:
-            try:
-                arr = arr.reshape(x.shape)
-            except ValueError:
-                raise InvalidImplementation(
-                    f"{describe(self.fn)} returned shape {arr.shape} for x of shape "
-                    f"{x.shape}; a rotary embedding keeps the shape") from None
-        return arr
-
-    def _error(self, exc: BaseException) -> InvalidImplementation:
-        return InvalidImplementation(
-            f"calling {describe(self.fn)}(x, positions) raised {type(exc).__name__}: {exc}; "
-            "apply_fn must take x of shape (batch, heads, seq, head_dim) and a 1-d int64 "
-            "array (or LongTensor) of positions and return the rotated x")
 
 
 @dataclass
@@ -223,10 +158,15 @@ def _fit_base(theta: np.ndarray, r: int, eps: float, s_count: int) -> str | None
 
 
 def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None,
-                 base: Any = 10000, layout: str = "half", rotary_dim: int | None = None,
+                 base: Any = None, layout: str | None = None, rotary_dim: int | None = None,
                  max_position: int = DEFAULT_MAX_POSITION, dtype: str = "float32",
-                 angles: str | None = None, inputs: str = "auto", seed: int = 0) -> ImplReport:
+                 angles: str | None = None, inputs: str = "auto", seed: int = 0,
+                 **params: Any) -> ImplReport:
     """Check a rotary embedding ``apply_fn(x, positions) -> rotated x``; see :func:`assert_rotary`.
+
+    A multi-axis spec (a ``MultiAxisRotary``, ``"mrope"`` / ``"axial-rope"`` with their
+    ``params``, an M-RoPE config) goes to
+    :func:`~posproof.testing.multiaxis_rotary.check_multi_rotary` (positions ``(k, seq)``).
 
     >>> import posproof
     >>> rot = posproof.rotary(10000, 16, layout="half")
@@ -234,14 +174,35 @@ def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None
     >>> report.ok, [c["name"] for c in report.checks]
     (True, ['matches_spec', 'relative_property', 'norm_preservation', 'convention'])
     """
-    rot = _rotary_spec(spec, head_dim, base, layout, rotary_dim)
+    from ..model.xpos import XPos
+    from .multiaxis_rotary import check_multi_rotary, is_multi_rotary_spec
+
+    if isinstance(spec, XPos):  # xPos: apply_fn(x, downscale), torchscale's contract
+        from .xpos import check_xpos
+
+        return check_xpos(apply_fn, spec, seed=seed)
+    if is_multi_rotary_spec(spec):
+        for key, value in (("head_dim", head_dim), ("layout", layout), (
+                "theta" if str(spec).lower() == "axial-rope" else "base", base)):
+            if value is not None:
+                params[key] = value
+        return check_multi_rotary(
+            apply_fn, spec, dtype=dtype, angles=angles, inputs=inputs, seed=seed,
+            max_position=4096 if max_position == DEFAULT_MAX_POSITION else max_position,
+            **params)
+    if params:
+        raise InvalidParameter(f"{', '.join(params)}: parameters of a multi-axis spec "
+                               "('mrope', 'axial-rope'); a 1-D rotary takes head_dim=, base=, "
+                               "layout=, rotary_dim=")
+    rot = _rotary_spec(spec, head_dim, 10000 if base is None else base, layout or "half",
+                       rotary_dim)
     angles = angles_name(angles)
     max_position = check_int("max_position", max_position, minimum=64, maximum=2**40)
     h = rot.head_dim
     if h > MAX_HEAD_DIM:
         raise InvalidParameter(f"head_dim={h} is too large; at most {MAX_HEAD_DIM} is checked "
                                f"(every basis vector is rotated: h² numbers per position)")
-    apply = _Applier(apply_fn, str(dtype), inputs)
+    apply = Applier(apply_fn, str(dtype), inputs)
     rng = np.random.default_rng(seed)
     consecutive = np.arange(64, dtype=np.int64)
     large = np.concatenate([rng.integers(64, max_position, size=31), [max_position - 1]])
@@ -322,7 +283,17 @@ def assert_rotary(apply_fn: Any, spec: Any = None, **kwargs: Any) -> ImplReport:
     as HF's float32 ``inv_freq @ position_ids`` does); the relative property
     ⟨R(m)q, R(n)k⟩ = ⟨R(m+s)q, R(n+s)k⟩ = ⟨q, R(n−m)k⟩ for random q, k;
     norm preservation; and the convention fingerprint — pairing, rotation
-    direction, frequency order, base.
+    direction, frequency order, base.  With an :class:`posproof.XPos` spec,
+    ``apply_fn(x, downscale)`` is checked as xPos
+    (:func:`posproof.testing.xpos.check_xpos`: keys inverted, scales centred).
+
+    Several axes (axial RoPE, M-RoPE): ``spec`` a ``MultiAxisRotary``, ``"mrope"``
+    with ``mrope_section=…`` (``base=``, ``head_dim=``, ``interleaved=``),
+    ``"axial-rope"`` with ``axes_dims=…``, or a HF config dict with
+    ``mrope_section``; ``apply_fn`` then gets positions of shape ``(k, seq)`` and a
+    failure names the axis and the confirmed mistake (axes swapped, sections
+    reversed or applied over the whole head, interleaving, layout); see
+    :func:`~posproof.testing.multiaxis_rotary.check_multi_rotary`.
 
     >>> import posproof
     >>> rot = posproof.rotary(10000, 8)
@@ -339,7 +310,7 @@ def assert_rotary(apply_fn: Any, spec: Any = None, **kwargs: Any) -> ImplReport:
     return report
 
 
-def _relative_and_norm(apply: _Applier, rot: Any, fp: _Fingerprint | str, h: int,
+def _relative_and_norm(apply: Applier, rot: Any, fp: _Fingerprint | str, h: int,
                        max_position: int, tol: Tolerance, rng: np.random.Generator
                        ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The relative property and norm preservation at 16 random (m, n, shift), random q, k."""

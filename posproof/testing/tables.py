@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidParameter, check_int
+from ..errors import InvalidParameter, PosproofError, check_int
 from .arrays import as_array, dtype_eps, phasors
 from .identification import TOLERANCE
 from .reports import InvalidImplementation, describe, imported_torch
@@ -25,7 +25,9 @@ __all__ = [
     "ANGLE_DTYPES",
     "DEFAULT_MAX_LEN",
     "OUTPUT_ULPS",
+    "Applier",
     "Tolerance",
+    "angles_name",
     "call",
     "certify",
     "compare",
@@ -336,3 +338,82 @@ def certify(enc: Any, position: int, dim: int) -> float | None:
         w = mp_value(enc.column_frequency(dim), 30)
         value = (mpmath.sin if func == "sin" else mpmath.cos)(w * position)
         return float(value)
+
+
+def angles_name(value: Any) -> str | None:
+    """The canonical dtype name of ``angles=`` / ``dtype=`` (``np.float16`` → ``float16``)."""
+    if value is None:
+        return None
+    from ..measure.numeric import dtype_model
+
+    try:
+        if isinstance(value, (np.dtype, type)):
+            value = np.dtype(value).name
+        return dtype_model(value).name
+    except (PosproofError, TypeError):
+        raise InvalidParameter(f"angles={value!r} is not a dtype name; use "
+                               + ", ".join(ANGLE_DTYPES)) from None
+
+
+class Applier:
+    """Calls the user's apply_fn with NumPy arrays or torch tensors, whichever it takes."""
+
+    def __init__(self, fn: Any, dtype: str, inputs: str,
+                 positions: str = "a 1-d int64 array (or LongTensor) of positions") -> None:
+        if not callable(fn):
+            raise InvalidImplementation(
+                f"apply_fn of type {type(fn).__name__} is not callable; pass a function "
+                "apply_fn(x, positions) -> rotated x, x of shape (..., seq, head_dim)")
+        if inputs not in ("auto", "numpy", "torch"):
+            raise InvalidParameter(f"inputs={inputs!r}; use 'auto', 'numpy' or 'torch'")
+        if inputs == "torch" and imported_torch() is None:
+            raise InvalidParameter("inputs='torch' but torch is not imported; import torch "
+                                   "before calling assert_rotary")
+        self.fn, self.dtype, self.mode = fn, dtype, inputs
+        self.positions = positions
+        self.out_dtype = dtype
+
+    def _np(self, x: np.ndarray, pos: np.ndarray) -> Any:
+        from ..model.encoding import resolve_dtype
+
+        return self.fn(x.astype(resolve_dtype(self.dtype)), pos)
+
+    def _torch(self, x: np.ndarray, pos: np.ndarray) -> Any:
+        torch = imported_torch()
+        return self.fn(torch.tensor(x).to(getattr(torch, self.dtype)), torch.as_tensor(pos))
+
+    def __call__(self, x: np.ndarray, pos: np.ndarray) -> np.ndarray:
+        if self.mode == "auto":
+            torch = imported_torch()
+            try:
+                out = self._np(x, pos)
+                self.mode = "numpy"
+            except Exception as first:
+                if torch is None:
+                    raise self._error(first) from None
+                try:
+                    out = self._torch(x, pos)
+                except Exception:
+                    raise self._error(first) from None
+                self.mode = "torch"
+        else:
+            try:
+                out = self._np(x, pos) if self.mode == "numpy" else self._torch(x, pos)
+            except Exception as exc:
+                raise self._error(exc) from None
+        arr, self.out_dtype = as_array(out, what=f"the output of {describe(self.fn)}",
+                                       finite=False)
+        if arr.shape != x.shape:
+            try:
+                arr = arr.reshape(x.shape)
+            except ValueError:
+                raise InvalidImplementation(
+                    f"{describe(self.fn)} returned shape {arr.shape} for x of shape "
+                    f"{x.shape}; a rotary embedding keeps the shape") from None
+        return arr
+
+    def _error(self, exc: BaseException) -> InvalidImplementation:
+        return InvalidImplementation(
+            f"calling {describe(self.fn)}(x, positions) raised {type(exc).__name__}: {exc}; "
+            f"apply_fn must take x of shape (batch, heads, seq, head_dim) and {self.positions} "
+            "and return the rotated x")

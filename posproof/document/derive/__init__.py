@@ -30,7 +30,8 @@ from __future__ import annotations
 
 # The package holds one concept a module: ``document`` (the document model, Markdown and
 # LaTeX rendering, escaping, numbers, proofs and checks put into words), ``guide`` (the
-# guided derivation), ``derivation`` (Derivation, derive) and ``files`` (write_derivation,
+# guided derivation), ``derivation`` (Derivation, derive), ``why_positions`` (step 0: permutation
+# equivariance) and ``files`` (write_derivation,
 # draw_figures_for).  Explicit re-exports (``X as X``), including names importable from
 # posproof.document.derive before it became a package that are not in __all__ (posproof.cli.derive
 # uses the private ones ``parse_formats`` and ``verdict``).

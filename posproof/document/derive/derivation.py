@@ -47,6 +47,7 @@ from .guide import (
     guide_sine_binary,
     guide_sine_geometric,
 )
+from .why_positions import why_positions_section
 
 #: Largest d whose T(Δ) is printed in full.
 FULL_MATRIX_DIM = 8
@@ -148,6 +149,7 @@ class Derivation:
             doc.note("This encoding does not satisfy everything the sinusoidal encoding is "
                      "known for. What fails is stated plainly below, with its counterexample.")
             doc.ul(items)
+        why_positions_section(doc, self.seed)
         self._encoding_section(doc)
         self._guide_section(doc)
         self._proofs_section(doc)

@@ -114,6 +114,7 @@ class BaseBound:
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
     top_good: bool = False
+    searched_to: float | None = None   # first_only: ln b where the search stopped
     _kernel: Any = None
 
     @property
@@ -130,7 +131,10 @@ class BaseBound:
         return self.islands[0].witness_below if self.islands else None
 
     @property
-    def interval(self) -> bool:
+    def interval(self) -> bool | None:
+        """One island reaching the top of the range (None: not searched that far)."""
+        if self.searched_to is not None:
+            return None
         return len(self.islands) == 1 and self.reaches_top
 
     @property
@@ -167,6 +171,8 @@ class BaseBound:
     def to_dict(self) -> dict[str, Any]:
         return {"length": self.length, "dim": self.dim,
                 "range": [_text(self.lowest), _text(self.highest)],
+                "searched_up_to": None if self.searched_to is None
+                else _text(_outward(self.searched_to, False)),
                 "integer_bases": self.integer_bases,
                 "resolution": "exact integers" if self.integer_bases
                 else f"relative {self.rel_tol:g}",
@@ -196,7 +202,10 @@ class BaseBound:
             first = (f"= {_text(hi)}" if lo == hi else f"∈ [{_text(lo)}, {_text(hi)}]")
             text = (f"good bases {where}: {len(self.islands)} island(s); smallest good base "
                     f"{first} (B({self.witness_m}) < 0 just below)")
-            if self.interval:
+            if self.searched_to is not None:
+                text += (f"; searched only up to {_short(_outward(self.searched_to, False))} "
+                         "(first_only): islands above it not searched")
+            elif self.interval:
                 text += "; the good set is one interval up to the top of the range"
             elif self.threshold is not None:
                 text += (f"; NOT an interval; every base ≥ {_text(self.threshold)} is good")
@@ -322,7 +331,7 @@ def _point_status(kernel: Kernel, base: Any, length: int) -> tuple[str, int | No
 
 
 def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1e12,
-               integer_bases: bool = False, rel_tol: float = 1e-9,
+               integer_bases: bool = False, rel_tol: float = 1e-9, first_only: bool = False,
                progress: Callable[[str, int, int], None] | None = None) -> BaseBound:
     """Every good base in [lowest, highest] for (d, L), certified by branch and bound.
 
@@ -330,7 +339,10 @@ def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1
     all bad, or narrower than ``rel_tol`` relative (with ``integer_bases``:
     until it holds no integer, whose bases are then decided one by one, exactly).
     ``progress(label, done, total)`` is called (in thousandths of the range)
-    once the search has run for a second.
+    once the search has run for a second.  ``first_only``: stop once the first island
+    is found (the smallest good base and its witness, certified the same way); the
+    islands above it, ``threshold`` and ``interval`` are then not computed (None), and
+    ``searched_to`` says where the search stopped.
 
     >>> bb = base_bound(64, 8, lowest=2, highest=1e4, integer_bases=True)
     >>> bb.bound, bb.witness_m, bb.interval, bb.undecided
@@ -351,8 +363,10 @@ def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1
     t_hi = math.log(highest) * (1 + 4 * U)
     span = t_hi - t_lo
     none = np.zeros(0, dtype=np.int64)
-    t_tail = good_tail(kernel, t_lo, t_hi)    # [t_tail, t_hi]: all good in one piece
-    t_tail = sweep_good_down(kernel, t_lo, t_tail)
+    t_tail = t_hi
+    if not first_only:
+        t_tail = good_tail(kernel, t_lo, t_hi)    # [t_tail, t_hi]: all good in one piece
+        t_tail = sweep_good_down(kernel, t_lo, t_tail)
     pieces = out.pieces
     shown = False
 
@@ -413,6 +427,9 @@ def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1
                 progress("certified base search", round(1000 * ((c if state != "open" else a)
                                                                   - t_lo) / span), 1000)
                 shown = True
+        if first_only and any(p.state == "good" for p in pieces) and t_from < t_tail:
+            out.searched_to = t_from
+            break
     if t_tail < t_hi:
         if pieces and pieces[-1].state == "good":
             pieces[-1].hi = t_hi
@@ -440,7 +457,7 @@ def _splittable(a: float, c: float, out: BaseBound) -> bool:
 def _real_islands(out: BaseBound) -> None:
     """Islands from the pieces: an undecided run between bad and good brackets an end."""
     pieces = _merge(out.pieces)
-    out.top_good = bool(pieces) and pieces[-1].state == "good"
+    out.top_good = bool(pieces) and pieces[-1].state == "good" and out.searched_to is None
     for i, p in enumerate(pieces):
         if p.state != "undecided":
             continue
@@ -465,7 +482,9 @@ def _real_islands(out: BaseBound) -> None:
             end = (_outward(p.hi, False), _outward(after.hi, True))
         if before is None:
             start = (Decimal(repr(out.lowest)),) * 2
-        if after is None:
+        if after is None and out.searched_to is not None:
+            end = (_outward(p.hi, False), None)    # the island goes on past the search
+        elif after is None:
             end = (Decimal(repr(out.highest)),) * 2
         below = before if before is None or before.state == "bad" else (
             pieces[i - 2] if i >= 2 else None)
@@ -527,4 +546,8 @@ def _integer_islands(out: BaseBound) -> None:
             below = runs[i - 1] if i else None
             out.islands.append(Island((first, first), (last, last),
                                       below[3] if below and below[2] == "no" else None))
-    out.top_good = bool(runs) and runs[-1][2] == "yes" and runs[-1][1] == hi_int
+    out.top_good = (bool(runs) and runs[-1][2] == "yes" and runs[-1][1] == hi_int
+                    and out.searched_to is None)
+    if out.searched_to is not None and out.islands and runs and runs[-1][2] == "yes":
+        last = out.islands[-1]      # the island goes on past the search
+        out.islands[-1] = Island(last.start, (last.end[0], None), last.witness_below)

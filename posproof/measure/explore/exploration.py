@@ -233,6 +233,7 @@ def explore(encodings: Sequence[Any], length: int = 4096, *, proofs: bool = True
             base_bounds: bool = False, dtypes: Sequence[str] = DTYPES,
             train_length: int | None = None, seed: int = 0,
             base_range: tuple[float, float] = (2.0, 1e12), integer_bases: bool = False,
+            first_only: bool = False,
             progress: Callable[[str, int, int], None] | None = None) -> Exploration:
     """Compare encodings (Rotary or sinusoidal Encoding) at context length L.
 
@@ -243,7 +244,8 @@ def explore(encodings: Sequence[Any], length: int = 4096, *, proofs: bool = True
     ``train_length`` (default L; computed from the base, i.e. for the
     unscaled schedule); with ``base_bounds``, once per rotated dim, the
     geometric base bound for L: :func:`base_bound`'s certified search over
-    ``base_range`` (``integer_bases``: integer bases only), ``progress`` its
+    ``base_range`` (``integer_bases``: integer bases only; ``first_only``: up to
+    the first island, see :func:`base_bound`), ``progress`` its
     progress callback; each encoding gets ``base_ok`` = 'yes', 'no' or
     'unknown' (is its own base good, certified).
 
@@ -311,7 +313,7 @@ def explore(encodings: Sequence[Any], length: int = 4096, *, proofs: bool = True
             if s.dim not in bounds:
                 bounds[s.dim] = base_bound(length, s.dim, lowest=base_range[0],
                                            highest=base_range[1], integer_bases=integer_bases,
-                                           progress=progress)
+                                           first_only=first_only, progress=progress)
             entry.update(bounds[s.dim].entry(s.base))
         numbers.append(entry)
     out = Exploration(length, subjects, reports, numbers, bounds)

@@ -1,0 +1,184 @@
+"""``--alibi``: ALiBi in ``posproof prove``, ``check-impl``, ``identify`` and ``explain``.
+
+Wiring (done in :mod:`posproof.cli.app`)::
+
+    cli_alibi.add_options(sub)                 # in make_parser(), after every command
+    if getattr(args, "alibi", False):          # in _run(), first
+        return cli_alibi.run(args)
+
+* ``posproof prove --alibi --heads 12 [--rule mpt --alibi-bias-max 8] [--general]`` — the ALiBi
+  theorems (Toeplitz, scores through offsets, monotone, geometric, MPT vs reference).
+* ``posproof check-impl MODULE:ATTR --alibi --heads 12`` — slopes, a bias tensor or a callable
+  (BLOOM's ``build_alibi_tensor``, MPT's ``build_mpt_alibi_tensor``, or bias(q, k)).
+* ``posproof identify slopes.npy --alibi`` — the rule of a 1-D slopes vector.
+* ``posproof explain config.json --alibi`` — the slopes per head of an MPT / BLOOM config.
+
+Exit status 0 proved / pass / identified, 1 otherwise, 2 for bad input (raised as
+:class:`posproof.errors.PosproofError`, printed as one line by :func:`run_main`).
+
+>>> import argparse
+>>> parser = argparse.ArgumentParser(prog="posproof")
+>>> sub = parser.add_subparsers(dest="command")
+>>> _ = sub.add_parser("prove")
+>>> add_options(sub)
+>>> parser.parse_args(["prove", "--alibi", "--heads", "12"]).heads
+12
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from ..errors import InvalidParameter
+from .options import int_at_least
+
+__all__ = ["COMMANDS", "add_options", "run"]
+
+COMMANDS = ("prove", "check-impl", "identify", "explain")
+
+
+def add_options(subparsers: Any) -> None:
+    """Add the ALiBi options to each of :data:`COMMANDS` that ``subparsers`` holds."""
+    for name in COMMANDS:
+        parser = subparsers.choices.get(name)
+        if parser is None:
+            continue
+        group = parser.add_argument_group("ALiBi (attention with linear biases)")
+        group.add_argument("--alibi", action="store_true",
+                           help="work on ALiBi instead of a positional encoding: prove its "
+                                "theorems, check an impl, identify slopes, explain a config")
+        if name in ("prove", "check-impl"):
+            group.add_argument("--heads", type=int_at_least(1), default=None, metavar="N",
+                               help="number of attention heads (with --alibi)")
+            group.add_argument("--rule", choices=["reference", "mpt"], default="reference",
+                               help="reference (the ALiBi paper, BLOOM; default) or mpt "
+                                    "(gen_slopes with --alibi-bias-max)")
+            group.add_argument("--alibi-bias-max", default="8", metavar="B",
+                               help="MPT's alibi_bias_max (default 8; needs --rule mpt "
+                                    "otherwise)")
+
+
+def _spec(args: argparse.Namespace) -> Any:
+    from ..model.alibi import alibi
+
+    if args.heads is None:
+        raise InvalidParameter("--alibi needs --heads N (the number of attention heads)")
+    return alibi(args.heads, args.rule, args.alibi_bias_max)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the ``--alibi`` form of ``args.command``; 0 proved / pass, 1 otherwise.
+
+    >>> run(argparse.Namespace(command="prove", alibi=True, heads=None, rule="reference",
+    ...                        alibi_bias_max="8"))
+    Traceback (most recent call last):
+    ...
+    posproof.errors.InvalidParameter: --alibi needs --heads N (the number of attention heads)
+    """
+    if args.command == "prove":
+        return _prove(args)
+    if args.command == "check-impl":
+        return _check_impl(args)
+    if args.command == "identify":
+        return _identify(args)
+    if args.command == "explain":
+        return _explain(args)
+    raise InvalidParameter(f"--alibi does not apply to {args.command!r}; use it with "
+                           + ", ".join(COMMANDS))
+
+
+_SYMBOL = {"proved": "✓", "refuted": "✗", "unknown": "?"}
+
+
+def _prove(args: argparse.Namespace) -> int:
+    from ..proofs.alibi import prove_alibi
+
+    spec = _spec(args)
+    report = prove_alibi(spec, theorems=getattr(args, "theorem", None) or None,
+                         general=bool(getattr(args, "general", False)),
+                         seed=getattr(args, "seed", 0))
+    if args.json:
+        print(report.to_json())
+        return report.exit_status()
+    lines = [f"posproof prove --alibi: {spec.n_heads} heads, rule {spec.rule}"
+             + (f", alibi_bias_max={spec.alibi_bias_max}" if spec.rule == "mpt" else ""), ""]
+    width = max(len(p.name) for p in report.theorems)
+    for p in report.theorems:
+        how = (", ".join(f"{k}={v}" for k, v in (p.counterexample or {}).items())
+               if p.status == "refuted" else "; ".join(s.rule for s in p.steps[-2:]))
+        lines.append(f"  {_SYMBOL[p.status]} {p.name:<{width}}  {p.status:<8}  {how}")
+        if p.status == "refuted":
+            lines.append(f"      {p.statement}")
+    print("\n".join(lines))
+    return report.exit_status()
+
+
+def _check_impl(args: argparse.Namespace) -> int:
+    from ..testing.alibi import check_alibi
+    from .testing import load_target
+
+    spec = _spec(args)
+    obj, label = load_target(args.target)
+    report = check_alibi(obj, n_heads=spec.n_heads, rule=spec.rule,
+                         alibi_bias_max=spec.alibi_bias_max, seq_len=min(args.max_len, 4096))
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=2, default=str))
+    else:
+        print(f"posproof check-impl --alibi {label}: {report.kind}, "
+              + ("PASS" if report.ok else "FAIL"))
+        if not report.ok:
+            print(report.message)
+    return 0 if report.ok else 1
+
+
+def _identify(args: argparse.Namespace) -> int:
+    from ..testing.alibi import identify_alibi
+    from .testing import load_arrays
+
+    arrays = load_arrays(args.file, args.key)
+    found = {name: identify_alibi(arr) for name, arr in arrays.items()
+             if getattr(arr, "ndim", 0) == 1}
+    if not found:
+        raise InvalidParameter(f"{args.file}: no 1-D array of slopes; --alibi identifies a "
+                               "slopes vector (one per head)")
+    if args.json:
+        print(json.dumps(found, indent=2))
+    else:
+        for name, res in found.items():
+            print(f"{name}: {res['n_heads']} heads: {res['note']}")
+    return 0 if all(r["rule"] in ("reference", "mpt") for r in found.values()) else 1
+
+
+def _explain(args: argparse.Namespace) -> int:
+    from ..model.alibi import alibi_from_config, slope_difference
+
+    try:
+        with open(args.config, encoding="utf-8") as fh:
+            cfg = json.load(fh)
+    except OSError as exc:
+        raise InvalidParameter(f"{args.config}: {exc.strerror}") from None
+    except json.JSONDecodeError as exc:
+        raise InvalidParameter(f"{args.config} is not JSON ({exc.msg}, line {exc.lineno})"
+                               ) from None
+    spec = alibi_from_config(cfg)
+    diff = slope_difference(spec.n_heads, spec.alibi_bias_max) if spec.rule == "mpt" else []
+    out = {**spec.to_dict(), "exponents": [str(e) for e in spec.exponents],
+           "differs_from_reference": [{"head": h, "reference": f"2^(-{a})", "mpt": f"2^(-{b})"}
+                                      for h, a, b in diff]}
+    if getattr(args, "json", False):
+        print(json.dumps(out, indent=2))
+        return 0
+    rule = ("the reference rule (ALiBi paper, BLOOM)" if spec.rule == "reference" else
+            f"MPT's gen_slopes, alibi_bias_max={spec.alibi_bias_max}")
+    lines = [f"posproof explain --alibi {args.config}: {spec.n_heads} heads, {rule}", "",
+             "  head  slope              exponent e (slope 2^(-e))"]
+    lines += [f"  {h:>4}  {s!s:<17}  {e}"
+              for h, (s, e) in enumerate(zip(spec.slopes, spec.exponents, strict=True))]
+    lines.append("")
+    if spec.rule == "mpt":
+        lines.append(f"differs from the reference rule at {len(diff)} heads" if diff else
+                     "same slopes as the reference rule (alibi_bias_max = 8: proved for every n)")
+    print("\n".join(lines))
+    return 0

@@ -1,0 +1,309 @@
+"""Check a user's ALiBi: :func:`assert_alibi`, :func:`check_alibi`, :func:`identify_alibi`.
+
+``impl`` may be
+
+* a slopes vector (length n_heads);
+* a bias tensor (heads, q, k) — the causal part j ≤ i is compared with −m_h·(i − j);
+* a key-only bias (heads, 1, k) as MPT's ``build_mpt_alibi_tensor`` returns (m_h·j plus any
+  constant per head: softmax cancels it), or HF BLOOM's (batch·heads, 1, k) with the
+  ``attention_mask`` it was built from (m_h·p_j, p_j = cumsum(mask) − 1 on real tokens);
+* a callable: ``f(attention_mask, num_heads, dtype)`` (BLOOM's ``build_alibi_tensor``: run
+  on masks with no, left, right and inner padding; needs torch), ``f(num_heads, seq_len)``
+  (MPT's), or ``f(q_positions, k_positions) → (heads, q, k)``, checked through its Toeplitz
+  structure (:func:`posproof.measure.alibi.toeplitz_bias_check`).
+
+A failure names an explanation only when regenerating the impl's output under that
+hypothesis reproduces it within the dtype's tolerance: another rule for a non-power-of-two
+head count (geometric 2^(−8(h+1)/n), the first n slopes of the next power of two, MPT with
+another ``alibi_bias_max``), slopes reversed, the sign flipped, the power off by one, the
+attention mask ignored.
+
+>>> import numpy as np
+>>> from posproof.model.alibi import alibi
+>>> assert_alibi(alibi(12).slopes_array(), n_heads=12).ok
+True
+>>> bad = np.exp2(-8 * np.arange(1, 13) / 12)
+>>> assert_alibi(bad, n_heads=12)  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+AssertionError: ALiBi impl disagrees with alibi(12, rule='reference')...tolerance (slopes)
+most likely: the geometric rule 2^(−8(h+1)/n) used for a head count that is not a power of two (confirmed by regeneration)
+"""  # noqa: E501
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidParameter
+from ..measure.alibi import bias_tolerance, toeplitz_bias_check
+from ..model.alibi import Alibi, alibi, is_power_of_two, mpt_exponents
+from .arrays import as_array, dtype_eps
+from .reports import InvalidImplementation, imported_torch
+
+__all__ = ["AlibiReport", "assert_alibi", "check_alibi", "identify_alibi"]
+
+
+@dataclass
+class AlibiReport:
+    """What a check of an ALiBi impl found; ``ok`` is the verdict, ``message`` the text."""
+
+    ok: bool
+    kind: str
+    spec: dict[str, Any]
+    checks: list[dict[str, Any]] = field(default_factory=list)
+    explanation: str | None = None
+    hypotheses: list[dict[str, Any]] = field(default_factory=list)
+    message: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        out["status"] = "pass" if self.ok else "fail"
+        return out
+
+
+def _exp2(e: list[Fraction] | tuple[Fraction, ...]) -> np.ndarray:
+    return np.exp2(-np.array([float(x) for x in e]))
+
+
+def _hypotheses(spec: Alibi) -> dict[str, np.ndarray]:
+    """Candidate wrong slopes vectors, each a known bug, by name."""
+    n, ex = spec.n_heads, spec.exponents
+    q = 1 << (n - 1).bit_length()
+    out = {
+        "the geometric rule 2^(−8(h+1)/n) used for a head count that is not a power of two":
+            np.exp2(-8 * np.arange(1, n + 1) / n),
+        "the first n slopes of the next power of two (truncated), not the reference "
+        "interleaving": np.exp2(-8 * np.arange(1, q + 1) / q)[:n],
+        "slopes reversed (head order)": _exp2(ex)[::-1],
+        "the sign flipped (+m·(i − j) instead of −m·(i − j))": -_exp2(ex),
+        "the power off by one (2^(−8h/n), h from 0)": np.exp2(-8 * np.arange(0, n) / n),
+        "the power off by one (2^(−8(h+2)/n))": np.exp2(-8 * np.arange(2, n + 2) / n),
+    }
+    if spec.rule == "mpt" or n > 1:
+        for bmax in (4, 16, 6, 12):
+            if bmax != spec.alibi_bias_max:
+                out[f"MPT's rule with alibi_bias_max={bmax}"] = _exp2(mpt_exponents(n, bmax))
+    if spec.rule == "mpt" and spec.alibi_bias_max != 8:
+        out["the reference rule (alibi_bias_max=8), not MPT's alibi_bias_max="
+            f"{spec.alibi_bias_max}"] = _exp2(alibi(n).exponents)
+    return out
+
+
+def _compare(got: np.ndarray, want: np.ndarray, eps: float) -> float:
+    return float(np.max(np.abs(got - want) / ((8 + 2 * len(want)) * eps * np.abs(want)
+                                              + 1e-300)))
+
+
+class _Target:
+    """The impl's output, read once, with a way to regenerate it from any slopes vector."""
+
+    def __init__(self, kind: str, regen: Callable[[np.ndarray], float], slopes: np.ndarray,
+                 mask_ignored: Callable[[np.ndarray], float] | None = None):
+        self.kind, self.regen, self.slopes = kind, regen, slopes
+        self.mask_ignored = mask_ignored
+
+
+def _key_only(values: np.ndarray, positions: np.ndarray, real: np.ndarray, eps: float,
+              heads: int) -> Callable[[np.ndarray], float]:
+    """Score of m·p_j + c_row against values (rows × k) on real keys, c_row free."""
+    def score(slopes_rows: np.ndarray) -> float:
+        pred = slopes_rows[:, None] * positions
+        resid = np.where(real, values - pred, np.nan)
+        const = np.nanmean(resid, axis=1, keepdims=True)
+        err = np.where(real, np.abs(resid - const), 0.0)
+        top = np.max(np.abs(positions), axis=1, keepdims=True)     # the constant's error
+        scale = np.abs(slopes_rows)[:, None] * (top + np.abs(const) + 1)
+        return float(np.max(err / ((8 + 2 * heads) * eps * scale + 1e-300)))
+    return score
+
+
+def _from_array(arr: np.ndarray, dtype: str, spec: Alibi, mask: Any) -> _Target:
+    n, eps = spec.n_heads, dtype_eps(dtype)
+    if arr.ndim == 1:
+        if arr.shape[0] != n:
+            raise InvalidParameter(f"slopes of length {arr.shape[0]}, but n_heads={n}; pass one "
+                                   "slope per head")
+        return _Target("slopes", lambda s: _compare(arr, s, eps), arr)
+    if arr.ndim != 3:
+        raise InvalidParameter(f"bias of shape {arr.shape}; pass slopes (heads,), a bias "
+                               "(heads, q, k), MPT's (heads, 1, k) or BLOOM's (batch·heads, 1, k)")
+    if mask is not None:
+        m, _ = as_array(mask, what="attention_mask")
+        if m.ndim != 2 or arr.shape != (m.shape[0] * n, 1, m.shape[1]):
+            raise InvalidParameter(f"bias of shape {arr.shape} with attention_mask of shape "
+                                   f"{m.shape}: BLOOM's shape is (batch·heads, 1, k) = "
+                                   f"({m.shape[0] * n if m.ndim == 2 else '?'}, 1, "
+                                   f"{m.shape[-1]})")
+        real = np.repeat(m > 0, n, axis=0)
+        pos = np.repeat((np.cumsum(m, axis=1) - 1) * (m > 0), n, axis=0)
+        score = _key_only(arr[:, 0, :], pos, real, eps, n)
+        plain = _key_only(arr[:, 0, :], np.broadcast_to(np.arange(m.shape[1]), pos.shape),
+                          real, eps, n)
+        return _Target("bloom-tensor", lambda s: score(np.tile(s, m.shape[0])),
+                       arr[:n, 0, 1] - arr[:n, 0, 0] if arr.shape[2] > 1 else arr[:n, 0, 0],
+                       lambda s: plain(np.tile(s, m.shape[0])))
+    if arr.shape[0] != n:
+        raise InvalidParameter(f"bias of shape {arr.shape} has {arr.shape[0]} heads, but "
+                               f"n_heads={n}")
+    if arr.shape[1] == 1:
+        k = arr.shape[2]
+        score = _key_only(arr[:, 0, :], np.broadcast_to(np.arange(k), (n, k)),
+                          np.ones((n, k), bool), eps, n)
+        return _Target("key-only-tensor", score,
+                       arr[:, 0, 1] - arr[:, 0, 0] if k > 1 else arr[:, 0, 0])
+    q, k = arr.shape[1:]
+    delta = np.arange(q)[:, None] - np.arange(k)[None, :]
+    causal = delta[None] >= 0
+
+    def dense(s: np.ndarray) -> float:
+        with np.errstate(invalid="ignore"):
+            err = np.where(causal, np.abs(arr + s[:, None, None] * delta[None]), 0.0)
+        if not np.isfinite(err).all():
+            return float("inf")
+        return float(np.max(err / bias_tolerance(s, delta, eps)))
+    return _Target("bias-tensor", dense, arr[:, 0, 0] - arr[:, 1, 0] if q > 1 else arr[:, 0, 0])
+
+
+def _masks(torch: Any, length: int) -> list[tuple[str, Any]]:
+    base = torch.ones(4, length, dtype=torch.long)
+    base[1, :3] = 0                      # left padding
+    base[2, -3:] = 0                     # right padding
+    base[3, 2:4] = 0                     # inner padding (packed sequences)
+    return [("no, left, right and inner padding", base)]
+
+
+def _call(impl: Callable[..., Any], *args: Any) -> Any:
+    """Call the user's impl; its own exception becomes one named line."""
+    try:
+        return impl(*args)
+    except Exception as exc:
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        raise InvalidImplementation(f"{getattr(impl, '__qualname__', type(impl).__name__)} "
+                                    f"raised {type(exc).__name__}: {first}") from None
+
+
+def _from_callable(impl: Callable[..., Any], spec: Alibi, seq_len: int) -> _Target:
+    try:
+        names = list(inspect.signature(impl).parameters)
+    except (TypeError, ValueError):
+        names = []
+    first = names[0] if names else ""
+    if "mask" in first:
+        torch = imported_torch()
+        if torch is None:
+            raise InvalidImplementation("a BLOOM-style impl(attention_mask, num_heads, dtype) "
+                                        "needs torch: import torch first")
+        mask = _masks(torch, seq_len)[0][1]
+        out = _call(impl, mask, spec.n_heads, torch.float32)
+        arr, dtype = as_array(out, what="bias")
+        return _from_array(arr, dtype, spec, mask.numpy())
+    if "head" in first:
+        arr, dtype = as_array(_call(impl, spec.n_heads, seq_len), what="bias")
+        return _from_array(arr.reshape(arr.shape[-3:]) if arr.ndim == 4 else arr, dtype,
+                           spec, None)
+    if len(names) < 2:
+        raise InvalidImplementation(f"{getattr(impl, '__qualname__', impl)!r} is not "
+                                    "bias(q_positions, k_positions), build_alibi_tensor("
+                                    "attention_mask, num_heads, dtype) or (num_heads, seq_len)")
+    pos = np.arange(2)
+    probe, _ = as_array(_call(impl, pos, pos[:1]), what="bias")
+    if probe.shape != (spec.n_heads, 2, 1):
+        raise InvalidImplementation(f"bias(q_positions, k_positions) returned shape {probe.shape} "
+                                    f"for 2 queries and 1 key; expected ({spec.n_heads}, 2, 1)")
+    slopes = probe[:, 0, 0] - probe[:, 1, 0]
+
+    def regen(s: np.ndarray) -> float:
+        res = toeplitz_bias_check(lambda q, k: _call(impl, q, k), s, seq_len)
+        return max(res["score"], res.get("toeplitz_score", 0.0))
+    return _Target("pairwise-callable", regen, slopes)
+
+
+def check_alibi(impl: Any, *, n_heads: int, rule: str = "reference", alibi_bias_max: Any = 8,
+                attention_mask: Any = None, seq_len: int = 64) -> AlibiReport:
+    """Check ``impl`` against :func:`posproof.model.alibi.alibi` without raising."""
+    spec = alibi(n_heads, rule, alibi_bias_max)
+    label = f"alibi({spec.n_heads}, rule={rule!r}" + (
+        f", alibi_bias_max={spec.alibi_bias_max})" if rule == "mpt" else ")")
+    if callable(impl) and not hasattr(impl, "shape"):
+        target = _from_callable(impl, spec, seq_len)
+    else:
+        arr, dtype = as_array(impl, what="ALiBi impl", finite=False)   # −inf above a causal
+        if arr.ndim == 1 and not np.isfinite(arr).all():                # diagonal is fine
+            raise InvalidParameter("slopes hold NaN or infinite values; pass finite slopes")
+        target = _from_array(arr, dtype, spec, attention_mask)
+    score = target.regen(spec.slopes_array())
+    ok = score <= 1
+    report = AlibiReport(ok, target.kind, spec.to_dict(),
+                         [{"name": "alibi:values", "status": "pass" if ok else "fail",
+                           "score": score}])
+    if ok:
+        return report
+    for name, slopes in _hypotheses(spec).items():
+        s = target.regen(slopes)
+        report.hypotheses.append({"hypothesis": name, "score": s, "confirmed": s <= 1})
+        if s <= 1 and report.explanation is None:
+            report.explanation = name
+    if report.explanation is None and target.mask_ignored is not None:
+        s = target.mask_ignored(spec.slopes_array())
+        report.hypotheses.append({"hypothesis": "mask ignored", "score": s, "confirmed": s <= 1})
+        if s <= 1:
+            report.explanation = ("the attention mask ignored: positions arange(k), not "
+                                  "cumsum(mask) − 1 (shifts the keys after inner padding)")
+    why = (f"most likely: {report.explanation} (confirmed by regeneration)"
+           if report.explanation else "no explanation is confirmed by regeneration; "
+           f"identify_alibi on the slopes read from the impl says: "
+           f"{identify_alibi(target.slopes)['rule'] if target.slopes.size else 'nothing'}")
+    if not is_power_of_two(spec.n_heads) and report.explanation is None:
+        why += f" (n_heads={spec.n_heads} is not a power of two: check the rule)"
+    report.message = (f"ALiBi impl disagrees with {label}: worst error {score:.3g}× the "
+                      f"tolerance ({target.kind})\n{why}")
+    return report
+
+
+def assert_alibi(impl: Any, *, n_heads: int, rule: str = "reference", alibi_bias_max: Any = 8,
+                 attention_mask: Any = None, seq_len: int = 64) -> AlibiReport:
+    """Raise ``AssertionError`` (with the explanation) unless ``impl`` is ALiBi under ``rule``."""
+    report = check_alibi(impl, n_heads=n_heads, rule=rule, alibi_bias_max=alibi_bias_max,
+                         attention_mask=attention_mask, seq_len=seq_len)
+    if not report.ok:
+        raise AssertionError(report.message)
+    return report
+
+
+def identify_alibi(slopes: Any) -> dict[str, Any]:
+    """Name the rule of an unknown slopes vector: reference, MPT (with its alibi_bias_max), or
+    a known wrong variant; each candidate confirmed by regeneration within the dtype's tolerance.
+
+    >>> from posproof.model.alibi import alibi
+    >>> identify_alibi(alibi(6, "mpt", 16).slopes_array())["rule"]
+    'mpt'
+    >>> identify_alibi(alibi(6).slopes_array())["note"]
+    'the reference rule; MPT with alibi_bias_max=8 gives the same slopes for every n'
+    """
+    arr, dtype = as_array(slopes, what="slopes")
+    if arr.ndim != 1 or arr.size == 0:
+        raise InvalidParameter(f"slopes of shape {arr.shape}; pass a 1-D vector, one per head")
+    n, eps = arr.size, dtype_eps(dtype)
+    ref = alibi(n)
+    if _compare(arr, ref.slopes_array(), eps) <= 1:
+        return {"rule": "reference", "n_heads": n, "alibi_bias_max": "8",
+                "note": "the reference rule; MPT with alibi_bias_max=8 gives the same slopes "
+                        "for every n"}
+    q = 1 << (n - 1).bit_length()
+    if arr[0] > 0:
+        k_first = 1 if q == n else 2                       # MPT's first head is k = 2
+        guess = Fraction(float(-np.log2(arr[0]) * q / k_first)).limit_denominator(64)
+        if guess > 0 and _compare(arr, _exp2(mpt_exponents(n, guess)), eps) <= 1:
+            return {"rule": "mpt", "n_heads": n, "alibi_bias_max": str(guess),
+                    "note": f"MPT's gen_slopes with alibi_bias_max={guess}"}
+    for name, cand in _hypotheses(ref).items():
+        if _compare(arr, cand, eps) <= 1:
+            return {"rule": "variant", "n_heads": n, "alibi_bias_max": None, "note": name}
+    return {"rule": None, "n_heads": n, "alibi_bias_max": None,
+            "note": "matches no known ALiBi rule"}

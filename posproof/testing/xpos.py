@@ -1,0 +1,147 @@
+"""``check_xpos``: xPos against the exact model (what ``assert_rotary`` runs for an XPos spec).
+
+The contract is torchscale's ``XPOS.forward``: ``apply_fn(x, downscale)`` scales and
+rotates ``x`` of shape ``(batch, L, head_dim)`` at positions 0 … L−1, queries with
+``downscale=False``, keys with ``downscale=True``.  Checked: (1) queries and keys at
+L = 64 against :meth:`posproof.model.xpos.XPos.apply` (float64 reference, relative
+tolerance 1e-5: torchscale forms its angles in float32); (2) the precision trap: at the
+first length where *uncentred* scales leave float32
+(:func:`posproof.measure.xpos.xpos_scale_limits`), float32 outputs must stay finite.  A
+failure is explained by the hypotheses that reproduce it: keys not inverted (scores
+then grow as ζ^((m+n)/B), not relative), positions not centred.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidParameter
+from ..measure.xpos import xpos_scale_limits
+from ..model.xpos import XPos
+from .reports import ImplReport, InvalidImplementation
+
+__all__ = ["check_xpos", "identify_xpos"]
+
+_RTOL = 1e-5
+
+
+def _call(apply_fn: Any, x: np.ndarray, downscale: bool) -> np.ndarray:
+    """apply_fn on torch tensors when torch is installed (torchscale needs them), else NumPy."""
+    try:
+        import torch
+    except ImportError:  # pragma: no cover - torch is in the test extras
+        torch = None
+    try:
+        out = apply_fn(x if torch is None else torch.from_numpy(x), downscale)
+        if hasattr(out, "detach"):
+            out = out.detach().cpu().to(torch.float64).numpy()
+        return np.asarray(out, dtype=np.float64)
+    except Exception as exc:
+        raise InvalidImplementation(f"apply_fn(x, downscale={downscale}) raised "
+                                    f"{type(exc).__name__}: {exc}") from None
+
+
+def _close(a: np.ndarray, b: np.ndarray) -> bool:
+    return bool(np.all(np.abs(a - b) <= _RTOL * np.maximum(1.0, np.abs(b))))
+
+
+def check_xpos(apply_fn: Any, spec: XPos, *, seed: int = 0, long: bool = True) -> ImplReport:
+    """Check ``apply_fn(x, downscale)`` against the xPos ``spec``; ``report.ok`` is the verdict.
+
+    >>> import numpy as np
+    >>> xp = XPos(8)
+    >>> ok = lambda x, down: xp.apply(np.asarray(x), np.arange(x.shape[1]), key=down)
+    >>> check_xpos(ok, xp, long=False).ok
+    True
+    >>> bad = lambda x, down: xp.apply(np.asarray(x), np.arange(x.shape[1]), key=False)
+    >>> print(check_xpos(bad, xp, long=False).explanation)  # doctest: +ELLIPSIS
+    the key scale is not inverted (downscale=True must use ζ^(−n/B))...
+    """
+    if not isinstance(spec, XPos):
+        raise InvalidParameter(f"spec={spec!r} is not an XPos; build one with "
+                               "posproof.XPos(head_dim)")
+    rng = np.random.default_rng(seed)
+    h, length = spec.head_dim, 64
+    x = rng.standard_normal((2, length, h))
+    pos = np.arange(length)
+    report = ImplReport(False, "xpos", spec.to_dict(), "float64", length, length - 1)
+    got_q, got_k = _call(apply_fn, x, False), _call(apply_fn, x, True)
+    if got_q.shape != x.shape or got_k.shape != x.shape:
+        raise InvalidImplementation(f"apply_fn returned shape {got_q.shape}; expected "
+                                    f"{x.shape} (batch, L, head_dim)")
+    want_q, want_k = spec.apply(x, pos), spec.apply(x, pos, key=True)
+    q_ok, k_ok = _close(got_q, want_q), _close(got_k, want_k)
+    report.max_error = float(max(np.abs(got_q - want_q).max(), np.abs(got_k - want_k).max()))
+    report.checks.append({"name": "matches_spec", "status": "pass" if q_ok and k_ok else "fail",
+                          "max_error": report.max_error, "tolerance": f"{_RTOL}·max(1, |x|)"})
+    limits = {r["dtype"]: r for r in xpos_scale_limits(spec, ["float32"])}["float32"]
+    reasons = []
+    if not (q_ok and k_ok):
+        uncentred = XPos(h, base=spec.rotary.schedule.base, scale_base=spec.scale_base,
+                         gamma=spec.gamma, centred=not spec.centred)
+        if q_ok and _close(got_k, want_q):
+            reasons.append("the key scale is not inverted (downscale=True must use ζ^(−n/B)): "
+                           "the score then scales as ζ^((m+n)/B), so it is not relative")
+        if _close(got_q, uncentred.apply(x, pos)) and _close(got_k, uncentred.apply(
+                x, pos, key=True)):
+            reasons.append(
+                "the scale positions are " + ("not centred" if spec.centred else "centred")
+                + f": the scores are unchanged, but uncentred scales ζ^(±p/B) leave float32 from "
+                  f"length {limits['first_length_uncentred']} (centred: "
+                  f"{limits['first_length_centred']})")
+        if not reasons:
+            reasons.append("no single explanation reproduces the outputs (checked: keys not "
+                           "inverted, centring)")
+    if long and q_ok and k_ok and limits["first_length_uncentred"] is not None:
+        n_long = limits["first_length_uncentred"]
+        with np.errstate(over="ignore", invalid="ignore"):
+            xl = np.ones((1, n_long, h), dtype=np.float32)
+            finite = all(bool(np.isfinite(_call(apply_fn, xl, d)).all()) for d in (False, True))
+        report.checks.append({"name": "float32_long_length", "length": n_long,
+                              "status": "pass" if finite else "fail"})
+        if not finite:
+            reasons.append(f"at length {n_long} in float32 the outputs hold inf/nan: the "
+                           f"per-position scales are not centred (uncentred ζ_0^(−p/B) "
+                           f"overflows from position {limits['overflow_position']}; torchscale "
+                           f"centres at ⌈L/2⌉ and lasts to length "
+                           f"{limits['first_length_centred']})")
+    report.ok = not reasons
+    report.explanation = "; ".join(reasons) or None
+    report.message = ("" if report.ok else
+                      f"impl disagrees with {spec!r}: {report.explanation}")
+    return report
+
+
+def identify_xpos(zeta: Any) -> dict[str, Any]:
+    """Name the xPos behind a ζ vector (torchscale's ``scale`` buffer, one value per pair).
+
+    γ is read from ζ_0 = γ/(1+γ) and named as the nearest fraction with denominator ≤ 100;
+    every ζ_k is then compared with (2k/d + γ)/(1 + γ), d = 2·len, within 8·eps of the
+    array's dtype.  ``matched`` is False (with the residual) when no γ fits.
+
+    >>> r = identify_xpos(np.array([float(z) for z in XPos(8).zetas()], dtype=np.float32))
+    >>> r["matched"], r["gamma"], r["head_dim"]
+    (True, '2/5', 8)
+    >>> identify_xpos([0.3, 0.5, 0.6, 0.9])["matched"]
+    False
+    """
+    from fractions import Fraction
+
+    arr = np.asarray(zeta)
+    if arr.ndim != 1 or arr.size < 1 or not np.issubdtype(arr.dtype, np.floating):
+        raise InvalidParameter(f"an xPos ζ vector is 1-d floating (one value per pair); got "
+                               f"shape {arr.shape}, dtype {arr.dtype}")
+    eps = float(np.finfo(arr.dtype).eps)
+    z = arr.astype(np.float64)
+    if not (np.all(np.isfinite(z)) and 0 < z[0] < 1):
+        raise InvalidParameter("ζ_0 must be finite and in (0, 1) for an xPos scale vector")
+    gamma = Fraction(z[0] / (1 - z[0])).limit_denominator(100)
+    n = z.size
+    want = np.array([(2 * k / (2 * n) + float(gamma)) / (1 + float(gamma)) for k in range(n)])
+    residual = float(np.abs(z - want).max())
+    matched = residual <= 8 * eps
+    return {"matched": bool(matched), "gamma": str(gamma), "head_dim": 2 * n,
+            "residual": residual, "tolerance": 8 * eps,
+            "spec": f"XPos({2 * n}, gamma='{gamma}')" if matched else None}
