@@ -37,11 +37,13 @@ from .model.schedules import (
     Schedule,
     TensorToTensor,
 )
+from .model.t5_buckets import T5Buckets, t5_buckets
 from .model.xpos import XPos
 from .proofs.alibi import prove_alibi
 from .proofs.multiaxis import prove_multi
 from .proofs.permutation import prove_permutation
 from .proofs.rotary import prove_rotary
+from .proofs.t5 import prove_t5
 from .proofs.theorems import prove
 from .proofs.xpos import prove_xpos
 from .report import Check, Proof, Report, Step
@@ -53,12 +55,12 @@ __all__ = [
     "Encoding", "Explicit", "Expression", "Geometric", "InvalidEncoding", "InvalidExpression",
     "InvalidParameter", "LinearScaling", "Llama3Scaling", "LongRoPEScaling", "MultiAxisEncoding",
     "MultiAxisRotary", "NTKScaling", "OffsetKernel", "PosproofError", "Proof", "Report",
-    "RopeConfig", "Rotary", "Schedule", "Step", "TensorToTensor", "UnknownName", "XPos",
-    "YaRNScaling", "alibi", "axial_rope", "base_bound", "check", "explore",
+    "RopeConfig", "Rotary", "Schedule", "Step", "T5Buckets", "TensorToTensor", "UnknownName",
+    "XPos", "YaRNScaling", "alibi", "axial_rope", "base_bound", "check", "explore",
     "first_unrepresentable_integer", "get_layout", "gram_is_toeplitz", "lambdify_encoding",
     "make_scaling", "mrope", "multi_preset", "parse_spec", "permutation", "preset", "prove",
-    "prove_alibi", "prove_multi", "prove_permutation", "prove_rotary", "prove_xpos",
-    "read_config", "rotary", "translation_matrix", "xpos_scale_limits",
+    "prove_alibi", "prove_multi", "prove_permutation", "prove_rotary", "prove_t5", "prove_xpos",
+    "read_config", "rotary", "t5_buckets", "translation_matrix", "xpos_scale_limits",
 ]
 
 # Old module paths (posproof.numeric, posproof.identify, ...) keep working: see posproof/_moved.py.

@@ -306,6 +306,7 @@ def _run_check(args: argparse.Namespace) -> int:
 
 def make_parser() -> argparse.ArgumentParser:
     from . import biases_perm
+    from . import biases_t5 as cli_t5
 
     parser = Parser(prog="posproof", description="Prove, refute and measure claims about "
                      "sinusoidal and rotary positional encodings.")
@@ -325,6 +326,7 @@ def make_parser() -> argparse.ArgumentParser:
     check_options(check)
     biases_perm.add_options(check)
     output_options(check)
+    cli_t5.add_t5_option(check)
 
     prove = sub.add_parser("prove", help="prove or refute the theorems for one encoding")
     encoding_options(prove)
@@ -364,6 +366,7 @@ def make_parser() -> argparse.ArgumentParser:
                             "decided within it is unknown, with the reason (0: no limit)")
     biases_perm.add_options(prove)
     output_options(prove, report=False)
+    cli_t5.add_t5_option(prove)
     from . import derive as cli_derive
     from . import rope as cli_rope
     from . import sweep as cli_sweep
@@ -401,6 +404,10 @@ def _run(args: argparse.Namespace) -> int:
         return cli_rope.run(args)
     if args.command in cli_testing.COMMANDS:
         return cli_testing.run(args)
+    if args.command in ("prove", "check") and getattr(args, "t5", None) is not None:
+        from . import biases_t5 as cli_t5
+
+        return cli_t5.run_prove(args) if args.command == "prove" else cli_t5.run_check(args)
     if args.command in ("verify", "prove"):
         return _run_prove(args, general=args.command == "verify")
     if args.command == "check":

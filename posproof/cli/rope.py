@@ -75,8 +75,12 @@ def add_commands(subparsers: Any, encoding_options: Callable[[argparse.ArgumentP
 
     explain = subparsers.add_parser(
         "explain", help="print the effective RoPE frequencies of a config.json and the numbers "
-                        "that matter", description="Read a HF config.json (old and new "
-                        "spellings), print its effective frequencies, bands and numbers.")
+                        "that matter (a T5-style config: its exact bucket table)",
+        description="Read a HF config.json (old and new spellings), print its effective "
+                    "frequencies, bands and numbers. A T5-style config "
+                    "(relative_attention_num_buckets, relative_attention_max_distance, "
+                    "is_decoder) prints the exact relative position bucket table of each "
+                    "stack, the bucket theorems and the float32/float16 audit.")
     explain.add_argument("config", metavar="CONFIG", nargs="?",
                          help="path to a model config.json (not with --xpos)")
     explain.add_argument("--xpos", metavar="HEAD_DIM",
@@ -207,6 +211,10 @@ def _explain(args: argparse.Namespace) -> int:
         return explain_xpos(args)
     if args.config is None:
         raise InvalidParameter("explain needs CONFIG (a config.json) or --xpos HEAD_DIM")
+    from .biases_t5 import explain_t5, is_t5_config
+
+    if is_t5_config(args.config):            # T5-style relative attention: the bucket table
+        return explain_t5(args)
 
     from ..measure.explore import explore, plot_exploration
     from ..model.configs import read_config

@@ -124,6 +124,9 @@ def add_commands(subparsers: Any, encoding_options: Callable[[argparse.ArgumentP
                        help="ATTR is an xPos apply_fn(x, downscale) as torchscale's XPOS "
                             "(x: batch, L, head_dim); checked against XPos(HEAD_DIM, --base)")
     check.add_argument("--json", action="store_true", help="print the report as JSON")
+    from .biases_t5 import add_check_impl_options
+
+    add_check_impl_options(check)
 
 
 # --------------------------------------------------------------------------- loading
@@ -338,6 +341,11 @@ def _identify(args: argparse.Namespace) -> int:
                                      f"no xPos γ fits (residual {r['residual']:.2g} for "
                                      f"γ = {r['gamma']})"))
         return 0 if all(r["matched"] for r in found.values()) else 1
+    from .biases_t5 import identify_buckets
+
+    if arrays and all(getattr(v, "ndim", 0) == 2 and str(getattr(v, "dtype", "")).replace(
+            "torch.", "").startswith(("int", "uint")) for v in arrays.values()):
+        return identify_buckets(args, arrays)       # integer matrices: T5 relative buckets
     notes: dict[str, str] = {}
     tables = _tables(arrays, notes)
     results, skipped = {}, {k: v for k, v in notes.items() if k not in tables}
@@ -387,6 +395,10 @@ def _check_impl(args: argparse.Namespace) -> int:
     from .options import parse_grid
 
     impl, label = load_target(args.target)
+    if getattr(args, "t5_buckets", None) is not None or getattr(args, "position_ids", None):
+        from .biases_t5 import check_impl
+
+        return check_impl(args, impl, label)
     xpos = getattr(args, "xpos", None) is not None
     multi = None if xpos else _multi_spec(impl, args)
     if xpos:  # issue 16 §4: apply_fn(x, downscale)

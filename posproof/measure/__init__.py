@@ -24,6 +24,7 @@ Modules:
 * ``lambdified`` — NumPy code generated from the exact expressions (the pair, an encoding's table).
 * ``numeric`` — The numeric half in one import: the public names of the six modules above and below.
 * ``scan_limits`` — The longest scan accepted (L and L·d), validated with one clear error.
+* ``t5_dtype`` — The T5 float trap: where a float32 / float16 log ratio changes the bucket.
 * ``translation`` — T(Δ) applied pair by pair, the dense matrix for small d, and its residual.
 * ``xpos`` — The xPos precision trap: where the per-position scales ζ^(±p/B) leave a dtype.
 """

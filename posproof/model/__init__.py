@@ -23,6 +23,8 @@ Modules:
 * ``scaling`` — RoPE scaling rules as exact frequency schedules (HF transformers
   ``modeling_rope_utils``).
 * ``schedules`` — Frequency schedules as exact SymPy expressions.
+* ``t5_buckets`` — T5 relative position buckets, exactly: every bucket's range of relative
+  positions in integers.
 * ``xpos`` — xPos (Sun et al. 2022, "A Length-Extrapolatable Transformer"): RoPE times a
   per-pair decay.
 """

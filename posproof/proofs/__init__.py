@@ -18,6 +18,7 @@ Modules:
   equivariant.
 * ``rotary`` — What is proved about a rotary embedding: ``prove_rotary``, the stale-cache hazard.
 * ``scaling`` — Proofs of the invariants of each RoPE scaling rule (``scaling_theorems``).
+* ``t5`` — What is proved about T5 relative position buckets, in integers (``prove_t5``).
 * ``theorems`` — The proof engine: theorems about an Encoding, each proved, refuted or unknown.
 * ``xpos`` — What is proved about xPos (:class:`posproof.model.xpos.XPos`): relative scores, decay.
 """

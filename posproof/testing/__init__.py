@@ -60,7 +60,10 @@ families), ``identification_precision`` (a table's scale and working precision) 
 ``identification_multiaxis`` (a table over a grid of 2 or 3 axes: which columns encode
 which coordinate; the factorisation search for a flat table);
 ``strategies`` (Hypothesis strategies) and ``pytest_plugin``; ``alibi``
-(:func:`assert_alibi`, :func:`check_alibi`, :func:`identify_alibi`: ALiBi slopes and biases).
+(:func:`assert_alibi`, :func:`check_alibi`, :func:`identify_alibi`: ALiBi slopes and biases);
+``t5`` (:func:`assert_t5_buckets`: T5 relative position buckets against the exact ones),
+``t5_identify`` (which T5 configuration produced a matrix of buckets) and ``position_ids``
+(:func:`assert_position_ids`: padding-aware position ids).
 
 Stage: on top of measure, beside document and sweep (which it does not import); it
 may import measure, proofs, model and the shared leaves (errors, precise, validated,
@@ -72,12 +75,14 @@ from __future__ import annotations
 from .alibi import AlibiReport, assert_alibi, check_alibi, identify_alibi
 from .encodings import assert_encoding, check_encoding
 from .identification import Identification, identify
+from .position_ids import assert_position_ids, check_position_ids
 from .reports import ImplReport, InvalidImplementation
 
 # Explicit re-exports (``X as X``): names importable from posproof.testing before it became
 # a package that are not in __all__ (posproof.cli.testing uses the private ones).
 from .rotary import DEFAULT_MAX_POSITION as DEFAULT_MAX_POSITION
 from .rotary import assert_rotary, check_rotary
+from .t5 import assert_t5_buckets, check_t5_buckets
 from .tables import DEFAULT_MAX_LEN, default_positions
 
 __all__ = [
@@ -88,10 +93,14 @@ __all__ = [
     "InvalidImplementation",
     "assert_alibi",
     "assert_encoding",
+    "assert_position_ids",
     "assert_rotary",
+    "assert_t5_buckets",
     "check_alibi",
     "check_encoding",
+    "check_position_ids",
     "check_rotary",
+    "check_t5_buckets",
     "default_positions",
     "identify",
     "identify_alibi",
