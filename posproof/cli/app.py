@@ -27,10 +27,12 @@ from .options import (
     Parser,
     ProgressBar,
     build_encoding,
+    build_multi,
     check_options,
     encoding_options,
     length,
     output_options,
+    parse_grid,
     parse_int,
     run_main,
 )
@@ -115,6 +117,9 @@ def _verdict(report: Report) -> str:
 
 def _encoding_line(report: Report) -> str:
     enc = report.encoding
+    if enc.get("kind") == "multi-axis":
+        return (f"encoding: {enc['name']}, d={enc['dim']}, axes={','.join(enc['axis_names'])}"
+                + (f", grid={'×'.join(map(str, enc['grid']))}" if "grid" in enc else ""))
     params = ", ".join(f"{k}={v}" for k, v in enc.get("schedule", {}).items() if k != "family")
     return (f"encoding: {enc['name']}, d={enc['dim']}, layout={enc['layout']}"
             + (f", {params}" if params else "") + f", offset={enc['offset']}")
@@ -232,7 +237,25 @@ def _output(report: Report, args: argparse.Namespace, seconds: float) -> int:
     return report.exit_status()
 
 
+def _run_check_grid(multi: Any, args: argparse.Namespace) -> int:
+    """``posproof check`` on a multi-axis preset: the grid checks over ``--grid``."""
+    from ..measure.multiaxis import check_grid
+
+    grid = parse_grid(args.grid, axes=multi.axes)
+    if grid is None:
+        raise InvalidParameter(f"--preset {args.preset} has {multi.axes} position axes; pass "
+                               f"the grid to measure, e.g. --grid {','.join(['16'] * multi.axes)}")
+    _report_dir(args.report)
+    start = time.perf_counter()
+    report = check_grid(multi, grid, checks=args.check_names, dps=parse_int("dps", args.dps),
+                        seed=args.seed, dtypes=args.dtype)
+    return _output(report, args, time.perf_counter() - start)
+
+
 def _run_check(args: argparse.Namespace) -> int:
+    multi = build_multi(args)
+    if multi is not None:
+        return _run_check_grid(multi, args)
     enc = build_encoding(args)
     _report_dir(args.report)
     start = time.perf_counter()
