@@ -3,6 +3,7 @@
 from .errors import InvalidEncoding, InvalidExpression, InvalidParameter, PosproofError, UnknownName
 from .measure.checks import CHECKS, check
 from .measure.explore import base_bound, explore
+from .measure.multiaxis import GridKernel, check_grid
 from .measure.numeric import (
     OffsetKernel,
     first_unrepresentable_integer,
@@ -51,16 +52,16 @@ from .version import __version__ as __version__
 
 __all__ = [
     "CHECKS", "LAYOUTS", "PRESETS", "Alibi", "BinaryDials", "Check", "Diffusion",
-    "DynamicNTKScaling",
-    "Encoding", "Explicit", "Expression", "Geometric", "InvalidEncoding", "InvalidExpression",
-    "InvalidParameter", "LinearScaling", "Llama3Scaling", "LongRoPEScaling", "MultiAxisEncoding",
-    "MultiAxisRotary", "NTKScaling", "OffsetKernel", "PosproofError", "Proof", "Report",
-    "RopeConfig", "Rotary", "Schedule", "Step", "T5Buckets", "TensorToTensor", "UnknownName",
-    "XPos", "YaRNScaling", "alibi", "axial_rope", "base_bound", "check", "explore",
-    "first_unrepresentable_integer", "get_layout", "gram_is_toeplitz", "lambdify_encoding",
-    "make_scaling", "mrope", "multi_preset", "parse_spec", "permutation", "preset", "prove",
-    "prove_alibi", "prove_multi", "prove_permutation", "prove_rotary", "prove_t5", "prove_xpos",
-    "read_config", "rotary", "t5_buckets", "translation_matrix", "xpos_scale_limits",
+    "DynamicNTKScaling", "Encoding", "Explicit", "Expression", "Geometric", "GridKernel",
+    "InvalidEncoding", "InvalidExpression", "InvalidParameter", "LinearScaling", "Llama3Scaling",
+    "LongRoPEScaling", "MultiAxisEncoding", "MultiAxisRotary", "NTKScaling", "OffsetKernel",
+    "PosproofError", "Proof", "Report", "RopeConfig", "Rotary", "Schedule", "Step", "T5Buckets",
+    "TensorToTensor", "UnknownName", "XPos", "YaRNScaling", "alibi", "axial_rope", "base_bound",
+    "check", "check_grid", "explore", "first_unrepresentable_integer", "get_layout",
+    "gram_is_toeplitz", "lambdify_encoding", "make_scaling", "mrope", "multi_preset",
+    "parse_spec", "permutation", "preset", "prove", "prove_alibi", "prove_multi",
+    "prove_permutation", "prove_rotary", "prove_t5", "prove_xpos", "read_config", "rotary",
+    "t5_buckets", "translation_matrix", "xpos_scale_limits",
 ]
 
 # Old module paths (posproof.numeric, posproof.identify, ...) keep working: see posproof/_moved.py.

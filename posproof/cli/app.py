@@ -124,7 +124,8 @@ def _encoding_line(report: Report) -> str:
     if str(enc.get("kind", "")).startswith("multi-axis"):
         return (f"encoding: {enc['name']}, d={enc.get('dim', enc.get('head_dim'))}, "
                 f"axes={','.join(enc['axis_names'])}"
-                + (f", layout={enc['layout']}" if "layout" in enc else ""))
+                + (f", layout={enc['layout']}" if "layout" in enc else "")
+                + (f", grid={'×'.join(map(str, enc['grid']))}" if "grid" in enc else ""))
     if "name" not in enc:  # not an Encoding (xPos, self-attention): its fields as they are
         return "spec: " + ", ".join(f"{k}={v}" for k, v in enc.items())
     params = ", ".join(f"{k}={v}" for k, v in enc.get("schedule", {}).items() if k != "family")
@@ -291,12 +292,30 @@ def _output(report: Report, args: argparse.Namespace, seconds: float) -> int:
     return report.exit_status()
 
 
+def _run_check_grid(multi: Any, args: argparse.Namespace) -> int:
+    """``posproof check`` on a multi-axis preset: the grid checks over ``--grid``."""
+    from ..measure.multiaxis import check_grid
+
+    grid = parse_grid(args.grid, axes=multi.axes)
+    if grid is None:
+        raise InvalidParameter(f"--preset {args.preset} has {multi.axes} position axes; pass "
+                               f"the grid to measure, e.g. --grid {','.join(['16'] * multi.axes)}")
+    _report_dir(args.report)
+    start = time.perf_counter()
+    report = check_grid(multi, grid, checks=args.check_names, dps=parse_int("dps", args.dps),
+                        seed=args.seed, dtypes=args.dtype)
+    return _output(report, args, time.perf_counter() - start)
+
+
 def _run_check(args: argparse.Namespace) -> int:
     from . import biases_perm
 
     if biases_perm.wants(args):  # issue 16: --xpos
         start = time.perf_counter()
         return _output(biases_perm.report(args), args, time.perf_counter() - start)
+    multi = build_multi(args)
+    if multi is not None:
+        return _run_check_grid(multi, args)
     enc = build_encoding(args)
     _report_dir(args.report)
     start = time.perf_counter()

@@ -142,7 +142,9 @@ def check_options(parser: argparse.ArgumentParser) -> None:
                        help="dtype audited by dtype_audit (repeatable; default float32, "
                             "float16, bfloat16)")
     group.add_argument("--check", action="append", metavar="NAME", dest="check_names",
-                       help=f"only this check (repeatable): {', '.join(CHECKS)}")
+                       help=f"only this check (repeatable): {', '.join(CHECKS)}; on a "
+                            "--grid of a multi-axis preset: bounds, separation, "
+                            "translation_residual, dtype_audit (--max-len is then unused)")
 
 
 class ProgressBar:

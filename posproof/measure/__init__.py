@@ -22,6 +22,8 @@ Modules:
 * ``kernel`` — The offset kernel f(Δ) = Σ cos(ω_k Δ) at GEMM speed, its error bound, extremes
   and crossings.
 * ``lambdified`` — NumPy code generated from the exact expressions (the pair, an encoding's table).
+* ``multiaxis`` — Numbers over a grid of positions for multi-axis encodings: the kernel for vector
+  offsets and the grid checks (bounds, separation, translation residual, dtype audit).
 * ``numeric`` — The numeric half in one import: the public names of the six modules above and below.
 * ``scan_limits`` — The longest scan accepted (L and L·d), validated with one clear error.
 * ``t5_dtype`` — The T5 float trap: where a float32 / float16 log ratio changes the bucket.

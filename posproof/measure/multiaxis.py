@@ -1,0 +1,452 @@
+"""Numbers over a grid of positions (H × W, T × H × W) for a multi-axis encoding: the offset
+kernel for vector offsets, and the grid checks ``bounds``, ``separation``,
+``translation_residual`` and ``dtype_audit``.
+
+**The reduction.**  A :class:`~posproof.model.multiaxis.MultiAxisEncoding` is blocks of
+1-D encodings, block b reading axis a_b.  Its row is the concatenation of the blocks'
+rows, so for positions p, q (k coordinates each)
+
+    PE(p)·PE(q) = Σ_b f_b(p_{a_b} − q_{a_b}) = Σ_a F_a(Δ_a),   F_a = Σ_{b : a_b = a} f_b,
+
+with f_b(δ) = Σ_{ω ∈ b} cos(ω δ) the 1-D kernel of block b.  **Blocks that share an
+axis are merged first**: they see the same Δ_a, so their kernels add at the same
+offset (F_a is the 1-D kernel of all the axis's frequencies together); minimising each
+block separately and adding the minima would be wrong.  Then
+
+    ‖PE(p) − PE(q)‖² = Σ_a D_a(Δ_a),   D_a(δ) = 2(n_a − F_a(δ)) ≥ 0,   D_a(0) = 0,
+
+and over a grid of sizes N_1 … N_k (|Δ_a| ≤ N_a − 1, D_a even in δ):
+
+    min_{Δ ≠ 0} Σ_a D_a(Δ_a) = min_a min_{1 ≤ δ ≤ N_a − 1} D_a(δ).
+
+(≥: some Δ_a ≠ 0 and every term is ≥ 0; ≤: Δ = δ·e_a attains it.)  So the separation
+of N_1·…·N_k positions costs k one-dimensional kernel scans, O(Σ_a N_a · n_a), never
+O(grid²); each scan is :meth:`OffsetKernel.maximum <posproof.measure.kernel.OffsetKernel.maximum>`
+(float64 GEMM with a rigorous error bound, candidates recomputed in mpmath), and the
+smallest of the k certified minima (compared in mpmath) is the grid's.  A multi-axis
+rotary is measured through :meth:`MultiAxisRotary.encoding
+<posproof.model.multirope.MultiAxisRotary.encoding>`, whose T(Δ) is R(Δ): the same
+reduction gives ⟨R(p)q, R(p′)k⟩ per pair.
+
+>>> from posproof.model.multiaxis import multi_preset
+>>> report = check_grid(multi_preset("sincos-2d", dim=16), (8, 8), checks=["separation"])
+>>> report["separation"].status, report["separation"].values["positions"]
+('pass', 64)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import mpmath
+import numpy as np
+
+from ..errors import InvalidEncoding, InvalidParameter, UnknownName, check_int, check_sequence
+from ..model.multiaxis import MultiAxisEncoding
+from ..model.multirope import MultiAxisRotary
+from ..precise import DEFAULT_DPS
+from ..report import Check, Report
+from .checks_context import AUDIT_DTYPES, fmt, g, inconsistent, not_applicable
+from .dtypes import TRIG_ULPS, U, angles_in_dtype, dtype_model, first_unrepresentable_integer
+from .kernel import Extreme, OffsetKernel
+from .scan_limits import check_scan_work
+from .translation import pair_frequencies, rotate_pairs, translation_blocks, translation_residual
+
+__all__ = [
+    "GRID_CHECKS",
+    "MAX_GRID_VALUES",
+    "GridKernel",
+    "GridSeparation",
+    "as_multi_encoding",
+    "check_grid",
+    "check_grid_shape",
+]
+
+GRID_CHECKS = ("bounds", "separation", "translation_residual", "dtype_audit")
+#: Largest table accepted over a grid: positions × dim ≤ 2²⁸ values (2 GiB of float64).
+MAX_GRID_VALUES = 1 << 28
+_SAMPLE = 512
+
+
+def as_multi_encoding(encoding: Any) -> MultiAxisEncoding:
+    """The MultiAxisEncoding measured for ``encoding`` (a rotary's :meth:`encoding`)."""
+    if isinstance(encoding, MultiAxisRotary):
+        return encoding.encoding()
+    if isinstance(encoding, MultiAxisEncoding):
+        return encoding
+    raise InvalidParameter(f"encoding={encoding!r} is not a MultiAxisEncoding or a "
+                           "MultiAxisRotary; build one with posproof.multi_preset()")
+
+
+def check_grid_shape(encoding: Any, grid: Any) -> tuple[int, ...]:
+    """Validate ``grid`` (one size per axis) for ``encoding``: the table it describes must
+    hold at most :data:`MAX_GRID_VALUES` numbers.
+
+    >>> from posproof.model.multiaxis import multi_preset
+    >>> check_grid_shape(multi_preset("sincos-2d", dim=768), (4096, 4096))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    posproof.errors.InvalidParameter: grid=(4096, 4096) at dim=768 is a table of ...
+    """
+    enc = as_multi_encoding(encoding)
+    if isinstance(grid, (str, bytes)) or not isinstance(grid, Sequence) or len(grid) != enc.axes:
+        raise InvalidParameter(f"grid={grid!r} must give {enc.axes} sizes, one per axis of "
+                               f"{enc.name}")
+    sizes = tuple(check_int(f"grid[{a}]", s, minimum=1) for a, s in enumerate(grid))
+    values = math.prod(sizes) * enc.dim
+    if values > MAX_GRID_VALUES:
+        raise InvalidParameter(f"grid={sizes} at dim={enc.dim} is a table of {values} values; "
+                               f"at most {MAX_GRID_VALUES} (2 GiB of float64) are accepted: "
+                               "use a smaller grid")
+    for a, n in enumerate(sizes):
+        check_scan_work(f"grid[{a}]", n, enc.dim)
+    return sizes
+
+
+@dataclass
+class GridSeparation:
+    """The certified minimum distance between two different positions of a grid.
+
+    ``axis`` and ``delta`` locate it (positions differing by ``delta`` along ``axis`` only);
+    ``per_axis`` holds each axis's certified :class:`~posproof.measure.kernel.Extreme`
+    (``None`` for an axis of size 1).
+    """
+
+    axis: int
+    delta: int
+    distance: float
+    distance_bound: float
+    distance_mp: mpmath.mpf
+    per_axis: list[Extreme | None]
+
+    @property
+    def consistent(self) -> bool:
+        return all(e is None or e.consistent for e in self.per_axis)
+
+
+class GridKernel:
+    """PE(p)·PE(q) = Σ_a F_a(p_a − q_a): one 1-D :class:`OffsetKernel` per axis, holding the
+    frequencies of every block of that axis (blocks sharing an axis merged).
+
+    >>> from posproof.model.multiaxis import multi_preset
+    >>> enc = multi_preset("pe-2d", dim=8)
+    >>> kern = GridKernel(enc)
+    >>> rows = enc.table([[0, 0], [2, 5]])
+    >>> bool(abs(kern([[2, 5]])[0] - rows[0] @ rows[1]) < 1e-12)
+    True
+    """
+
+    def __init__(self, encoding: Any) -> None:
+        enc = as_multi_encoding(encoding)
+        self.encoding = enc
+        problems = enc.broken_pairs()
+        if problems:
+            raise InvalidEncoding(f"{enc.name}: the dot-product theorem needs (sin, cos) pairs "
+                                  f"of one frequency, and {problems[0]}")
+        self.kernels = []
+        for a in range(enc.axes):
+            freqs = [w for b in enc.blocks if b.axis == a for w in pair_frequencies(b.encoding)]
+            self.kernels.append(OffsetKernel(freqs))
+        self.n = sum(k.n for k in self.kernels)
+
+    def __call__(self, deltas: Any) -> np.ndarray:
+        """Σ_a F_a(Δ_a) for integer offsets of shape (M, k): the dot products."""
+        d = np.asarray(deltas, dtype=np.int64)
+        if d.ndim != 2 or d.shape[1] != len(self.kernels):
+            raise InvalidParameter(f"deltas has shape {d.shape}; expected (M, "
+                                   f"{len(self.kernels)}): one offset per axis")
+        return sum(k(d[:, a]) for a, k in enumerate(self.kernels))
+
+    def call_bound(self, deltas: Any) -> float:
+        """Error bound of :meth:`__call__` on ``deltas`` (the sum of the axes' bounds)."""
+        d = np.abs(np.asarray(deltas, dtype=np.int64)).reshape(-1, len(self.kernels))
+        return sum(k.call_bound(int(d[:, a].max(initial=0))) for a, k in enumerate(self.kernels))
+
+    def separation(self, grid: Sequence[int], *, dps: int = DEFAULT_DPS) -> GridSeparation | None:
+        """The certified min over two different grid positions of ‖PE(p) − PE(q)‖ (module
+        docstring: min over axes of each axis's certified 1-D minimum); ``None`` for one
+        position."""
+        per_axis: list[Extreme | None] = []
+        for kern, size in zip(self.kernels, grid, strict=True):
+            per_axis.append(kern.maximum(1, size, dps=dps) if size >= 2 else None)
+        found = [(e.distance_mp, a) for a, e in enumerate(per_axis) if e is not None]
+        if not found:
+            return None
+        with mpmath.workdps(dps):
+            _, axis = min(found)
+        best = per_axis[axis]
+        assert best is not None
+        return GridSeparation(axis, best.delta, best.distance, best.distance_bound,
+                              best.distance_mp, per_axis)
+
+
+# --------------------------------------------------------------------------- checks
+def _sample(sizes: Sequence[int], seed: int) -> np.ndarray:
+    """Row-major indices of the first, last and up to 512 random grid positions."""
+    total = math.prod(sizes)
+    rng = np.random.default_rng(seed)
+    picks = [np.arange(min(total, 64)), np.arange(max(total - 64, 0), total)]
+    if total > 128:
+        picks.append(rng.integers(0, total, _SAMPLE))
+    return np.unique(np.concatenate(picks))
+
+
+def _positions(enc: MultiAxisEncoding, sizes: Sequence[int], index: np.ndarray) -> np.ndarray:
+    return np.stack(np.unravel_index(index, tuple(sizes)), -1) + np.asarray(enc.offsets)
+
+
+def _entry_error(enc: MultiAxisEncoding, pos: np.ndarray) -> np.ndarray:
+    """Per entry, a rigorous bound on |float64 table − exact|: 2.01u|xω| + t."""
+    out = np.zeros((pos.shape[0], enc.dim))
+    for b in enc.blocks:
+        freq = np.abs(b.encoding.column_frequencies_float)
+        out[:, list(b.columns)] = (2.01 * U * np.abs(pos[:, [b.axis]]) * freq
+                                   + TRIG_ULPS * U)
+    return out
+
+
+def _bounds(ctx: _Grid) -> Check:
+    enc, pos, rows = ctx.enc, ctx.sample_pos, ctx.sample_rows
+    err = _entry_error(enc, pos) + ctx.table_unit
+    sq = (rows * rows).sum(axis=1)
+    gamma = enc.dim * U / (1 - enc.dim * U)
+    tol = (2 * err + err * err).sum(axis=1) + gamma * (enc.dim + 2 * err.sum(axis=1))
+    n = sum(b.encoding.n_pairs for b in enc.blocks) if not enc.broken_pairs() else None
+    max_abs = float(np.abs(rows).max())
+    over = float((np.abs(rows) - 1 - err).max())
+    values: dict[str, Any] = {"rows": int(rows.shape[0]), "max_abs_entry": max_abs,
+                              "norm_expected": None if n is None else math.sqrt(n)}
+    note = None
+    ok = over <= 0
+    if not ok:
+        note = f"max |PE_i| = {max_abs!r} > 1 beyond rounding"
+    if n is not None:
+        dev = np.abs(sq - n)
+        worst = int(np.argmax(dev - tol))
+        values.update(max_norm_squared_deviation=float(dev.max()),
+                      tolerance_norm_squared=float(tol.max()))
+        if dev[worst] > tol[worst]:
+            ok = False
+            note = (f"‖PE(p)‖² = {g(float(sq[worst]))} ≠ {n} beyond rounding "
+                    f"({g(float(tol[worst]))}) at p = {pos[worst].tolist()}")
+    values["summary"] = (f"max|PE_i| = {g(max_abs)}" + ("" if n is None else
+                         f", ‖PE‖² = {n} within {g(float(np.abs(sq - n).max()))}")
+                         + f" on {rows.shape[0]} grid rows")
+    certified = ("float64 rows (first, last and random grid positions); tolerance per entry "
+                 "2.01u|xω| + t (plus the table dtype's rounding), summed rigorously for ‖PE‖²")
+    return Check("bounds", "pass" if ok else "fail", values, certified, note)
+
+
+def _separation(ctx: _Grid) -> Check:
+    if ctx.kernel is None:
+        return not_applicable("separation", ctx.no_kernel)
+    sep = ctx.kernel.separation(ctx.sizes, dps=ctx.dps)
+    values: dict[str, Any] = {"grid": list(ctx.sizes), "positions": math.prod(ctx.sizes)}
+    if sep is None:
+        values["summary"] = "one position: nothing to separate"
+        return Check("separation", "pass", values, "nothing to compare")
+    name = ctx.enc.axis_names[sep.axis]
+    values.update(min_distance=sep.distance, min_distance_mp=fmt(sep.distance_mp),
+                  distance_bound=sep.distance_bound, axis=sep.axis, at_offset=sep.delta,
+                  per_axis_min_distance_mp=[None if e is None else fmt(e.distance_mp)
+                                            for e in sep.per_axis],
+                  summary=(f"min ‖PE(p)−PE(q)‖ = {g(float(sep.distance_mp))} at Δ = {sep.delta} "
+                           f"along {name} over {math.prod(ctx.sizes)} positions"))
+    certified = ("min over axes of each axis's kernel minimum (‖PE(p)−PE(q)‖² = Σ_a D_a(Δ_a), "
+                 "blocks of one axis merged): float64 GEMM kernel per axis with its error "
+                 f"bound, candidates recomputed in mpmath at {ctx.dps} digits, O(Σ N_a·d)")
+    if not sep.consistent:
+        return Check("separation", "fail", values, certified, inconsistent("an axis kernel"))
+    if ctx.user_table is not None:
+        dup = _duplicate_rows(ctx.user_table)
+        certified += "; the given table: exact duplicate rows searched (sort, O(N log N · d))"
+        if dup is not None:
+            p, q = (_positions(ctx.enc, ctx.sizes, np.array([i]))[0].tolist() for i in dup)
+            values["summary"] = f"the table repeats a row: positions {p} and {q}"
+            return Check("separation", "fail", values, certified,
+                         f"the table's rows at grid positions {p} and {q} are equal; the "
+                         "specification separates them")
+    if sep.distance_mp == 0:
+        values["summary"] = f"positions collide: Δ = {sep.delta} along {name}"
+        return Check("separation", "fail", values, certified,
+                     f"positions differing by {sep.delta} along {name} have the same encoding "
+                     f"(distance 0 in mpmath at {ctx.dps} digits); use a smaller grid or "
+                     "another schedule")
+    return Check("separation", "pass", values, certified)
+
+
+def _duplicate_rows(table: np.ndarray) -> tuple[int, int] | None:
+    """Row indices (i < j) of two equal rows, or None."""
+    _, first, inverse = np.unique(table, axis=0, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    if first.size == table.shape[0]:
+        return None
+    j = int(np.flatnonzero(first[inverse] != np.arange(table.shape[0]))[0])
+    return int(first[inverse[j]]), j
+
+
+def _translation(ctx: _Grid) -> Check:
+    enc, sizes = ctx.enc, ctx.sizes
+    problems = enc.broken_pairs()
+    if problems:
+        return not_applicable("translation_residual", "; ".join(problems[:2]))
+    if math.prod(sizes) < 2:
+        return Check("translation_residual", "pass", {"pairs": 0, "summary": "one position"},
+                     "nothing to compare")
+    rng = np.random.default_rng(ctx.seed + 1)
+    hi = np.asarray(sizes)
+    ends = rng.integers(hi // 2, hi, (8, enc.axes))
+    starts = rng.integers(0, ends + 1)
+    base = starts + np.asarray(enc.offsets)
+    delta = ends - starts
+    flat = [np.ravel_multi_index(tuple(x.T), tuple(sizes)) for x in (starts, ends)]
+    if ctx.user_table is not None:
+        rows0, rows1 = ctx.user_table[flat[0]], ctx.user_table[flat[1]]
+    else:
+        rows0, rows1 = enc.table(base), enc.table(base + delta)
+    res = np.zeros_like(rows0)
+    tol = np.zeros_like(rows0)
+    for b in enc.blocks:
+        cols = list(b.columns)
+        a = b.axis
+        for i in range(rows0.shape[0]):
+            s, c = translation_blocks(b.encoding, float(delta[i, a]))
+            res[i, cols] = np.abs(rows1[i, cols] - rotate_pairs(b.encoding, rows0[i, cols], s, c))
+        _, tol_b = translation_residual(b.encoding, base[:, a], delta[:, a])
+        tol[:, cols] = tol_b + 4 * ctx.table_unit
+    i, j = np.unravel_index(int(np.argmax(res - tol)), res.shape)
+    values = {"pairs": int(rows0.shape[0]), "max_residual": float(res.max()),
+              "max_residual_over_tolerance": float((res / tol).max()),
+              "summary": (f"max |PE(p+Δ) − PE(p)·T(Δ)| = {g(float(res.max()))} "
+                          f"({g(float((res / tol).max()))} of tolerance) at {rows0.shape[0]} "
+                          "random pairs of grid positions")}
+    certified = ("rows at random grid positions p, p+Δ; T(Δ) = ⊕ over blocks of the 1-D "
+                 "T(Δ_a) applied pair by pair; per-column tolerance 4u(|(x+Δ)ω| + 2|xω| + "
+                 "2|Δω|) + 16t (plus 4 units of the table dtype)")
+    if res[i, j] > tol[i, j]:
+        axis = next(b.axis for b in enc.blocks if int(j) in b.columns)
+        return Check("translation_residual", "fail", values, certified,
+                     f"PE(p+Δ) ≠ PE(p)·T(Δ) at p = {base[i].tolist()}, Δ = {delta[i].tolist()}, "
+                     f"column {int(j)} (axis {enc.axis_names[axis]}): residual "
+                     f"{float(res[i, j]):.3g} > {float(tol[i, j]):.3g}; are the axes or a "
+                     "block's layout different from the specification?")
+    return Check("translation_residual", "pass", values, certified)
+
+
+def _dtype_audit(ctx: _Grid) -> Check:
+    enc, sizes = ctx.enc, ctx.sizes
+    last = [o + s - 1 for o, s in zip(enc.offsets, sizes, strict=True)]
+    values: dict[str, Any] = {}
+    lines, notes = [], []
+    for dtype in ctx.dtypes:
+        model = dtype_model(dtype)
+        unit = first_unrepresentable_integer(dtype)
+        phase = []
+        collisions: dict[str, list[int]] = {}
+        for a in range(enc.axes):
+            cols = enc.axis_columns(a)
+            omega = np.array([abs(float(w)) for b in enc.blocks if b.axis == a
+                              for w in b.encoding.column_frequencies_float])
+            exact = last[a] * omega
+            with np.errstate(invalid="ignore", over="ignore"):
+                err = np.abs(angles_in_dtype([float(last[a])], omega, dtype)[0] - exact)
+            phase.append(float(np.nan_to_num(err, nan=np.inf).max()))
+            along = np.zeros((sizes[a], enc.axes), dtype=np.int64) + np.asarray(enc.offsets)
+            along[:, a] += np.arange(sizes[a])
+            dup = _duplicate_rows(model.round(enc.table(along)[:, cols]))
+            if dup is not None:
+                collisions[enc.axis_names[a]] = [int(along[d, a]) for d in dup]
+        values[dtype] = {"implementation": model.implementation,
+                         "first_unrepresentable_position": unit,
+                         "phase_error_at_last_position_rad": phase,
+                         "colliding_positions": collisions}
+        lines.append(f"{dtype}: phase error ≤ {g(max(phase))} rad"
+                     + (f", collisions {collisions}" if collisions else ", rows distinct"))
+        if collisions:
+            ax, (p, q) = next(iter(collisions.items()))
+            notes.append(f"in {dtype}, grid positions {p} and {q} along {ax} get the same "
+                         "row: the grid is not separated in that dtype")
+        if max(last) >= unit:
+            notes.append(f"{dtype} cannot hold the position {unit}")
+    values["summary"] = "; ".join(lines)
+    certified = ("per axis, the rows along that axis rounded to each dtype, searched for exact "
+                 "duplicates (two grid rows are equal iff some axis repeats: O(Σ N_a·d)); "
+                 "phase error of x·ω formed in the dtype at the last position, float64 "
+                 "(within 3u|xω|)")
+    return Check("dtype_audit", "fail" if notes else "pass", values, certified,
+                 "; ".join(notes) or None)
+
+
+class _Grid:
+    """What the grid checks share."""
+
+    def __init__(self, enc: MultiAxisEncoding, sizes: tuple[int, ...], table: np.ndarray | None,
+                 dps: int, seed: int, dtypes: tuple[str, ...], table_unit: float = 0.0) -> None:
+        self.enc, self.sizes, self.dps, self.seed, self.dtypes = enc, sizes, dps, seed, dtypes
+        self.user_table = table
+        #: the unit roundoff of a given table's dtype when coarser than float64, else 0
+        self.table_unit = table_unit
+        self.kernel: GridKernel | None = None
+        self.no_kernel = ""
+        try:
+            self.kernel = GridKernel(enc)
+        except InvalidEncoding as exc:
+            self.no_kernel = str(exc)
+        index = _sample(sizes, seed)
+        self.sample_pos = _positions(enc, sizes, index)
+        self.sample_rows = enc.table(self.sample_pos) if table is None else table[index]
+
+
+_RUNNERS = {"bounds": _bounds, "separation": _separation,
+            "translation_residual": _translation, "dtype_audit": _dtype_audit}
+
+
+def check_grid(encoding: Any, grid: Sequence[int], *, table: Any = None,
+               checks: Sequence[str] | None = None, dps: int = DEFAULT_DPS, seed: int = 0,
+               dtypes: Sequence[str] | None = None) -> Report:
+    """Measure a multi-axis encoding (or rotary) on the grid of sizes ``grid`` (one per axis,
+    positions row-major, last axis fastest, from each axis's offset).
+
+    ``checks`` picks some of :data:`GRID_CHECKS`; ``table`` (optional, shape
+    (prod(grid), dim), rows in grid order) is a table to check against the specification
+    instead of the model's own (bounds and translation residual on its rows, duplicate rows
+    under separation); ``dtypes`` are audited by ``dtype_audit`` (float32, float16,
+    bfloat16 by default), which fails when a dtype makes two grid positions collide.
+
+    >>> from posproof.model.multiaxis import multi_preset
+    >>> enc = multi_preset("pe-2d", dim=8)
+    >>> check_grid(enc, (4, 4), checks=["translation_residual"]).ok
+    True
+    >>> bad = enc.table(enc.grid((4, 4)))
+    >>> bad[5] = bad[6]
+    >>> check_grid(enc, (4, 4), table=bad, checks=["separation"]).ok
+    False
+    """
+    enc = as_multi_encoding(encoding)
+    sizes = check_grid_shape(enc, grid)
+    dps = check_int("dps", dps, minimum=50, maximum=1000)
+    seed = check_int("seed", seed, minimum=0)
+    names = list(GRID_CHECKS) if checks is None else list(dict.fromkeys(
+        check_sequence("checks", checks, strings=True)))
+    for name in names:
+        if name not in GRID_CHECKS:
+            raise UnknownName(f"check={name!r} is not a grid check; use one of "
+                              f"{', '.join(GRID_CHECKS)}")
+    audit = tuple(dict.fromkeys(dtype_model(t).name
+                                for t in (AUDIT_DTYPES if dtypes is None else dtypes)))
+    user, table_unit = None, 0.0
+    if table is not None:
+        arr = np.asarray(table)
+        if arr.shape != (math.prod(sizes), enc.dim) or arr.dtype.kind not in "fiu":
+            raise InvalidParameter(f"table has shape {arr.shape}; expected "
+                                   f"({math.prod(sizes)}, {enc.dim}): one row per grid "
+                                   "position (row-major), one column per dimension")
+        unit = float(np.finfo(arr.dtype).eps) if arr.dtype.kind == "f" else 0.0
+        user = arr.astype(np.float64)
+        table_unit = unit if unit > 2 * U else 0.0
+    ctx = _Grid(enc, sizes, user, dps, seed, audit, table_unit)
+    out = [_RUNNERS[name](ctx) for name in names]
+    return Report({**enc.to_dict(), "grid": list(sizes)}, [], out)
