@@ -10,7 +10,7 @@ from .measure.numeric import (
     lambdify_encoding,
     translation_matrix,
 )
-from .model.configs import RopeConfig, parse_spec, read_config
+from .model.configs import RopeConfig, read_config
 from .model.encoding import Encoding
 from .model.layouts import LAYOUTS, get_layout, permutation
 from .model.multiaxis import MultiAxisEncoding, multi_preset
@@ -35,6 +35,7 @@ from .model.schedules import (
     Schedule,
     TensorToTensor,
 )
+from .model.specs import parse_spec
 from .proofs.rotary import prove_rotary
 from .proofs.theorems import prove
 from .report import Check, Proof, Report, Step

@@ -8,7 +8,7 @@ downstream: no proofs (the proofs about the rotary model and the scaling rules a
 
 Modules:
 
-* ``configs`` — Model configs (HF ``config.json``) and command-line specs → rotary embeddings.
+* ``configs`` — Model configs (HF ``config.json``) → rotary embeddings.
 * ``encoding`` — Encoding: a schedule, a layout, a dimension and an offset.
 * ``expressions`` — Turn user-typed frequency expressions into exact SymPy objects, without running
   code.
@@ -21,4 +21,6 @@ Modules:
 * ``scaling`` — RoPE scaling rules as exact frequency schedules (HF transformers
   ``modeling_rope_utils``).
 * ``schedules`` — Frequency schedules as exact SymPy expressions.
+* ``specs`` — Spec strings: the small language ``posproof explore`` (and sweeps, the pytest plugin)
+  read.
 """
