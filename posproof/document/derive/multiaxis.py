@@ -307,7 +307,7 @@ def _section(doc: Doc, s: Any, proofs: list[Proof]) -> None:
         how = lit(p.steps[0].statement) if p.steps else ""
         used = len(p.steps) - 1
         tail = proof_reason(p) if p.status != "proved" else (
-            f"{how}" + (f"; using {used} proved statement(s): the one above and the 1-D theorems below" if used > 0 else ""))
+            f"{how}" + (f"; using {used} proved statement(s), above and below" if used > 0 else ""))
         doc.p(f"**{status_word(p)}** (`{lit(name)}`): {lit(p.statement)}. *How:* {tail}.")
 
     doc.p(f"A position is a vector $p = ({', '.join(sp.latex(x) for x in xs)})$; the columns "
