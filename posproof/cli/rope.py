@@ -17,6 +17,8 @@ Encoding specs (see :func:`posproof.model.configs.parse_spec`)::
     rope:base=10000,dim=64,partial_rotary_factor=0.25,layout=adjacent
     rope:config=config.json,seq_len=65536
     vaswani:dim=512,base=10000
+    rope:dim=128,base=1e6,mrope_section=16;24;24       (M-RoPE: explored on the diagonal,
+    axial-rope:axes_dims=16;56;56,theta=10000           plus the pairs of each axis)
     path/to/config.json
 
 >>> import argparse
@@ -47,8 +49,10 @@ _SPEC_HELP = ("encodings to compare: rope:key=value,… (base, dim, rotary_dim, 
               "partial_rotary_factor, layout=half|adjacent, scaling=linear|ntk|dynamic|yarn|llama3|"
               "longrope, factor, low_freq_factor, high_freq_factor, "
               "original_max_position_embeddings, seq_len, beta_fast, beta_slow, attention, "
-              "short_factor=a;b;…, long_factor=…, name), rope:config=PATH,…, a preset "
-              "(vaswani:dim=512,base=10000) or a path to config.json")
+              "short_factor=a;b;…, long_factor=…, name; M-RoPE: mrope_section=16;24;24, "
+              "mrope_interleaved=true), axial-rope:axes_dims=16;56;56,theta=10000, "
+              "rope:config=PATH,…, a preset (vaswani:dim=512,base=10000) or a path to "
+              "config.json")
 
 
 def add_commands(subparsers: Any, encoding_options: Callable[[argparse.ArgumentParser], None]
