@@ -13,7 +13,7 @@ from .measure.numeric import (
 )
 from .measure.xpos import xpos_scale_limits
 from .model.alibi import Alibi, alibi
-from .model.configs import RopeConfig, parse_spec, read_config
+from .model.configs import RopeConfig, read_config
 from .model.encoding import Encoding
 from .model.layouts import LAYOUTS, get_layout, permutation
 from .model.multiaxis import MultiAxisEncoding, multi_preset
@@ -38,6 +38,7 @@ from .model.schedules import (
     Schedule,
     TensorToTensor,
 )
+from .model.specs import parse_spec
 from .model.t5_buckets import T5Buckets, t5_buckets
 from .model.xpos import XPos
 from .proofs.alibi import prove_alibi

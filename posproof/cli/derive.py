@@ -113,7 +113,8 @@ def run(args: argparse.Namespace) -> int:
         from ..document.derive.document import verdict
 
         enc = doc.encoding
-        print(f"posproof derive: {enc.name}, d={enc.dim}, layout={enc.layout.name}")
+        print(f"posproof derive: {enc.name}, d={enc.dim}, "
+              + (f"{enc.axes} axes" if hasattr(enc, "axes") else f"layout={enc.layout.name}"))
         for path in files:
             if path.suffix in (".md", ".tex"):
                 print(f"  wrote {path}")
@@ -160,6 +161,11 @@ def _execute(args: argparse.Namespace) -> tuple[Any, list[Path]]:
         from ..document.plots import require_matplotlib
 
         require_matplotlib()                              # fail fast when matplotlib is missing
+    from .options import build_multi
+
+    multi = build_multi(args)
+    if multi is not None:
+        return _execute_multi(args, multi, formats, figure_formats)
     enc = build_encoding(args)
     from ..measure.checks import check_scan_options
     from ..precise import DEFAULT_DPS
@@ -190,6 +196,41 @@ def _execute(args: argparse.Namespace) -> tuple[Any, list[Path]]:
     order = {name: i for i, name in enumerate(names)}
     drawn.sort(key=lambda p: (order.get(p.stem, len(order)), p.name))
     return doc, drawn + docs
+
+
+def _execute_multi(args: argparse.Namespace, multi: Any, formats: list[str],
+                   figure_formats: list[str]) -> tuple[Any, list[Path]]:
+    """A multi-axis preset: the document "From one axis to several" and its similarity map."""
+    from ..document.derive.multiaxis import MULTI_FIGURES, derive_multi, write_multi_derivation
+    from .options import parse_grid
+
+    grid = parse_grid(getattr(args, "grid", None), axes=multi.axes)
+    figures = [] if args.no_figures else list(MULTI_FIGURES)
+    doc = derive_multi(multi, grid=grid, seed=args.seed, figures=figures,
+                       command=_multi_command(args, multi, grid))
+    _prepare(args.out)
+    return doc, write_multi_derivation(doc, args.out, formats=formats,
+                                       figure_formats=figure_formats)
+
+
+def _multi_command(args: argparse.Namespace, multi: Any, grid: Any) -> str:
+    """The ``posproof derive`` command that rebuilds this multi-axis document into DIR."""
+    parts = ["posproof derive", f"--preset {args.preset}"]
+    for option, flag in (("dim", "--dim"), ("base", "--base"), ("layout", "--layout"),
+                         ("first", "--first"), ("mrope_section", "--mrope-section"),
+                         ("axes_dims", "--axes-dims")):
+        value = getattr(args, option, None)
+        if value is not None:
+            parts.append(f"{flag} {value}")
+    if getattr(args, "mrope_interleaved", False):
+        parts.append("--mrope-interleaved")
+    if grid is not None:
+        parts.append("--grid " + ",".join(map(str, grid)))
+    if args.seed:
+        parts.append(f"--seed {args.seed}")
+    if args.no_figures:
+        parts.append("--no-figures")
+    return " ".join([*parts, "--out DIR"])
 
 
 def _figure_job(args: argparse.Namespace, names: list[str], max_len: int,

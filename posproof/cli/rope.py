@@ -17,6 +17,8 @@ Encoding specs (see :func:`posproof.model.configs.parse_spec`)::
     rope:base=10000,dim=64,partial_rotary_factor=0.25,layout=adjacent
     rope:config=config.json,seq_len=65536
     vaswani:dim=512,base=10000
+    rope:dim=128,base=1e6,mrope_section=16;24;24       (M-RoPE: explored on the diagonal,
+    axial-rope:axes_dims=16;56;56,theta=10000           plus the pairs of each axis)
     path/to/config.json
 
 >>> import argparse
@@ -47,8 +49,10 @@ _SPEC_HELP = ("encodings to compare: rope:key=value,… (base, dim, rotary_dim, 
               "partial_rotary_factor, layout=half|adjacent, scaling=linear|ntk|dynamic|yarn|llama3|"
               "longrope, factor, low_freq_factor, high_freq_factor, "
               "original_max_position_embeddings, seq_len, beta_fast, beta_slow, attention, "
-              "short_factor=a;b;…, long_factor=…, name), rope:config=PATH,…, a preset "
-              "(vaswani:dim=512,base=10000) or a path to config.json")
+              "short_factor=a;b;…, long_factor=…, name; M-RoPE: mrope_section=16;24;24, "
+              "mrope_interleaved=true), axial-rope:axes_dims=16;56;56,theta=10000, "
+              "rope:config=PATH,…, a preset (vaswani:dim=512,base=10000) or a path to "
+              "config.json")
 
 
 def add_commands(subparsers: Any, encoding_options: Callable[[argparse.ArgumentParser], None]
@@ -173,15 +177,16 @@ def run(args: argparse.Namespace) -> int:
 
 def _explore(args: argparse.Namespace) -> int:
     from ..measure.explore import explore, plot_exploration
-    from ..model.configs import parse_spec
+    from ..model.specs import parse_spec
 
     length = args.length or 4096
     seq_len = args.seq_len or length
-    encodings = [parse_spec(s, seq_len=seq_len) for s in args.specs]
+    parsed = [parse_spec(s, seq_len=seq_len, multi=True) for s in args.specs]
     if _encoding_given(args):
-        from .options import build_encoding
+        from .options import build_encoding, build_multi
 
-        encodings.insert(0, build_encoding(args))
+        parsed.insert(0, build_multi(args) or build_encoding(args))
+    encodings, multis = _diagonal_views(parsed, length)
     if not encodings:
         raise InvalidParameter("explore needs at least one SPEC, e.g. "
                                "posproof explore rope:base=10000,dim=128 "
@@ -193,13 +198,47 @@ def _explore(args: argparse.Namespace) -> int:
     if args.plot:
         plot_exploration(result, args.plot)
     if args.json:
-        print(json.dumps(result.to_dict(), indent=2, sort_keys=True, ensure_ascii=False,
-                         default=str))
+        out = result.to_dict()
+        if multis:
+            out["axes"] = multis
+        print(json.dumps(out, indent=2, sort_keys=True, ensure_ascii=False, default=str))
     else:
         print(result.table())
+        print(_axes_text(multis), end="")
         if args.plot:
             print(f"plot written to {args.plot}")
     return 0 if result.ok else 1
+
+
+def _diagonal_views(parsed: list[Any], length: int) -> tuple[list[Any], dict[str, Any]]:
+    """explore's subjects: a multi-axis rotary is explored on the diagonal (every axis at the
+    same position: text tokens, where M-RoPE is RoPE), and its per-axis bands kept aside."""
+    from ..measure.explore.axes import axis_bands
+    from ..model.multiaxis import MultiAxisEncoding
+    from ..model.multirope import MultiAxisRotary
+
+    encodings, multis = [], {}
+    for obj in parsed:
+        if isinstance(obj, MultiAxisEncoding):
+            raise InvalidParameter(f"explore compares 1-D encodings and rotaries; {obj.name} is a "
+                                   "multi-axis sinusoidal table: use posproof derive --preset "
+                                   f"{obj.name} --grid 16,16")
+        if isinstance(obj, MultiAxisRotary):
+            multis[obj.name] = {"rotary": obj.to_dict(), "bands": axis_bands(obj, length),
+                                "explored": "the diagonal (every axis at one position)"}
+            obj = obj.rotary
+        encodings.append(obj)
+    return encodings, multis
+
+
+def _axes_text(multis: dict[str, Any]) -> str:
+    from ..measure.explore.axes import axis_bands_table
+
+    out = ""
+    for name, info in multis.items():
+        out += (f"\n{name}: pairs per axis (the columns above explore its diagonal: every axis "
+                f"at one position)\n{axis_bands_table(info['bands'])}\n")
+    return out
 
 
 def _explain(args: argparse.Namespace) -> int:
@@ -238,17 +277,27 @@ def _explain(args: argparse.Namespace) -> int:
     default = float_frequencies(_default_schedule(rot.schedule), rot.rotary_dim)
     bands = rot.schedule.bands(rot.rotary_dim) if isinstance(rot.schedule, Scaling) else None
     covered = set(result.numbers[0]["bands"]["covered"])
+    multi = cfg.multi_rotary() if cfg.mrope_section is not None else None
     rows = []
     for k in range(rot.n_pairs):
         rows.append({"pair": k, "channels": list(rot.pairs[k]), "theta_default": default[k],
                      "theta": theta[k], "ratio": theta[k] / default[k],
                      "wavelength": 2 * np.pi / theta[k],
                      "band": bands[k] if bands else "—", "fits_in_L": k in covered})
+        if multi is not None:
+            rows[-1]["axis"] = multi.axis_names[multi.pair_axes[k]]
+    axes = None
+    if multi is not None:
+        from ..measure.explore.axes import axis_bands, axis_bands_table
+
+        axes = axis_bands(multi, length)
     if args.plot:
         plot_exploration(result, args.plot)
     if args.json:
         out = {"config": cfg.to_dict(), "rotary": rot.to_dict(), "length": length,
                "seq_len": seq_len, "frequencies": rows, **result.to_dict()}
+        if axes is not None:
+            out["axes"] = axes
         print(json.dumps(out, indent=2, sort_keys=True, ensure_ascii=False, default=str))
         return 0 if result.ok else 1
     lines = [f"posproof explain {cfg.source}",
@@ -264,11 +313,17 @@ def _explain(args: argparse.Namespace) -> int:
                                                     .items() if len(str(v)) < 60) or "none"),
              *(f"note: {n}" for n in cfg.notes), "",
              f"{'k':>3} {'channels':>10} {'θ default':>12} {'θ effective':>12} {'ratio':>9} "
-             f"{'wavelength':>11} {'band':>11} fits L={length}"]
+             f"{'wavelength':>11} {'band':>11} fits L={length}"
+             + ("  axis" if axes is not None else "")]
     for r in rows:
-        lines.append(f"{r['pair']:>3} {tuple(r['channels'])!s:>10} {r['theta_default']:>12.5e} "
-                     f"{r['theta']:>12.5e} {r['ratio']:>9.5f} {r['wavelength']:>11.4g} "
-                     f"{r['band']:>11} {'yes' if r['fits_in_L'] else 'no'}")
+        fits = "yes" if r["fits_in_L"] else "no"
+        lines.append((f"{r['pair']:>3} {tuple(r['channels'])!s:>10} {r['theta_default']:>12.5e} "
+                      f"{r['theta']:>12.5e} {r['ratio']:>9.5f} {r['wavelength']:>11.4g} "
+                      f"{r['band']:>11} {fits:<{7 + len(str(length))}}"
+                      + (f"  {r['axis']}" if "axis" in r else "")).rstrip())
+    if axes is not None:
+        lines += ["", "M-RoPE: frequency pairs per position axis (the numbers below are the "
+                  "text-token view, every axis at one position)", axis_bands_table(axes)]
     lines += ["", result.table()]
     if args.plot:
         lines.append(f"plot written to {args.plot}")

@@ -9,4 +9,6 @@ Modules:
   toolkit's.
 * ``figure_style`` — How every figure is built and saved: one fixed style, byte-identical files.
 * ``plots`` — Figures of an encoding, reproducible byte for byte (matplotlib, imported lazily).
+* ``plots_multiaxis`` — The figure of a multi-axis encoding: the 2-D similarity map vision papers
+  show.
 """

@@ -10,7 +10,7 @@ Modules:
 
 * ``alibi`` — ALiBi (attention with linear biases): exact per-head slopes (reference and MPT
   rules) and the bias they define.
-* ``configs`` — Model configs (HF ``config.json``) and command-line specs → rotary embeddings.
+* ``configs`` — Model configs (HF ``config.json``) → rotary embeddings.
 * ``encoding`` — Encoding: a schedule, a layout, a dimension and an offset.
 * ``expressions`` — Turn user-typed frequency expressions into exact SymPy objects, without running
   code.
@@ -23,6 +23,8 @@ Modules:
 * ``scaling`` — RoPE scaling rules as exact frequency schedules (HF transformers
   ``modeling_rope_utils``).
 * ``schedules`` — Frequency schedules as exact SymPy expressions.
+* ``specs`` — Spec strings: the small language ``posproof explore`` (and sweeps, the pytest plugin)
+  read.
 * ``t5_buckets`` — T5 relative position buckets, exactly: every bucket's range of relative
   positions in integers.
 * ``xpos`` — xPos (Sun et al. 2022, "A Length-Extrapolatable Transformer"): RoPE times a

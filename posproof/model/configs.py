@@ -1,4 +1,4 @@
-"""Model configs (HF ``config.json``) and command-line specs → rotary embeddings.
+"""Model configs (HF ``config.json``) → rotary embeddings.
 
 :func:`read_config` normalises the spellings that moved between versions —
 ``rope_scaling`` / ``rope_parameters``, ``type`` / ``rope_type``,
@@ -8,21 +8,12 @@ never defaults silently: a missing ``rope_theta`` is an error unless the
 caller passes ``default_theta``, and every assumption made is listed in
 ``notes``.
 
-:func:`parse_spec` reads the small spec language of ``posproof explore``::
-
-    rope:base=500000,dim=128,scaling=llama3,factor=8,original_max_position_embeddings=8192
-    rope:config=llama3.json,seq_len=131072,layout=adjacent
-    sinusoidal:dim=512,base=10000            (or any preset name: vaswani:dim=512)
-    path/to/config.json
-
-Specs are split on ``,`` and ``=`` and never evaluated; numbers are exact
-(``1e6``, ``0.25``, ``2*pi``); lists (LongRoPE factors) are ``;``-separated.
+:func:`parse_spec` (the spec strings of ``posproof explore``) lives in
+:mod:`posproof.model.specs`; it is re-exported here so old imports keep working.
 
 >>> cfg = read_config({"rope_theta": 500000.0, "head_dim": 128, "max_position_embeddings": 8192})
 >>> cfg.rope_type, cfg.rotary_dim, cfg.rotary().layout
 ('default', 128, 'half')
->>> parse_spec("rope:base=10000,dim=64,scaling=linear,factor=4").name
-'rope-linear'
 """
 
 from __future__ import annotations
@@ -39,7 +30,7 @@ from ..errors import InvalidParameter, PosproofError, UnknownName
 from ..validated import compare
 from .schedules import exact_number
 
-__all__ = ["HF_ROPE_TYPES", "SPEC_ALIASES", "RopeConfig", "parse_spec", "read_config"]
+__all__ = ["HF_ROPE_TYPES", "RopeConfig", "read_config"]
 
 #: rope types HF transformers defines, and the keys each accepts inside rope_parameters.
 HF_ROPE_TYPES: dict[str, dict[str, tuple[str, ...]]] = {
@@ -484,105 +475,11 @@ def read_config(source: Any, *, default_theta: Any = None, layout: str | None = 
     return result
 
 
-# --------------------------------------------------------------------------- specs
-SPEC_ALIASES = {"theta": "base", "rope_theta": "base", "head_dim": "dim", "type": "scaling",
-                 "rope_type": "scaling", "attention_factor": "attention",
-                 "original": "original_max_position_embeddings",
-                 "orig": "original_max_position_embeddings"}
-_ROPE_KEYS = ("base", "dim", "rotary_dim", "partial_rotary_factor", "layout", "scaling", "name",
-              "config", "seq_len", "default_theta", "factor", "low_freq_factor",
-              "high_freq_factor", "original_max_position_embeddings", "beta_fast", "beta_slow",
-              "truncate", "attention", "mscale", "mscale_all_dim", "short_factor", "long_factor")
-_INT_KEYS = ("dim", "rotary_dim", "seq_len", "original_max_position_embeddings", "offset",
-             "padding_idx", "start_index")
+def __getattr__(name: str) -> Any:
+    """``parse_spec`` and ``SPEC_ALIASES`` moved to :mod:`posproof.model.specs` (which imports
+    this module, so the re-export is looked up on first use rather than imported here)."""
+    if name in ("parse_spec", "SPEC_ALIASES"):
+        import importlib
 
-
-def _spec_value(key: str, text: str) -> Any:
-    text = text.strip()
-    if key in _INT_KEYS:
-        try:
-            return int(text)
-        except ValueError:
-            raise InvalidParameter(f"spec: {key}={text!r} is not an integer") from None
-    if key in ("short_factor", "long_factor"):
-        return tuple(v.strip() for v in text.split(";") if v.strip())
-    if key == "truncate":
-        if text.lower() not in ("true", "false", "1", "0"):
-            raise InvalidParameter(f"spec: truncate={text!r}; use true or false")
-        return text.lower() in ("true", "1")
-    return text
-
-
-def _pairs(body: str, where: str) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for item in filter(None, (p.strip() for p in body.split(","))):
-        if "=" not in item:
-            raise InvalidParameter(f"spec {where!r}: {item!r} is not key=value; write e.g. "
-                                   "rope:base=10000,dim=128")
-        key, value = item.split("=", 1)
-        key = SPEC_ALIASES.get(key.strip().lower(), key.strip().lower())
-        if key in out:
-            raise InvalidParameter(f"spec {where!r}: {key} is given twice")
-        out[key] = value
-    return out
-
-
-def parse_spec(text: str, *, seq_len: int | None = None) -> Any:
-    """A Rotary or a sinusoidal Encoding from a spec string (see the module docstring).
-
-    ``seq_len`` is the default sequence length for dynamic / longrope rules.
-
-    >>> parse_spec("vaswani:dim=8,base=100")
-    Encoding(vaswani, dim=8, layout=interleaved, base=100, offset=0)
-    >>> parse_spec("rope:base=1e4,dim=64,rotary_dim=16").rotary_dim
-    16
-    >>> parse_spec("rope:bass=10")
-    Traceback (most recent call last):
-    ...
-    posproof.errors.InvalidParameter: spec 'rope:bass=10': unknown key 'bass'; rope specs take base, dim, rotary_dim, partial_rotary_factor, layout, scaling, name, config, seq_len, default_theta, factor, low_freq_factor, high_freq_factor, original_max_position_embeddings, beta_fast, beta_slow, truncate, attention, mscale, mscale_all_dim, short_factor, long_factor
-    """  # noqa: E501
-    from .presets import PRESETS, preset
-    from .rope import rotary
-
-    if not isinstance(text, str) or not text.strip():
-        raise InvalidParameter("empty spec; write e.g. rope:base=10000,dim=128 or a config.json")
-    text = text.strip()
-    kind, sep, body = text.partition(":")
-    kind = kind.strip().lower()
-    aliases = {"sin": "vaswani", "sinusoidal": "vaswani"}
-    known = {"rope", "rotary", *aliases, *PRESETS, "original", "transformer", "pytorch", "t2t"}
-    if not (sep and kind in known) and (text.lower().endswith(".json") or os.path.isfile(text)):
-        return read_config(text, seq_len=seq_len).rotary(seq_len)
-    values = _pairs(body, text)
-    if kind in ("rope", "rotary"):
-        for key in values:
-            if key not in _ROPE_KEYS:
-                raise InvalidParameter(f"spec {text!r}: unknown key {key!r}; rope specs take "
-                                       f"{', '.join(_ROPE_KEYS)}")
-        params = {k: _spec_value(k, v) for k, v in values.items()}
-        name = params.pop("name", None)
-        if "config" in params:
-            path = params.pop("config")
-            extra = {k: params.pop(k) for k in ("seq_len", "default_theta", "layout")
-                     if k in params}
-            if params:
-                raise InvalidParameter(f"spec {text!r}: with config= only seq_len, "
-                                       f"default_theta, layout and name apply; got "
-                                       f"{', '.join(params)}")
-            length = extra.get("seq_len", seq_len)
-            cfg = read_config(path, default_theta=extra.get("default_theta"),
-                              layout=extra.get("layout"), seq_len=length)
-            return cfg.rotary(length, name=name)
-        params.pop("default_theta", None)
-        if params.get("scaling") in ("dynamic", "longrope") and "seq_len" not in params:
-            params["seq_len"] = seq_len
-        base = params.pop("base", "10000")
-        dim = params.pop("dim", 128)
-        return rotary(base, dim, name=name, **params)
-    name = aliases.get(kind, kind)
-    if kind not in known:
-        raise UnknownName(f"spec {text!r}: kind {kind!r} is not known; use rope, sinusoidal, "
-                          f"a preset ({', '.join(sorted(PRESETS))}) or a path to config.json")
-    params = {k: _spec_value(k, v) for k, v in values.items()}
-    dim = params.pop("dim", 512)
-    return preset(name, dim=dim, **params)
+        return getattr(importlib.import_module(".specs", __package__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -31,8 +31,9 @@ from __future__ import annotations
 # The package holds one concept a module: ``document`` (the document model, Markdown and
 # LaTeX rendering, escaping, numbers, proofs and checks put into words), ``guide`` (the
 # guided derivation), ``derivation`` (Derivation, derive), ``why_positions`` (step 0: permutation
-# equivariance) and ``files`` (write_derivation,
-# draw_figures_for).  Explicit re-exports (``X as X``), including names importable from
+# equivariance), ``multiaxis`` (derive_multi: "From one axis to several") and ``files``
+# (write_derivation, draw_figures_for).
+# Explicit re-exports (``X as X``), including names importable from
 # posproof.document.derive before it became a package that are not in __all__ (posproof.cli.derive
 # uses the private ones ``parse_formats`` and ``verdict``).
 from .derivation import FULL_MATRIX_DIM as FULL_MATRIX_DIM
