@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidParameter
+from ..measure.multiaxis import as_multi_encoding
 from .figure_style import axes, colorbar, figure, style
 
 __all__ = ["DEFAULT_GRID", "similarity_figure", "similarity_map"]
@@ -31,25 +32,13 @@ __all__ = ["DEFAULT_GRID", "similarity_figure", "similarity_map"]
 DEFAULT_GRID = (14, 14)
 
 
-def _as_encoding(subject: Any) -> Any:
-    from ..model.multiaxis import MultiAxisEncoding
-    from ..model.multirope import MultiAxisRotary
-
-    if isinstance(subject, MultiAxisRotary):
-        return subject.encoding()
-    if isinstance(subject, MultiAxisEncoding):
-        return subject
-    raise InvalidParameter(f"{subject!r} is not a multi-axis encoding or rotary; build one with "
-                           "posproof.multi_preset or posproof.mrope / axial_rope")
-
-
 def similarity_map(subject: Any, grid: Sequence[int] = DEFAULT_GRID
                    ) -> tuple[np.ndarray, tuple[int, ...]]:
     """PE(c)·PE(p) over the grid (float64, from the table), and the centre index c.
 
     The grid has one size per axis; the map has the grid's shape.
     """
-    enc = _as_encoding(subject)
+    enc = as_multi_encoding(subject)
     shape = tuple(int(s) for s in grid)
     if len(shape) != enc.axes:
         raise InvalidParameter(f"grid={shape} has {len(shape)} sizes but the encoding has "
@@ -69,7 +58,7 @@ def similarity_figure(subject: Any, grid: Sequence[int] = DEFAULT_GRID) -> Any:
     >>> fig.axes[0].get_xlabel()
     'column (last grid axis)'
     """
-    enc = _as_encoding(subject)
+    enc = as_multi_encoding(subject)
     sim, centre = similarity_map(subject, grid)
     if sim.ndim == 1:
         sim, centre = sim[None, :], (0, *centre)
