@@ -248,3 +248,48 @@ def test_invalid_parameter_is_a_value_error() -> None:
     with pytest.raises(ValueError, match="at least one head"):
         alibi(0)
     assert issubclass(InvalidParameter, PosproofError)
+
+
+def test_dtype_audit_matches_torch_rounding_and_the_mantissa_widths():
+    """`check --alibi`'s dtype audit: power-of-two slopes merge distances exactly at 2^p
+    (p = 11 bits for float16, 8 for bfloat16: every integer below is exact, 2^p + 1 is a tie
+    to even), and for every head the first merged distance equals what torch's own float16 /
+    bfloat16 casts of the float32 bias (as BLOOM forms it) give."""
+    import torch
+
+    from posproof.measure.alibi import alibi_dtype_audit
+    from posproof.model.alibi import alibi
+
+    spec = alibi(12)
+    audit = alibi_dtype_audit(spec, 5000, ["float32", "float16", "bfloat16"])
+    assert audit.ok
+    dtypes = audit.values["dtypes"]
+    assert dtypes["float32"]["first_merged_distance"] is None
+    powers = [i for i, e in enumerate(spec.exponents) if e.denominator == 1]
+    assert powers
+    for name, bits in (("float16", 11), ("bfloat16", 8)):
+        per_head = dtypes[name]["first_merged_per_head"]
+        assert all(per_head[i] == 2 ** bits for i in powers)
+        for h, m in enumerate(spec.slopes_array()):
+            bias = (torch.tensor(m, dtype=torch.float32) * torch.arange(5000, dtype=torch.float32))
+            stored = bias.to(getattr(torch, name)).to(torch.float64).numpy()
+            same = np.flatnonzero(stored[1:] == stored[:-1])
+            assert per_head[h] == int(same[0])
+    assert dtypes["float16"]["first_overflow"] is None
+    # head 0 of 8 has slope 1/2: float16's largest value 65504 at Δ = 131008; 65520 (Δ = 131040)
+    # is the tie between 65504 and the overflow, and rounds to even: inf
+    big = alibi_dtype_audit(alibi(8), 140000, ["float16"])
+    assert big.values["dtypes"]["float16"]["first_overflow"] == 131040
+
+
+def test_cli_check_alibi_fails_only_for_a_declared_dtype(capsys):
+    from posproof.cli.app import main
+
+    assert main(["check", "--alibi", "--heads", "8", "--max-len", "4096"]) == 0
+    assert "distances merge from Δ=256" in capsys.readouterr().out
+    assert main(["check", "--alibi", "--heads", "8", "--max-len", "4096", "--dtype",
+                 "bfloat16"]) == 1
+    assert main(["check", "--alibi", "--heads", "8", "--max-len", "200", "--dtype",
+                 "bfloat16", "--json"]) == 0
+    assert main(["check", "--alibi", "--max-len", "200"]) == 2
+    assert main(["check", "--alibi", "--heads", "8", "--max-len", "1e9"]) == 2

@@ -8,6 +8,9 @@ Wiring (done in :mod:`posproof.cli.app`)::
 
 * ``posproof prove --alibi --heads 12 [--rule mpt --alibi-bias-max 8] [--general]`` — the ALiBi
   theorems (Toeplitz, scores through offsets, monotone, geometric, MPT vs reference).
+* ``posproof check --alibi --heads 12 [--max-len L] [--dtype NAME]`` — how each dtype stores
+  the bias over Δ < L: the first distance it merges with the next, the first overflow (fails
+  only for a dtype named with ``--dtype``).
 * ``posproof check-impl MODULE:ATTR --alibi --heads 12`` — slopes, a bias tensor or a callable
   (BLOOM's ``build_alibi_tensor``, MPT's ``build_mpt_alibi_tensor``, or bias(q, k)).
 * ``posproof identify slopes.npy --alibi`` — the rule of a 1-D slopes vector.
@@ -36,7 +39,7 @@ from .options import int_at_least
 
 __all__ = ["COMMANDS", "add_options", "run"]
 
-COMMANDS = ("prove", "check-impl", "identify", "explain")
+COMMANDS = ("prove", "check", "check-impl", "identify", "explain")
 
 
 def add_options(subparsers: Any) -> None:
@@ -49,7 +52,7 @@ def add_options(subparsers: Any) -> None:
         group.add_argument("--alibi", action="store_true",
                            help="work on ALiBi instead of a positional encoding: prove its "
                                 "theorems, check an impl, identify slopes, explain a config")
-        if name in ("prove", "check-impl"):
+        if name in ("prove", "check", "check-impl"):
             group.add_argument("--heads", type=int_at_least(1), default=None, metavar="N",
                                help="number of attention heads (with --alibi)")
             group.add_argument("--rule", choices=["reference", "mpt"], default="reference",
@@ -79,6 +82,8 @@ def run(args: argparse.Namespace) -> int:
     """
     if args.command == "prove":
         return _prove(args)
+    if args.command == "check":
+        return _check(args)
     if args.command == "check-impl":
         return _check_impl(args)
     if args.command == "identify":
@@ -111,6 +116,36 @@ def _prove(args: argparse.Namespace) -> int:
         lines.append(f"  {_SYMBOL[p.status]} {p.name:<{width}}  {p.status:<8}  {how}")
         if p.status == "refuted":
             lines.append(f"      {p.statement}")
+    print("\n".join(lines))
+    return report.exit_status()
+
+
+def _check(args: argparse.Namespace) -> int:
+    from ..measure.alibi import alibi_dtype_audit
+    from ..report import Report
+    from .options import length
+
+    spec = _spec(args)
+    names = args.dtype or ["float32", "float16", "bfloat16"]
+    check = alibi_dtype_audit(spec, length("max-len", args.max_len), names,
+                              strict=args.dtype or ())
+    report = Report(spec.to_dict(), [], [check])
+    if args.json:
+        print(report.to_json())
+        return report.exit_status()
+    mark = "✓" if check.ok else "✗"
+    lines = [f"posproof check --alibi: {spec.n_heads} heads, rule {spec.rule}, "
+             f"Δ < {check.values['length']}", ""]
+    for name, v in check.values["dtypes"].items():
+        merged = v["first_merged_distance"]
+        lines.append(f"  {name:<9} "
+                     + (f"distances merge from Δ={merged}" if merged is not None
+                        else "every distance distinct")
+                     + (f", overflow at Δ={v['first_overflow']}" if v["first_overflow"] is not None
+                        else "")
+                     + f", max relative error {v['max_relative_error']:.2e}")
+    lines += ["", f"  {mark} dtype_audit  {check.status}"
+              + ("" if check.ok else f"  {check.note}")]
     print("\n".join(lines))
     return report.exit_status()
 

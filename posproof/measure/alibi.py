@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["bias_tolerance", "dense_bias_check", "toeplitz_bias_check"]
+__all__ = ["alibi_dtype_audit", "bias_tolerance", "dense_bias_check", "toeplitz_bias_check"]
 
 
 def bias_tolerance(slopes: np.ndarray, delta: np.ndarray, eps: float) -> np.ndarray:
@@ -113,3 +113,73 @@ def dense_bias_check(values: Any, slopes: np.ndarray, *, causal_only: bool = Fal
     score = _worst(err, bias_tolerance(slopes, delta, eps))
     return {"status": "pass" if score <= 1 else "fail", "score": score,
             "entries_evaluated": int(arr.size)}
+
+
+def alibi_dtype_audit(spec: Any, length: int, dtypes: Any = ("float32", "float16", "bfloat16"),
+                      *, strict: Any = ()) -> Any:
+    """How each dtype stores the bias −m_h·Δ for Δ = 0 … L−1: the first distance Δ whose
+    bias rounds to the same value as Δ + 1 (the head can no longer tell them apart), the
+    first overflow, and the largest relative rounding error, per head; a
+    :class:`~posproof.report.Check` named ``dtype_audit``.
+
+    The bias is the exact value m_h·Δ (in float64: m_h within one ulp, m_h·Δ within one
+    more) rounded once to the dtype, as BLOOM and MPT form it in float32 and cast it; every
+    Δ < L is scanned, so the numbers are exact for that rounding, not sampled.  It fails
+    only for a dtype in ``strict`` (the ones a user declares to run in) that merges two
+    distances below L or overflows; the others are reported.
+
+    >>> from posproof.model.alibi import alibi
+    >>> audit = alibi_dtype_audit(alibi(8), 4096, ["float32", "bfloat16"])
+    >>> audit.status, audit.values["dtypes"]["bfloat16"]["first_merged_distance"]
+    ('pass', 256)
+    >>> alibi_dtype_audit(alibi(8), 4096, ["bfloat16"], strict=["bfloat16"]).status
+    'fail'
+    """
+    from ..errors import check_int
+    from ..model.encoding import resolve_dtype
+    from ..report import Check
+
+    length = check_int("length", length, minimum=2, maximum=1 << 22)   # bounded time and memory
+    slopes = spec.slopes_array()
+    delta = np.arange(length, dtype=np.float64)
+    out: dict[str, Any] = {}
+    failed = []
+    for name in dtypes:
+        dtype = resolve_dtype(name)
+        merged = overflow = None
+        worst = 0.0
+        per_head = []
+        for m in slopes:
+            exact = m * delta
+            with np.errstate(over="ignore"):
+                stored = exact.astype(dtype)
+            wide = stored.astype(np.float64)
+            finite = np.isfinite(wide)
+            inf = int(np.argmin(finite)) if not finite.all() else None
+            same = np.flatnonzero(wide[1:] == wide[:-1])
+            first = int(same[0]) if same.size else None
+            rel = np.abs(wide[finite][1:] - exact[finite][1:]) / exact[finite][1:]
+            worst = max(worst, float(rel.max()) if rel.size else 0.0)
+            per_head.append(first)
+            merged = first if merged is None or (first is not None and first < merged) else merged
+            overflow = inf if overflow is None or (inf is not None and inf < overflow) else overflow
+        out[str(name)] = {"first_merged_distance": merged, "first_overflow": overflow,
+                          "max_relative_error": worst, "first_merged_per_head": per_head}
+        if str(name) in {str(s) for s in strict} and (merged is not None or overflow is not None):
+            failed.append(str(name))
+    parts = []
+    for name, v in out.items():
+        first = v["first_merged_distance"]
+        text = (f"{name}: distances merge from Δ={first}" if first is not None
+                else f"{name}: every Δ < {length} distinct")
+        if v["first_overflow"] is not None:
+            text += f", overflows at Δ={v['first_overflow']}"
+        parts.append(text)
+    note = "; ".join(parts)
+    if failed:
+        note = (f"{', '.join(failed)} cannot tell every distance below L={length} apart (" + note
+                + ")")
+    return Check("dtype_audit", "fail" if failed else "pass",
+                 {"length": length, "dtypes": out},
+                 certified=f"every Δ < {length} scanned: the exact bias m_h·Δ (float64) rounded "
+                           "once to the dtype", note=note)
