@@ -27,10 +27,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidParameter, PosproofError, check_int
-from .arrays import dtype_eps
 from .identification import TOLERANCE, ranges
 from .reports import ImplReport
-from .tables import Applier, Tolerance, angles_name
+from .tables import Applier, angles_name, rotary_report
 
 __all__ = ["check_multi_rotary", "is_multi_rotary_spec", "multi_rotary_spec"]
 
@@ -248,15 +247,8 @@ def check_multi_rotary(apply_fn: Any, spec: Any, *, dtype: str = "float32",
                     positions=f"int64 positions of shape ({rot.axes}, seq) (one row per axis)")
     basis = np.broadcast_to(np.eye(h)[:, None, None, :], (h, 1, pos.shape[1], h)).copy()
     y = apply(basis, pos)[:, 0]                                             # (b, s, c)
-    eps_in, eps_out = dtype_eps(str(dtype)), dtype_eps(apply.out_dtype)
-    eps = max(eps_in, eps_out)
-    dtname = str(dtype) if eps_in >= eps_out else apply.out_dtype
-    report = ImplReport(False, "multi-axis rotary", rot.to_dict(), dtname, int(pos.shape[1]),
-                        int(pos.max()))
-    tolerance = Tolerance.of(dtname, angles)
-    report.tolerance = {"formula": tolerance.formula.replace("x·ω", "m·θ"),
-                        "out": tolerance.out, "angle": tolerance.angle,
-                        "angles": angles or "float64", "scale": 1.0}
+    report, tolerance, eps = rotary_report("multi-axis rotary", rot.to_dict(), dtype, apply,
+                                           angles, int(pos.shape[1]), int(pos.max()))
     label = repr(rot)
     expected = rot.apply(basis, pos)[:, 0]
     theta_c, axis_c = _channels(rot)

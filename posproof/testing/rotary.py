@@ -27,7 +27,7 @@ from .reports import (
     nonfinite,
     rotary_message,
 )
-from .tables import Applier, Tolerance
+from .tables import Applier, Tolerance, rotary_report
 
 #: Largest position used by :func:`assert_rotary` unless ``max_position`` says otherwise.
 DEFAULT_MAX_POSITION = 1 << 16
@@ -209,15 +209,8 @@ def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None
     positions = np.concatenate([consecutive, large]).astype(np.int64)
     basis = np.broadcast_to(np.eye(h)[:, None, None, :], (h, 1, positions.size, h)).copy()
     y = apply(basis, positions)[:, 0]                                  # (b, s, c)
-    eps_in, eps_out = dtype_eps(str(dtype)), dtype_eps(apply.out_dtype)
-    eps = max(eps_in, eps_out)
-    dtname = str(dtype) if eps_in >= eps_out else apply.out_dtype
-    report = ImplReport(False, "rotary", rot.to_dict(), dtname, int(positions.size),
-                        int(positions.max()))
-    tolerance = Tolerance.of(dtname, angles)
-    report.tolerance = {"formula": tolerance.formula.replace("x·ω", "m·θ"),
-                        "out": tolerance.out, "angle": tolerance.angle,
-                        "angles": angles or "float64", "scale": 1.0}
+    report, tolerance, eps = rotary_report("rotary", rot.to_dict(), dtype, apply, angles,
+                                           int(positions.size), int(positions.max()))
     label = encoding_label(rot)
     if not np.all(np.isfinite(y)):
         return nonfinite(report, label, positions[~np.isfinite(y).all(axis=(0, 2))])
@@ -235,7 +228,7 @@ def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None
                "score": round(report.score, 6), "max_error": report.max_error,
                "tolerance": report.tolerance["formula"]}]
     for a in ("float32", "float16", "bfloat16") if not matches and angles is None else ():
-        wide = Tolerance.of(dtname, a)
+        wide = Tolerance.of(report.dtype, a)
         if np.all(np.abs(y - expected) <= (wide.out + wide.angle * mtheta)[None]):
             report.accepted_with_angles = a
             break

@@ -34,6 +34,7 @@ __all__ = [
     "default_positions",
     "encoding_spec",
     "expected",
+    "rotary_report",
     "squeeze",
     "table_of",
 ]
@@ -417,3 +418,19 @@ class Applier:
             f"calling {describe(self.fn)}(x, positions) raised {type(exc).__name__}: {exc}; "
             f"apply_fn must take x of shape (batch, heads, seq, head_dim) and {self.positions} "
             "and return the rotated x")
+
+
+def rotary_report(kind: str, spec: dict[str, Any], dtype: Any, apply: Applier,
+                  angles: str | None, count: int, top: int) -> tuple[Any, Tolerance, float]:
+    """The report a rotary check starts from, its tolerance and eps: the dtype judged is the
+    coarser of the input's and the output's (``count`` positions, the largest ``top``)."""
+    from .reports import ImplReport
+
+    eps_in, eps_out = dtype_eps(str(dtype)), dtype_eps(apply.out_dtype)
+    name = str(dtype) if eps_in >= eps_out else apply.out_dtype
+    report = ImplReport(False, kind, spec, name, count, top)
+    tolerance = Tolerance.of(name, angles)
+    report.tolerance = {"formula": tolerance.formula.replace("x·ω", "m·θ"),
+                        "out": tolerance.out, "angle": tolerance.angle,
+                        "angles": angles or "float64", "scale": 1.0}
+    return report, tolerance, max(eps_in, eps_out)
