@@ -21,6 +21,7 @@ from posproof.model.rope import Rotary
 from posproof.model.schedules import Geometric
 
 torch = pytest.importorskip("torch")
+from peers_multiaxis import hf_apply, qwen2, qwen3  # noqa: E402  (needs torch)
 
 #: float32 angles of at most ~40 rad: the peers agree to this, broken copies miss by > 0.1.
 PEER_ATOL = 2e-5
@@ -151,33 +152,8 @@ def test_translation_refuses_a_wrong_axis_count_and_a_swapped_copy_moves_the_wro
 
 # ---------------------------------------------------------------------- M-RoPE peers
 def _hf_mrope(config_cls, emb_cls, head_dim, sections, base, interleaved, positions, x):
-    from transformers.models.qwen2_vl.modeling_qwen2_vl import apply_rotary_pos_emb
-
-    params = {"rope_type": "default", "rope_theta": float(base), "mrope_section": sections}
-    if interleaved:
-        params["mrope_interleaved"] = True
-    cfg = config_cls(hidden_size=head_dim * 2, num_attention_heads=2, head_dim=head_dim,
-                     rope_parameters=params)
-    emb = emb_cls(cfg)
-    xt = torch.tensor(x, dtype=torch.float32)[None, None]      # (1, heads=1, L, head_dim)
-    pos = torch.tensor(positions)[:, None, :]                   # (3, batch=1, L)
-    cos, sin = emb(xt, pos)
-    q, _ = apply_rotary_pos_emb(xt, xt, cos, sin)
-    return q[0, 0].double().numpy()
-
-
-def _qwen2():
-    from transformers.models.qwen2_vl.configuration_qwen2_vl import Qwen2VLTextConfig
-    from transformers.models.qwen2_vl.modeling_qwen2_vl import Qwen2VLRotaryEmbedding
-
-    return Qwen2VLTextConfig, Qwen2VLRotaryEmbedding
-
-
-def _qwen3():
-    from transformers.models.qwen3_vl.configuration_qwen3_vl import Qwen3VLTextConfig
-    from transformers.models.qwen3_vl.modeling_qwen3_vl import Qwen3VLTextRotaryEmbedding
-
-    return Qwen3VLTextConfig, Qwen3VLTextRotaryEmbedding
+    apply_fn = hf_apply(config_cls, emb_cls, head_dim, sections, base, interleaved)
+    return apply_fn(np.asarray(x)[None, None], positions)[0, 0]
 
 
 @pytest.mark.parametrize(("head_dim", "sections", "base"),
@@ -186,7 +162,7 @@ def test_mrope_equals_qwen2_vl(head_dim, sections, base):
     rng = np.random.default_rng(0)
     positions = rng.integers(0, 40, size=(3, 9))
     x = rng.standard_normal((9, head_dim))
-    theirs = _hf_mrope(*_qwen2(), head_dim, sections, base, False, positions, x)
+    theirs = _hf_mrope(*qwen2(), head_dim, sections, base, False, positions, x)
     rot = mrope(base, head_dim, sections)
     np.testing.assert_allclose(rot.apply(x, positions), theirs, atol=1e-4, rtol=0)
     # Broken copies: sections read in the wrong order, axes t and w swapped.
@@ -200,7 +176,7 @@ def test_interleaved_mrope_equals_qwen3_vl():
     rng = np.random.default_rng(1)
     positions = rng.integers(0, 40, size=(3, 7))
     x = rng.standard_normal((7, 128))
-    theirs = _hf_mrope(*_qwen3(), 128, [24, 20, 20], 5000000, True, positions, x)
+    theirs = _hf_mrope(*qwen3(), 128, [24, 20, 20], 5000000, True, positions, x)
     rot = mrope(5000000, 128, [24, 20, 20], interleaved=True)
     np.testing.assert_allclose(rot.apply(x, positions), theirs, atol=1e-4, rtol=0)
     plain = mrope(5000000, 128, [24, 20, 20])
@@ -356,7 +332,7 @@ def test_read_config_reads_mrope_and_matches_hf():
     assert cfg.rotary().rotation(3) == rot.rotation([3, 3, 3])
     rng = np.random.default_rng(3)
     positions, x = rng.integers(0, 40, size=(3, 6)), rng.standard_normal((6, 128))
-    theirs = _hf_mrope(*_qwen2(), 128, [16, 24, 24], 1e6, False, positions, x)
+    theirs = _hf_mrope(*qwen2(), 128, [16, 24, 24], 1e6, False, positions, x)
     np.testing.assert_allclose(rot.apply(x, positions), theirs, atol=1e-4, rtol=0)
     # The rope_parameters spelling with rope_type default reads the same.
     moved = {**QWEN2_VL, "rope_scaling": None,

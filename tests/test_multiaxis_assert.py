@@ -23,6 +23,7 @@ from posproof.testing import assert_encoding, assert_rotary, check_encoding, che
 from posproof.testing.reports import InvalidImplementation
 
 torch = pytest.importorskip("torch")
+from peers_multiaxis import hf_apply, qwen2, qwen3  # noqa: E402  (needs torch)
 
 
 # ---------------------------------------------------------------------- sinusoidal peers
@@ -188,42 +189,6 @@ def _rotate_half(x):
     return torch.cat((-x[..., h:], x[..., :h]), dim=-1)
 
 
-def _hf_apply(config_cls, emb_cls, head_dim, sections, base, interleaved=False,
-              row_order=(0, 1, 2)):
-    """apply_fn(x, positions (3, seq)) from HF's rotary embedding + rotate_half."""
-    from transformers.models.qwen2_vl.modeling_qwen2_vl import apply_rotary_pos_emb
-
-    params = {"rope_type": "default", "rope_theta": float(base), "mrope_section": sections}
-    if interleaved:
-        params["mrope_interleaved"] = True
-    cfg = config_cls(hidden_size=head_dim * 2, num_attention_heads=2, head_dim=head_dim,
-                     rope_parameters=params)
-    emb = emb_cls(cfg)
-
-    def apply_fn(x, positions):
-        xt = torch.as_tensor(np.asarray(x), dtype=torch.float32)
-        pos = torch.as_tensor(np.asarray(positions))[list(row_order), None, :]   # (3, 1, L)
-        cos, sin = emb(xt, pos)
-        q, _ = apply_rotary_pos_emb(xt, xt, cos, sin)
-        return q.double().numpy()
-
-    return apply_fn
-
-
-def _qwen2():
-    from transformers.models.qwen2_vl.configuration_qwen2_vl import Qwen2VLTextConfig
-    from transformers.models.qwen2_vl.modeling_qwen2_vl import Qwen2VLRotaryEmbedding
-
-    return Qwen2VLTextConfig, Qwen2VLRotaryEmbedding
-
-
-def _qwen3():
-    from transformers.models.qwen3_vl.configuration_qwen3_vl import Qwen3VLTextConfig
-    from transformers.models.qwen3_vl.modeling_qwen3_vl import Qwen3VLTextRotaryEmbedding
-
-    return Qwen3VLTextConfig, Qwen3VLTextRotaryEmbedding
-
-
 def _multimodal(head_dim, sections, base, *, doubled=True, adjacent=False):
     """Older HF Qwen2-VL's apply_multimodal_rotary_pos_emb (mrope_section * 2, chunk i from
     axis i % 3, rotate_half), from per-axis cos/sin of shape (3, L, head_dim).
@@ -258,7 +223,7 @@ def _multimodal(head_dim, sections, base, *, doubled=True, adjacent=False):
 @pytest.mark.parametrize(("head_dim", "sections", "base"),
                          [(16, [2, 3, 3], 10000), (128, [16, 24, 24], 1000000)])
 def test_qwen2_vl_passes(head_dim, sections, base):
-    apply_fn = _hf_apply(*_qwen2(), head_dim, sections, base)
+    apply_fn = hf_apply(*qwen2(), head_dim, sections, base)
     report = assert_rotary(apply_fn, "mrope", head_dim=head_dim, mrope_section=sections,
                            base=base, angles="float32")
     assert report.ok
@@ -273,7 +238,7 @@ def test_old_hf_multimodal_application_passes_and_config_spec():
 
 
 def test_qwen3_vl_interleaved_passes():
-    apply_fn = _hf_apply(*_qwen3(), 128, [24, 20, 20], 5000000, interleaved=True)
+    apply_fn = hf_apply(*qwen3(), 128, [24, 20, 20], 5000000, interleaved=True)
     rot = mrope(5000000, 128, [24, 20, 20], interleaved=True)
     assert assert_rotary(apply_fn, rot, angles="float32").ok
 
@@ -285,7 +250,7 @@ def _rotary_fails(apply_fn, spec, **kw) -> str:
 
 
 def test_qwen2_sections_reversed():
-    line = _rotary_fails(_hf_apply(*_qwen2(), 128, [24, 24, 16], 1e6), "mrope",
+    line = _rotary_fails(hf_apply(*qwen2(), 128, [24, 24, 16], 1e6), "mrope",
                          head_dim=128, mrope_section=[16, 24, 24], base=1e6)
     assert line.startswith("most likely: mrope_section read reversed: [24, 24, 16] instead "
                            "of [16, 24, 24]")
@@ -293,14 +258,14 @@ def test_qwen2_sections_reversed():
 
 
 def test_qwen2_axes_swapped_names_the_axes():
-    line = _rotary_fails(_hf_apply(*_qwen2(), 128, [16, 24, 24], 1e6, row_order=(0, 2, 1)),
+    line = _rotary_fails(hf_apply(*qwen2(), 128, [16, 24, 24], 1e6, row_order=(0, 2, 1)),
                          "mrope", head_dim=128, mrope_section=[16, 24, 24], base=1e6)
     assert line.startswith("most likely: axes swapped: the pairs of axis h (pairs 16–39) turn "
                            "with the positions of axis w")
 
 
 def test_qwen3_impl_against_qwen2_spec_is_interleaving():
-    line = _rotary_fails(_hf_apply(*_qwen3(), 128, [24, 20, 20], 5e6, interleaved=True),
+    line = _rotary_fails(hf_apply(*qwen3(), 128, [24, 20, 20], 5e6, interleaved=True),
                          mrope(5e6, 128, [24, 20, 20]))
     assert line.startswith("most likely: interleaved assignment (Qwen3-VL")
 
