@@ -25,6 +25,7 @@ __all__ = [
     "encoding_options",
     "int_at_least",
     "int_list",
+    "is_multi",
     "length",
     "output_options",
     "parse_grid",
@@ -184,7 +185,7 @@ def build_encoding(args: argparse.Namespace) -> Any:
         name = name or "expression"
         params["expression"] = args.expression
     name = name or "vaswani"
-    if build_multi(args) is not None:
+    if is_multi(name):      # by name: building it would only be thrown away
         raise InvalidParameter(f"--preset {name} has several position axes; this command "
                                "takes a 1-D encoding (multi-axis encodings: prove, check, "
                                "identify, check-impl, derive)")
@@ -237,15 +238,30 @@ def int_list(option: str, text: str) -> list[int]:
                                "16,24,24") from None
 
 
+def is_multi(name: str | None) -> bool:
+    """Whether ``--preset name`` is a multi-axis encoding or rotary (see :func:`build_multi`).
+
+    >>> is_multi("MAE"), is_multi("mrope"), is_multi("vaswani"), is_multi(None)
+    (True, True, False, False)
+    """
+    from ..model.multiaxis import is_multi_preset
+    from ..model.multirope import MULTI_ROTARIES
+
+    key = (name or "").lower()
+    return key in MULTI_ROTARIES or is_multi_preset(key)
+
+
 def build_multi(args: argparse.Namespace) -> Any:
     """The multi-axis encoding the options describe: a
     :class:`~posproof.model.multiaxis.MultiAxisEncoding` (``sincos-2d``, ``pe-2d``, ``pe-3d``),
     a :class:`~posproof.model.multirope.MultiAxisRotary` (``mrope``, ``axial-rope``), or
     ``None`` when ``--preset`` names a 1-D encoding."""
-    from ..model.multiaxis import is_multi_preset, multi_preset
+    from ..model.multiaxis import multi_preset
     from ..model.multirope import MULTI_ROTARIES, multi_rotary
 
     name = (args.preset or "").lower()
+    if not is_multi(name):
+        return None
     if name in MULTI_ROTARIES:
         params: dict[str, Any] = {}
         if name == "mrope":
@@ -268,8 +284,6 @@ def build_multi(args: argparse.Namespace) -> Any:
             raise InvalidParameter(f"--dim={args.dim} but --axes-dims sum to {rot.head_dim}; "
                                    "drop --dim or make them agree")
         return rot
-    if not is_multi_preset(name):
-        return None
     params = {}
     for option in ("base", "layout", "first"):
         value = getattr(args, option, None)
