@@ -18,9 +18,13 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from .evidence import Evidence, sampled_label
+
 __all__ = ["Check", "Proof", "Report", "Step"]
 
 STATUSES = ("proved", "refuted", "unknown")
+#: A numeric check's outcomes; ``unknown`` when its evidence could not be confirmed.
+CHECK_STATUSES = ("pass", "fail", "unknown")
 
 
 @dataclass
@@ -55,6 +59,8 @@ class Proof:
     values: dict[str, Any] | None = None
     #: The exact SymPy object behind a value (e.g. the period); not serialised.
     exact: Any = field(default=None, repr=False, compare=False)
+    #: What decided the verdict (:mod:`posproof.evidence`), re-checked by :mod:`posproof.audit`.
+    evidence: Evidence | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:  # pragma: no cover - internal misuse
@@ -72,6 +78,8 @@ class Proof:
             value = getattr(self, key)
             if value is not None:
                 out[key] = value
+        if self.evidence is not None:
+            out["evidence"] = self.evidence.to_dict()
         return out
 
 
@@ -84,16 +92,36 @@ class Check:
     values: dict[str, Any] = field(default_factory=dict)
     certified: str = ""
     note: str | None = None
+    #: What decided the verdict (:mod:`posproof.evidence`), re-checked by :mod:`posproof.audit`.
+    evidence: Evidence | None = field(default=None, compare=False)
 
     @property
     def ok(self) -> bool:
         return self.status == "pass"
+
+    @property
+    def sampled(self) -> bool:
+        """A pass that looked at a sample of the cases only (its evidence says so)."""
+        return self.evidence is not None and self.evidence.sampled
+
+    @property
+    def label(self) -> str:
+        """The verdict as printed: a sampled pass says so, never a bare "pass"."""
+        if self.status == "pass" and self.sampled:
+            ev = self.evidence
+            return sampled_label(ev.covered, ev.total, ev.details.get("unit", "entries"))
+        return self.status
 
     def to_dict(self) -> dict[str, Any]:
         out = {"name": self.name, "status": self.status, **self.values,
                "certified": self.certified}
         if self.note is not None:
             out["note"] = self.note
+        if self.evidence is not None:
+            out["evidence"] = self.evidence.to_dict()
+            if self.sampled:
+                out["sampled"] = {"covered": self.evidence.covered,
+                                  "total": self.evidence.total}
         return out
 
 
@@ -112,7 +140,7 @@ class Report:
     @property
     def refuted(self) -> bool:
         return any(p.status == "refuted" for p in self.theorems) or any(
-            not c.ok for c in self.checks)
+            c.status == "fail" for c in self.checks)
 
     def exit_status(self) -> int:
         """0 when all proved and passed, 1 otherwise (the CLI's contract)."""

@@ -1,0 +1,310 @@
+"""The independent auditor: every verdict's evidence re-checked with Arb ball arithmetic.
+
+The engine decides with SymPy, mpmath's interval arithmetic and float64 with rigorous
+error bounds.  This module re-checks the :class:`~posproof.evidence.Evidence` attached
+to a verdict with a second validated-arithmetic library, FLINT/Arb through python-flint
+(``flint.arb``): a different code base, a different representation (mid-radius balls,
+not endpoint intervals), a different implementation of every function.  It imports
+neither mpmath nor :mod:`posproof.validated`.
+
+For each item of the evidence it raises the working precision (64, 128, … bits, up
+to :data:`AUDIT_BITS`) until the claim is decided:
+
+* a :class:`~posproof.evidence.Sign` ``positive`` / ``negative`` / ``nonzero`` is
+  *confirmed* when the ball excludes 0 on the claimed side, *refuted* when it lies on
+  the other side;  ``zero`` (proved exactly by the engine) is confirmed when the ball
+  contains 0 at every precision tried and refuted when a ball excludes it;
+* a :class:`~posproof.evidence.Spot` is confirmed when the ball lies inside
+  ``[value − radius, value + radius]`` and refuted when the two are disjoint;
+* an enclosure the engine reported (``lo``, ``hi``) must meet the auditor's ball.
+
+Anything else — a function Arb is not given here, a precision budget exhausted — is
+*undecided*.  :func:`apply` turns a verdict whose evidence is not confirmed into
+``unknown`` (never the opposite), with the auditor's reason in its note.
+
+Precision is local: every evaluation runs inside ``flint.ctx.workprec``.
+
+>>> import sympy as sp
+>>> from posproof.evidence import Evidence, Sign
+>>> ev = Evidence("certified sign", items=[
+...     Sign("cos 1 + cos(π − 1 + 10⁻⁴⁵)", sp.cos(1) + sp.cos(sp.pi - 1 + sp.Rational(1, 10**45)),
+...          "negative")])
+>>> audit(ev).status
+'confirmed'
+>>> audit(Evidence("planted", items=[Sign("π − 355/113", sp.pi - sp.Rational(355, 113),
+...                                        "positive")])).status
+'refuted'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import lru_cache
+from typing import Any
+
+import sympy as sp
+
+from .evidence import Audit, Evidence, Sign, Spot
+
+__all__ = ["AUDIT_BITS", "ENGINE", "ArbUnavailable", "apply", "apply_all", "arb_ball", "audit",
+           "audit_report",
+           "decide"]
+
+#: Largest precision (bits) the auditor works at: about 4900 digits.
+AUDIT_BITS = 1 << 14
+_START_BITS = 64
+
+
+class ArbUnavailable(RuntimeError):
+    """python-flint is not installed: nothing can be audited."""
+
+
+@lru_cache(maxsize=1)
+def _flint() -> Any:
+    try:
+        import flint
+    except ImportError as exc:  # pragma: no cover - a dependency of the package
+        raise ArbUnavailable("python-flint is not installed (pip install python-flint)") from exc
+    return flint
+
+
+def engine_name() -> str:
+    try:
+        return f"python-flint {_flint().__version__} (Arb balls)"
+    except ArbUnavailable:  # pragma: no cover
+        return "python-flint (missing)"
+
+
+ENGINE = "python-flint arb"
+
+
+class _Undecided(ValueError):
+    """The ball cannot be formed (a function not given here, a domain not certain)."""
+
+
+def _arb_exact_float(flint: Any, value: sp.Float) -> Any:
+    sign, man, exp, _ = value._mpf_
+    man = -man if sign else man
+    return flint.arb(flint.fmpz(man)) * flint.arb(2) ** exp if exp >= 0 else \
+        flint.arb(flint.fmpz(man)) / flint.arb(2) ** (-exp)
+
+
+def arb_ball(expr: sp.Expr, prec: int) -> Any:
+    """A ball (``flint.arb``) that contains the exact value of the symbol-free ``expr``.
+
+    >>> import sympy as sp
+    >>> ball = arb_ball(sp.sqrt(2) - sp.Rational(99, 70), 128)
+    >>> ball < 0
+    True
+    """
+    flint = _flint()
+    with flint.ctx.workprec(prec):
+        return _walk(flint, sp.sympify(expr))
+
+
+def _walk(flint: Any, expr: sp.Expr) -> Any:  # noqa: C901 - one case per SymPy node
+    arb = flint.arb
+    if expr.is_Integer:
+        return arb(flint.fmpz(int(expr)))
+    if expr.is_Rational:
+        return arb(flint.fmpq(int(expr.p), int(expr.q)))
+    if expr.is_Float:
+        return _arb_exact_float(flint, expr)
+    if expr is sp.pi:
+        return arb.pi()
+    if expr is sp.E:
+        return arb.const_e()
+    if expr.is_Symbol:
+        raise _Undecided(f"no value for the symbol {expr}")
+    if expr.is_Add:
+        out = arb(0)
+        for a in expr.args:
+            out = out + _walk(flint, a)
+        return _finite(out)
+    if expr.is_Mul:
+        out = arb(1)
+        for a in expr.args:
+            out = out * _walk(flint, a)
+        return _finite(out)
+    if expr.is_Pow:
+        base, exp = expr.args
+        if exp.is_Integer:
+            b = _walk(flint, base)
+            e = int(exp)
+            if e < 0 and b.contains(0):
+                raise _Undecided("1/x of a ball that contains 0")
+            return _finite(b ** e)
+        b = _walk(flint, base)
+        if not b > 0:
+            raise _Undecided("a real power of a ball not certainly positive")
+        if exp.is_Rational and int(exp.p) == 1:
+            return _finite(b.root(int(exp.q)))
+        return _finite((_walk(flint, exp) * b.log()).exp())
+    if isinstance(expr, sp.Abs):
+        return abs(_walk(flint, expr.args[0]))
+    funcs = {sp.sin: "sin", sp.cos: "cos", sp.exp: "exp", sp.tan: "tan"}
+    name = funcs.get(expr.func)
+    if name is not None:
+        x = _walk(flint, expr.args[0])
+        if name == "tan":
+            c = x.cos()
+            if c.contains(0):
+                raise _Undecided("tan near a pole")
+            return _finite(x.sin() / c)
+        return _finite(getattr(x, name)())
+    if isinstance(expr, sp.log) and len(expr.args) == 1:
+        x = _walk(flint, expr.args[0])
+        if not x > 0:
+            raise _Undecided("log of a ball not certainly positive")
+        return _finite(x.log())
+    if isinstance(expr, (sp.floor, sp.ceiling)):
+        x = _walk(flint, expr.args[0])
+        lo, hi = x.lower(), x.upper()
+        f = (lo.floor(), hi.floor()) if isinstance(expr, sp.floor) else (lo.ceil(), hi.ceil())
+        if not (f[0] == f[1]):
+            raise _Undecided(f"{expr.func.__name__} of a ball across an integer")
+        return f[0]
+    raise _Undecided(f"the auditor does not evaluate {expr.func.__name__}(…)")
+
+
+def _finite(x: Any) -> Any:
+    if not x.is_finite():
+        raise _Undecided("an intermediate ball is not finite")
+    return x
+
+
+def _meets(flint: Any, ball: Any, lo: str | None, hi: str | None) -> bool:
+    """Whether the engine's enclosure [lo, hi] meets the auditor's ball (True if unreadable)."""
+    if lo is None or hi is None:
+        return True
+    try:
+        a, b = flint.arb(str(lo)), flint.arb(str(hi))
+    except (ValueError, TypeError):
+        return True
+    # a, b are themselves balls (decimal strings are rounded): compare with slack
+    return not (ball.upper() < a.lower() or ball.lower() > b.upper())
+
+
+def decide(item: Sign | Spot, max_bits: int = AUDIT_BITS) -> tuple[str, str]:
+    """The auditor's answer about one item: (``confirmed`` | ``refuted`` | ``undecided``, why)."""
+    flint = _flint()
+    try:
+        expr = item.bound_expr()
+    except (TypeError, ValueError, sp.SympifyError) as exc:
+        return "undecided", f"{item.label}: {exc}"
+    if expr.free_symbols:
+        return "undecided", f"{item.label}: no value for {sorted(map(str, expr.free_symbols))}"
+    last = "no precision tried"
+    prec = _START_BITS
+    zero_seen = 0
+    while prec <= max_bits:
+        try:
+            with flint.ctx.workprec(prec):
+                ball = _walk(flint, expr)
+                verdict = _judge(flint, item, ball)
+        except _Undecided as exc:
+            last = str(exc)
+            verdict = None
+        except (ValueError, ZeroDivisionError, OverflowError) as exc:
+            last = f"{type(exc).__name__}: {exc}"
+            verdict = None
+        if verdict is not None:
+            if verdict == "zero-consistent":
+                zero_seen += 1
+                if zero_seen >= 2 or prec >= 512:
+                    return "confirmed", f"{item.label}: contains 0 at {prec} bits"
+            else:
+                return verdict, f"{item.label}: {verdict} at {prec} bits"
+        else:
+            last = last if last != "no precision tried" else "the ball is too wide"
+        prec *= 2
+    return "undecided", f"{item.label}: not decided within {max_bits} bits ({last})"
+
+
+def _judge(flint: Any, item: Sign | Spot, ball: Any) -> str | None:
+    if isinstance(item, Spot):
+        v, r = flint.arb(item.value), flint.arb(item.radius)
+        lo, hi = v - r, v + r
+        if ball.lower() >= lo.upper() and ball.upper() <= hi.lower():
+            return "confirmed"
+        if ball.upper() < lo.lower() or ball.lower() > hi.upper():
+            return "refuted"
+        return None
+    if not _meets(flint, ball, item.lo, item.hi):
+        return "refuted"
+    rel = item.relation
+    if rel == "positive":
+        return "confirmed" if ball > 0 else ("refuted" if ball <= 0 else None)
+    if rel == "negative":
+        return "confirmed" if ball < 0 else ("refuted" if ball >= 0 else None)
+    if rel == "nonzero":
+        return "confirmed" if (ball > 0 or ball < 0) else None
+    # zero: proved exactly by the engine; the auditor can only fail to see it
+    return "refuted" if (ball > 0 or ball < 0) else "zero-consistent"
+
+
+def audit(evidence: Evidence, max_bits: int = AUDIT_BITS) -> Audit:
+    """Re-check every item of ``evidence``; stores and returns the :class:`Audit`."""
+    try:
+        name = engine_name()
+        _flint()
+    except ArbUnavailable as exc:  # pragma: no cover - a dependency of the package
+        result = Audit("undecided", "python-flint (missing)", 0, str(exc))
+        evidence.audit = result
+        return result
+    if not evidence.items:
+        result = Audit("nothing to audit", name, 0,
+                       f"{evidence.method}: no numeric quantity to re-check")
+        evidence.audit = result
+        return result
+    undecided = None
+    for n, item in enumerate(evidence.items, 1):
+        status, why = decide(item, max_bits)
+        if status == "refuted":
+            result = Audit("refuted", name, n, why)
+            evidence.audit = result
+            return result
+        if status == "undecided" and undecided is None:
+            undecided = why
+    result = (Audit("undecided", name, len(evidence.items), undecided) if undecided
+              else Audit("confirmed", name, len(evidence.items)))
+    evidence.audit = result
+    return result
+
+
+_DOWNGRADE = {"proved": "unknown", "refuted": "unknown", "pass": "unknown",
+              "fail": "unknown"}
+
+
+def apply(verdict: Any, max_bits: int = AUDIT_BITS) -> Any:
+    """Audit a verdict (a Proof, a Check, anything with ``status``, ``evidence``, ``note``).
+
+    A verdict whose evidence the auditor refutes or cannot decide becomes ``unknown`` with
+    the auditor's reason in its note; a verdict without evidence, or already unknown,
+    is left as it is.  Returns the verdict.
+    """
+    evidence = getattr(verdict, "evidence", None)
+    if evidence is None:
+        return verdict
+    result = evidence.audit if evidence.audit is not None else audit(evidence, max_bits)
+    status = getattr(verdict, "status", None)
+    if not result.agrees and status in _DOWNGRADE:
+        verdict.status = _DOWNGRADE[status]
+        verb = ("disagrees with" if result.status == "refuted" else "could not confirm")
+        why = (f"unknown: the independent audit ({result.engine}) {verb} the evidence "
+               f"for '{status}': {result.detail}")
+        old = getattr(verdict, "note", None)
+        verdict.note = why if not old else f"{why}; {old}"
+    return verdict
+
+
+def apply_all(verdicts: Iterable[Any], max_bits: int = AUDIT_BITS) -> None:
+    """:func:`apply` to each verdict."""
+    for v in verdicts:
+        apply(v, max_bits)
+
+
+def audit_report(report: Any, max_bits: int = AUDIT_BITS) -> Any:
+    """Audit every theorem and check of a :class:`~posproof.report.Report`; returns it."""
+    apply_all([*report.theorems, *report.checks], max_bits)
+    return report

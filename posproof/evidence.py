@@ -1,0 +1,218 @@
+"""Evidence: what decided a verdict, as data that an independent auditor can re-check.
+
+A verdict that says **proved**, **refuted**, **pass** or **certified** is built with an
+:class:`Evidence` attached: how it was decided (``method``), what it covered (every
+position, a structural argument, or a sample of N of M), and the exact quantities whose
+certified signs or enclosures decided it:
+
+* :class:`Sign` — an exact real quantity (a SymPy expression with exact values for its
+  symbols) is ``positive``, ``negative``, ``nonzero``, or ``zero`` (proved exactly; the
+  auditor then checks that its own enclosure contains 0);
+* :class:`Spot` — a float64 value with an error bound encloses an exact quantity
+  (``|q − value| ≤ radius``): how the scans' rigorous bounds are audited at the offsets
+  that decided them.
+
+:mod:`posproof.audit` re-checks every item with python-flint's Arb ball arithmetic (not
+mpmath) and records its answer in :attr:`Evidence.audit`; a verdict whose evidence it
+cannot confirm becomes unknown, never the opposite.
+
+>>> import sympy as sp
+>>> ev = Evidence("certified sign", items=[Sign("π − 355/113", sp.pi - sp.Rational(355, 113),
+...                                             "negative")])
+>>> ev.to_dict()["items"][0]["relation"], ev.coverage
+('negative', 'all')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import sympy as sp
+
+__all__ = ["COVERAGES", "RELATIONS", "Audit", "Evidence", "Sign", "Spot", "sampled_label"]
+
+#: What a verdict looked at: every case, a structural argument (valid for every case at
+#: once), or a sample.
+COVERAGES = ("all", "structural", "sample")
+#: What a :class:`Sign` asserts about its quantity.
+RELATIONS = ("positive", "negative", "nonzero", "zero")
+#: The auditor's answers.
+AUDIT_STATUSES = ("confirmed", "refuted", "undecided", "nothing to audit")
+
+
+def _exact(value: Any) -> Any:
+    """An exact value of a symbol as SymPy (int, Fraction, Rational, or an exact SymPy number)."""
+    if isinstance(value, bool):
+        raise TypeError("a boolean is not a position")
+    if isinstance(value, int):
+        return sp.Integer(value)
+    if isinstance(value, Fraction):
+        return sp.Rational(value.numerator, value.denominator)
+    if isinstance(value, float):
+        return sp.Rational(*value.as_integer_ratio())     # the exact binary number
+    value = sp.sympify(value)
+    if value.free_symbols:
+        raise TypeError(f"{value} is not an exact number")
+    return value
+
+
+def _text(expr: sp.Expr, limit: int = 400) -> str:
+    text = sp.sstr(expr)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+@dataclass(frozen=True)
+class Sign:
+    """An exact real quantity with a certified sign (or proved exactly zero).
+
+    ``expr`` is exact (SymPy); ``env`` maps its free symbols to exact numbers; ``lo``,
+    ``hi`` are the ends of the enclosure that decided it (strings, as the deciding
+    engine printed them), ``engine`` names that engine.
+    """
+
+    label: str
+    expr: sp.Expr
+    relation: str
+    env: Mapping[Any, Any] = field(default_factory=dict)
+    lo: str | None = None
+    hi: str | None = None
+    engine: str = "mpmath interval"
+
+    def __post_init__(self) -> None:
+        if self.relation not in RELATIONS:
+            raise ValueError(f"relation={self.relation!r}; use one of {RELATIONS}")
+
+    def bound_expr(self) -> sp.Expr:
+        """The quantity with its symbols replaced by their exact values."""
+        expr = sp.sympify(self.expr)
+        if self.env:
+            expr = expr.xreplace({_symbol(k): _exact(v) for k, v in self.env.items()})
+        return expr
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": "sign", "label": self.label, "relation": self.relation,
+                               "quantity": _text(sp.sympify(self.expr)), "engine": self.engine}
+        if self.env:
+            out["at"] = {str(k): _json_exact(v) for k, v in self.env.items()}
+        if self.lo is not None:
+            out["enclosure"] = [self.lo, self.hi]
+        return out
+
+
+@dataclass(frozen=True)
+class Spot:
+    """A float value with a rigorous error bound: ``|quantity − value| ≤ radius``."""
+
+    label: str
+    expr: sp.Expr
+    value: float
+    radius: float
+    env: Mapping[Any, Any] = field(default_factory=dict)
+    engine: str = "float64 with a rigorous error bound"
+
+    def bound_expr(self) -> sp.Expr:
+        expr = sp.sympify(self.expr)
+        if self.env:
+            expr = expr.xreplace({_symbol(k): _exact(v) for k, v in self.env.items()})
+        return expr
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": "spot", "label": self.label,
+                               "quantity": _text(sp.sympify(self.expr)),
+                               "value": float(self.value), "radius": float(self.radius),
+                               "engine": self.engine}
+        if self.env:
+            out["at"] = {str(k): _json_exact(v) for k, v in self.env.items()}
+        return out
+
+
+def _symbol(key: Any) -> sp.Symbol:
+    return key if isinstance(key, sp.Symbol) else sp.Symbol(str(key))
+
+
+def _json_exact(value: Any) -> Any:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return value
+    if isinstance(value, Fraction):
+        return str(value) if value.denominator != 1 else value.numerator
+    value = sp.sympify(value)
+    return int(value) if value.is_Integer else sp.sstr(value)
+
+
+@dataclass
+class Audit:
+    """The independent auditor's answer about one :class:`Evidence`."""
+
+    status: str
+    engine: str
+    checked: int = 0
+    detail: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.status not in AUDIT_STATUSES:
+            raise ValueError(f"audit status={self.status!r}; use one of {AUDIT_STATUSES}")
+
+    @property
+    def agrees(self) -> bool:
+        return self.status in ("confirmed", "nothing to audit")
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"status": self.status, "engine": self.engine,
+                               "checked": self.checked}
+        if self.detail:
+            out["detail"] = self.detail
+        return out
+
+
+@dataclass
+class Evidence:
+    """What decided a verdict.
+
+    ``method`` says how (``"symbolic identity"``, ``"certified scan"``, ``"exact integers"``,
+    ``"exhaustive comparison"`` …); ``coverage`` what it looked at (:data:`COVERAGES`),
+    with ``covered`` of ``total`` cases for a sample; ``items`` the exact quantities
+    whose signs or enclosures decided it; ``details`` anything else JSON-ready (the scan's
+    error bound, its margin, the cases it covered).
+    """
+
+    method: str
+    coverage: str = "all"
+    items: list[Sign | Spot] = field(default_factory=list)
+    details: dict[str, Any] = field(default_factory=dict)
+    covered: int | None = None
+    total: int | None = None
+    audit: Audit | None = None
+
+    def __post_init__(self) -> None:
+        if self.coverage not in COVERAGES:
+            raise ValueError(f"coverage={self.coverage!r}; use one of {COVERAGES}")
+        if self.coverage == "sample" and (self.covered is None or self.total is None):
+            raise ValueError("a sample says how many cases it covered of how many")
+
+    @property
+    def sampled(self) -> bool:
+        return self.coverage == "sample" and self.covered != self.total
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"method": self.method, "coverage": self.coverage,
+                               "items": [i.to_dict() for i in self.items]}
+        if self.coverage == "sample":
+            out["covered"], out["total"] = self.covered, self.total
+        if self.details:
+            out["details"] = self.details
+        out["audit"] = self.audit.to_dict() if self.audit else None
+        return out
+
+
+def sampled_label(covered: int, total: int, what: str = "entries") -> str:
+    """How a sampled pass is printed: never as a bare "pass".
+
+    >>> sampled_label(16384, 134217728)
+    'pass (sampled: 16384 of 134217728 entries)'
+    """
+    return f"pass (sampled: {covered} of {total} {what})"
