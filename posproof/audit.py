@@ -13,7 +13,7 @@ to :data:`AUDIT_BITS`) until the claim is decided:
 * a :class:`~posproof.evidence.Sign` ``positive`` / ``negative`` / ``nonzero`` is
   *confirmed* when the ball excludes 0 on the claimed side, *refuted* when it lies on
   the other side;  ``zero`` (proved exactly by the engine) is confirmed when the ball
-  contains 0 at every precision tried and refuted when a ball excludes it;
+  contains 0 at :data:`ZERO_BITS` and refuted when a ball excludes it;
 * a :class:`~posproof.evidence.Spot` is confirmed when the ball lies inside
   ``[value − radius, value + radius]`` and refuted when the two are disjoint;
 * an enclosure the engine reported (``lo``, ``hi``) must meet the auditor's ball.
@@ -53,6 +53,9 @@ __all__ = ["AUDIT_BITS", "ENGINE", "ArbUnavailable", "apply", "apply_all", "arb_
 #: Largest precision (bits) the auditor works at: about 4900 digits.
 AUDIT_BITS = 1 << 14
 _START_BITS = 64
+#: Precision (bits, about 1230 digits) at which a ball around an engine-proved exact zero
+#: is accepted as consistent with it.
+ZERO_BITS = 1 << 12
 
 
 class ArbUnavailable(RuntimeError):
@@ -196,7 +199,6 @@ def decide(item: Sign | Spot, max_bits: int = AUDIT_BITS) -> tuple[str, str]:
         return "undecided", f"{item.label}: no value for {sorted(map(str, expr.free_symbols))}"
     last = "no precision tried"
     prec = _START_BITS
-    zero_seen = 0
     while prec <= max_bits:
         try:
             with flint.ctx.workprec(prec):
@@ -210,9 +212,13 @@ def decide(item: Sign | Spot, max_bits: int = AUDIT_BITS) -> tuple[str, str]:
             verdict = None
         if verdict is not None:
             if verdict == "zero-consistent":
-                zero_seen += 1
-                if zero_seen >= 2 or prec >= 512:
+                # an exact zero (proved by the engine) is consistent with a ball around 0 at
+                # every precision; it is confirmed only at ZERO_BITS, where a quantity
+                # that is not 0 but within 10^-1200 of it would not be
+                if prec >= min(ZERO_BITS, max_bits):
                     return "confirmed", f"{item.label}: contains 0 at {prec} bits"
+                prec = max(prec * 2, min(ZERO_BITS, max_bits)) if prec >= 128 else prec * 2
+                continue
             else:
                 return verdict, f"{item.label}: {verdict} at {prec} bits"
         else:

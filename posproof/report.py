@@ -152,10 +152,27 @@ class Report:
                 return item
         raise KeyError(name)
 
+    def audit_summary(self) -> dict[str, Any]:
+        """How many verdicts carry evidence, and what the independent audit said of them."""
+        out: dict[str, Any] = {"engine": "python-flint arb", "evidence": 0, "confirmed": 0,
+                               "undecided": 0, "refuted": 0, "nothing to audit": 0,
+                               "not audited": 0, "without evidence": 0}
+        for item in [*self.theorems, *self.checks]:
+            if item.status == "unknown" and item.evidence is None:
+                continue
+            ev = item.evidence
+            if ev is None:
+                out["without evidence"] += 1
+                continue
+            out["evidence"] += 1
+            out[ev.audit.status if ev.audit else "not audited"] += 1
+        return out
+
     def to_dict(self) -> dict[str, Any]:
         return {"encoding": self.encoding, "ok": self.ok,
                 "theorems": [p.to_dict() for p in self.theorems],
-                "checks": [c.to_dict() for c in self.checks]}
+                "checks": [c.to_dict() for c in self.checks],
+                "audit": self.audit_summary()}
 
     def to_json(self) -> str:
         """Deterministic JSON (sorted keys, no timings)."""

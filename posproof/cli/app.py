@@ -107,12 +107,21 @@ def _verdict(report: Report) -> str:
     summary = ", ".join(f"{v} {k}" for k, v in counts.items()) if report.theorems else ""
     if report.checks:
         passed = sum(c.ok for c in report.checks)
+        sampled = sum(c.ok and c.sampled for c in report.checks)
+        unknown = sum(c.status == "unknown" for c in report.checks)
         summary += ("; " if summary else "") + f"checks {passed}/{len(report.checks)} pass"
+        summary += f" ({sampled} on a sample)" if sampled else ""
+        summary += f", {unknown} unknown" if unknown else ""
+    audited = report.audit_summary()
+    if audited["evidence"]:
+        summary += (f"; audit ({audited['engine']}): {audited['confirmed']} confirmed"
+                    + "".join(f", {audited[k]} {k}" for k in ("undecided", "refuted")
+                              if audited[k]))
     if report.ok:
         verdict = "OK"
     elif counts["refuted"]:
         verdict = "REFUTED"
-    elif not all(c.ok for c in report.checks):
+    elif any(c.status == "fail" for c in report.checks):
         verdict = "CHECK FAILED"
     else:
         verdict = "INCOMPLETE"
@@ -149,9 +158,9 @@ def render_markdown(report: Report, title: str) -> str:
     if report.checks:
         lines += ["| | check | status | result |", "|---|---|---|---|"]
         for c in report.checks:
-            result = _result(c) + (f" — {c.note}" if c.note and c.status == "fail" else "")
+            result = _result(c) + (f" — {c.note}" if c.note and c.status != "pass" else "")
             result = result.replace("|", "\\|")                   # a cell, not a column
-            lines.append(f"| {_SYMBOL[c.status]} | {c.name} | {c.status} | {result} |")
+            lines.append(f"| {_SYMBOL[c.status]} | {c.name} | {c.label} | {result} |")
         lines += ["", "How each number was certified:", ""]
         lines += [f"- **{c.name}**: {c.certified}" for c in report.checks if c.certified]
         lines.append("")
@@ -189,8 +198,8 @@ def render_table(report: Report, title: str, seconds: float) -> str:
         if p.status == "refuted":
             lines.append(f"      {p.statement}")
     for c in report.checks:
-        lines.append(f"  {_SYMBOL[c.status]} {c.name:<{width}}  {c.status:<8}  {_result(c)}")
-        if c.note and c.status == "fail":
+        lines.append(f"  {_SYMBOL[c.status]} {c.name:<{width}}  {c.label:<8}  {_result(c)}")
+        if c.note and c.status != "pass":
             lines.append(f"      {c.note}")
     lines += ["", f"verdict: {_verdict(report)} ({seconds:.1f} s)"]
     return "\n".join(lines)
@@ -282,7 +291,10 @@ def _timeout(args: argparse.Namespace) -> dict[str, float | None]:
 
 
 def _output(report: Report, args: argparse.Namespace, seconds: float) -> int:
+    from ..audit import audit_report
+
     title = f"posproof {args.command}"
+    audit_report(report)      # evidence not audited where it was built is audited here
     if getattr(args, "report", None):
         _write_report(report, title, args.report)
     if args.json:
