@@ -179,55 +179,18 @@ def cli_reference() -> str:
 
 
 def limits_section() -> list[str]:
-    """The table of the largest accepted values, from the constants the code enforces."""
-    from posproof.cli.testing import MAX_TABLE_BYTES
-    from posproof.errors import MAX_DIM
-    from posproof.measure.checks import MAX_DPS_WORK
-    from posproof.measure.explore import MAX_EXPLORE_DIM, MAX_EXPLORE_WORK, MAX_LENGTH
-    from posproof.measure.numeric import MAX_LEN, MAX_SCAN_WORK
-    from posproof.model.expressions import MAX_LENGTH as MAX_TEXT
-    from posproof.sweep.limits import HARD_MAX_POINTS, MAX_POINTS, MAX_RANGE_VALUES
-    from posproof.testing.rotary import MAX_HEAD_DIM
+    """The table of the accepted values: posproof/cli/limits.py, the list the tests walk."""
+    from posproof.cli.limits import render as render_limits
 
-    work = MAX_SCAN_WORK.bit_length() - 1
-    rows = [
-        ("dimension d (`--dim`, `dim=` of a spec, a config's head_dim)", "every command "
-         "(explore: see below)",
-         f"2 … {MAX_DIM}"),
-        ("scan length L (`--max-len`)", "verify, check, derive",
-         f"1 … {MAX_LEN:.0e}".replace("e+0", "e") + f", and L·d ≤ 2^{work} = {MAX_SCAN_WORK}: "
-         f"L ≤ {MAX_SCAN_WORK // 512} at d = 512, L ≤ {MAX_SCAN_WORK // MAX_DIM} "
-         f"at d = {MAX_DIM}"),
-        ("digits of the certification (`--dps`)", "verify, check",
-         f"50 … 1000, and dps·d ≤ {MAX_DPS_WORK}: dps ≤ {MAX_DPS_WORK // MAX_DIM} at "
-         f"d = {MAX_DIM}"),
-        ("context length L (`--length`, `--train-length`)", "explore, explain",
-         f"1 … {MAX_LENGTH} (2^24), and L·d ≤ 2^{MAX_EXPLORE_WORK.bit_length() - 1} for "
-         f"each encoding: L ≤ {MAX_EXPLORE_WORK // MAX_EXPLORE_DIM} at d = {MAX_EXPLORE_DIM}"),
-        ("dimension d of an explored encoding", "explore, explain, sweep",
-         f"2 … {MAX_EXPLORE_DIM} (its proofs take minutes beyond)"),
-        ("positions of a callable (`--max-len`)", "check-impl", "1 … 1e9 (576 of them are "
-         "evaluated)"),
-        ("head dim and largest position of a rotary embedding (`--rotary --dim`, "
-         "`--max-position`)", "check-impl", f"head_dim ≤ {MAX_HEAD_DIM} (every basis vector is "
-         "rotated), position 64 … 2^40"),
-        ("array data in a table file (.npy, .npz unpacked, .pt, .safetensors)", "identify",
-         f"{MAX_TABLE_BYTES >> 20} MiB"),
-        ("grid size", "sweep", f"{MAX_POINTS} points without `--yes`, {HARD_MAX_POINTS} with "
-         f"it; {MAX_RANGE_VALUES} values per range; each point's length and dim as "
-         "explore's"),
-        ("an expression (`--frequencies`, `--expression`, claims)", "verify, check, prove, "
-         "derive", f"{MAX_TEXT} characters (and bounded depth, digits and exponents)"),
-    ]
     lines = ["## Limits", "",
-             "The largest values each command accepts. At these values every command "
-             "finishes within 4 GiB of memory (address space) and about a minute or two on "
-             "two cores; one step beyond, it exits 2 at once with one line naming the limit. "
-             "The scans cost time in proportion to L·d, hence the joint limit. "
-             "`python -m pytest -m slow tests/test_limits.py --durations=0` runs each "
-             "command at its limits under `RLIMIT_AS` = 4 GiB and prints the times.", "",
-             "| value | commands | accepted |", "|---|---|---|"]
-    lines += [f"| {a} | {b} | {c} |" for a, b, c in rows]
+             "The largest values each command accepts (`posproof limits` prints this table). "
+             "At these values every command finishes within 4 GiB of memory (address space) "
+             "and a minute on two cores; one step beyond, it exits 2 at once with one line "
+             "naming the limit. The scans cost time in proportion to L·d, hence the joint "
+             "limit. The table and its corners are one list, `posproof/cli/limits.py`: "
+             "`python -m pytest tests/test_limits.py --durations=0` runs every corner under "
+             "`RLIMIT_AS` = 4 GiB and prints the times.", ""]
+    lines += render_limits()
     return [*lines, ""]
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from posproof.cli.limits import SECONDS, limits, render
 from posproof.cli.testing import MAX_TABLE_BYTES
 from posproof.errors import MAX_DIM
 from posproof.measure.checks import MAX_DPS_WORK
@@ -73,32 +74,13 @@ def _runs(args: list[str], tmp_path: Path) -> str:
     return out
 
 
-# ----------------------------------------------------------------- one step beyond: exit 2
-BEYOND = {
-    "check dim": (["check", "--dim", str(MAX_DIM + 2), "--max-len", "10"], ["dim"]),
-    "check max_len": (["check", "--dim", "2", "--max-len", str(MAX_LEN + 1)], ["max_len"]),
-    "check max_len·dim": (["check", "--dim", str(MAX_DIM), "--max-len", str(MAX_SCAN_LEN + 1)],
-                          ["max_len", str(MAX_SCAN_LEN)]),
-    "check dps": (["check", "--dim", "8", "--max-len", "10", "--dps", "1001"], ["dps"]),
-    "check dps·dim": (["check", "--dim", str(MAX_DIM), "--max-len", "10", "--dps",
-                       str(MAX_DPS_WORK // MAX_DIM + 1)], ["dps", str(MAX_DPS_WORK // MAX_DIM)]),
-    # verify proves first: the scan is refused before the proofs start
-    "verify max_len·dim": (["verify", "--dim", str(MAX_DIM), "--max-len", "1e6"], ["max_len"]),
-    "verify dps": (["verify", "--dim", str(MAX_DIM), "--max-len", "10", "--dps", "5000"], ["dps"]),
-    "prove dim": (["prove", "--dim", str(MAX_DIM + 2)], ["dim"]),
-    "derive max_len·dim": (["derive", "--dim", str(MAX_DIM), "--no-figures", "--out", "doc"],
-                           ["max_len"]),
-    "explore length": (["explore", "rope:base=10000,dim=128", "--length", str(MAX_LENGTH + 1),
-                        "--no-proofs"], ["length"]),
-    "explore dim": (["explore", f"rope:base=10000,dim={MAX_EXPLORE_DIM + 2}", "--no-proofs"],
-                    ["dim", str(MAX_EXPLORE_DIM)]),
-    "explore length·dim": (["explore", f"rope:base=10000,dim={MAX_EXPLORE_DIM}", "--length",
-                            str(MAX_EXPLORE_LEN + 1)], ["length", str(MAX_EXPLORE_LEN)]),
-    "check-impl rotary head_dim": (["check-impl", "math:pi", "--rotary", "--dim",
-                                    str(MAX_HEAD_DIM + 2)], ["head_dim", str(MAX_HEAD_DIM)]),
-    "check-impl max_len": (["check-impl", "math:pi", "--dim", "8", "--max-len", str(MAX_LEN + 1)],
-                           ["max_len"]),
-}
+# ----------------------------------------------------------------- the table's corners
+# posproof/cli/limits.py is the table of docs/cli.md ("Limits") and `posproof limits`: every
+# command one step beyond a limit is refused up front, every command at a corner finishes
+# within SECONDS under RLIMIT_AS = 4 GiB.
+BEYOND = {f"{' '.join(argv)[:60]}": (list(argv), list(names))
+          for row in limits() for argv, names in row.beyond}
+AT = {f"{' '.join(argv)[:70]}": list(argv) for row in limits() for argv in row.at}
 
 
 @pytest.mark.parametrize("case", sorted(BEYOND))
@@ -106,6 +88,22 @@ def test_one_step_beyond_a_limit_is_refused_up_front(case, tmp_path):
     args, names = BEYOND[case]
     _refused(args, tmp_path, *names)
     assert not (tmp_path / "doc").exists()          # derive refuses before creating --out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", sorted(AT))
+def test_every_corner_of_the_table_finishes_within_the_contract(case, tmp_path):
+    code, _, err, seconds = _posproof(*AT[case], cwd=tmp_path, timeout=SECONDS + 30)
+    _clean(err)
+    assert code in (0, 1), (code, err[-2000:])
+    assert seconds <= SECONDS, f"{case}: {seconds:.0f} s, beyond the contract's {SECONDS} s"
+
+
+def test_the_table_is_what_docs_and_the_command_print():
+    text = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    for line in render():
+        assert line in text, line
+    assert len(AT) >= 6 and len(BEYOND) >= 12
 
 
 def test_a_table_file_beyond_the_size_limit_is_refused_before_reading(tmp_path):

@@ -340,7 +340,9 @@ def make_parser() -> argparse.ArgumentParser:
     from . import biases_t5 as cli_t5
 
     parser = Parser(prog="posproof", description="Prove, refute and measure claims about "
-                     "sinusoidal and rotary positional encodings.")
+                     "sinusoidal and rotary positional encodings.",
+                    epilog="Every accepted range (d, L, heads, buckets, base ranges, grids…) "
+                           "and what happens beyond it: posproof limits.")
     parser.add_argument("--version", action="version", version=f"posproof {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
 
@@ -410,6 +412,8 @@ def make_parser() -> argparse.ArgumentParser:
     from . import alibi as cli_alibi
 
     cli_alibi.add_options(sub)
+    sub.add_parser("limits", help="every accepted range: at these values each command finishes "
+                   "within a minute and 4 GiB; beyond them it exits 2 at once")
     return parser
 
 
@@ -423,6 +427,11 @@ def _run(args: argparse.Namespace) -> int:
     from . import sweep as cli_sweep
     from . import testing as cli_testing
 
+    if args.command == "limits":
+        from .limits import render
+
+        print("\n".join(render()))
+        return 0
     if getattr(args, "alibi", False):
         from . import alibi as cli_alibi
 

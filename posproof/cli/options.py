@@ -299,7 +299,7 @@ def run_main(parser: argparse.ArgumentParser, argv: Sequence[str] | None,
 
     Usage errors (2), ``--help`` and ``--version`` (0) are a status, not a raise; no
     command prints the help (2); a :class:`~posproof.errors.PosproofError` is one line on
-    stderr (2); Ctrl-C is 130.
+    stderr (2); Ctrl-C is 130; a closed pipe (``| head``) ends quietly with 141.
 
     >>> parser = Parser(prog="demo")
     >>> _ = parser.add_subparsers(dest="command").add_parser("go")
@@ -321,3 +321,10 @@ def run_main(parser: argparse.ArgumentParser, argv: Sequence[str] | None,
     except KeyboardInterrupt:
         print("posproof: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader (head, less) went away: stop quietly, as a Unix filter does
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141

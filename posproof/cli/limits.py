@@ -1,0 +1,136 @@
+"""Limits as a contract: every accepted range, with the commands at its corners.
+
+One table (:func:`limits`) is the single source of three things: the "Limits" section of
+docs/cli.md (``scripts/gen_docs.py``), ``posproof limits`` on the command line, and
+tests/test_limits.py, which runs every ``at`` command under ``RLIMIT_AS`` = 4 GiB and
+requires it to finish (exit 0 or 1) within :data:`SECONDS`, and every ``beyond`` command to
+be refused at once with one line naming the limit and exit status 2.
+
+>>> rows = limits()
+>>> all(row.at or row.beyond for row in rows)
+True
+>>> any("heads" in row.value for row in rows)
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["MEMORY_BYTES", "SECONDS", "Limit", "limits", "render"]
+
+#: Every command at an accepted corner finishes within this many seconds on two cores...
+SECONDS = 60
+#: ... and this much address space.
+MEMORY_BYTES = 4 << 30
+
+
+@dataclass(frozen=True)
+class Limit:
+    """One accepted range: its value, the commands that take it, the range in words, the
+    command lines at its corners (``at``) and one step beyond (``beyond``: the arguments
+    and the words the one-line refusal must name)."""
+
+    value: str
+    commands: str
+    accepted: str
+    at: tuple[tuple[str, ...], ...] = ()
+    beyond: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = field(default=())
+
+
+def limits() -> list[Limit]:
+    """The table (constants read from the modules that enforce them)."""
+    from ..errors import MAX_DIM
+    from ..measure.checks import MAX_DPS_WORK
+    from ..measure.explore import MAX_EXPLORE_DIM, MAX_EXPLORE_WORK, MAX_LENGTH
+    from ..measure.explore.basebound import HIGHEST
+    from ..measure.multiaxis import MAX_GRID_VALUES
+    from ..measure.numeric import MAX_LEN, MAX_SCAN_WORK
+    from ..model.alibi import MAX_HEADS
+    from ..model.expressions import MAX_LENGTH as MAX_TEXT
+    from ..sweep.limits import HARD_MAX_POINTS, MAX_POINTS, MAX_RANGE_VALUES
+    from ..testing.rotary import MAX_HEAD_DIM
+    from .testing import MAX_TABLE_BYTES
+
+    scan_len = MAX_SCAN_WORK // MAX_DIM
+    explore_len = MAX_EXPLORE_WORK // MAX_EXPLORE_DIM
+    side = int(MAX_GRID_VALUES ** 0.5) // 64      # a square grid well inside the value limit
+    return [
+        Limit("dimension d (`--dim`, `dim=` of a spec, a config's head_dim)",
+              "every command (explore: see below)", f"2 … {MAX_DIM}",
+              at=(("prove", "--dim", str(MAX_DIM), "--json"),),
+              beyond=((("check", "--dim", str(MAX_DIM + 2), "--max-len", "10"), ("dim",)),
+                      (("prove", "--dim", str(MAX_DIM + 2)), ("dim",)))),
+        Limit("scan length L (`--max-len`)", "verify, check, derive",
+              f"1 … {MAX_LEN:.0e}".replace("e+0", "e") + f", and L·d ≤ 2^{MAX_SCAN_WORK.bit_length() - 1} = "
+              f"{MAX_SCAN_WORK}: L ≤ {MAX_SCAN_WORK // 512} at d = 512, L ≤ {scan_len} at "
+              f"d = {MAX_DIM}",
+              at=(("check", "--dim", str(MAX_DIM), "--max-len", str(scan_len), "--dps",
+                   str(MAX_DPS_WORK // MAX_DIM), "--json"),),
+              beyond=((("check", "--dim", "2", "--max-len", str(MAX_LEN + 1)), ("max_len",)),
+                      (("check", "--dim", str(MAX_DIM), "--max-len", str(scan_len + 1)),
+                       ("max_len", str(scan_len))),
+                      (("verify", "--dim", str(MAX_DIM), "--max-len", "1e6"), ("max_len",)))),
+        Limit("digits of the certification (`--dps`)", "verify, check",
+              f"50 … 1000, and dps·d ≤ {MAX_DPS_WORK}: dps ≤ {MAX_DPS_WORK // MAX_DIM} at "
+              f"d = {MAX_DIM}",
+              beyond=((("check", "--dim", "8", "--max-len", "10", "--dps", "1001"), ("dps",)),
+                      (("check", "--dim", str(MAX_DIM), "--max-len", "10", "--dps",
+                        str(MAX_DPS_WORK // MAX_DIM + 1)),
+                       ("dps", str(MAX_DPS_WORK // MAX_DIM))))),
+        Limit("context length L (`--length`, `--train-length`)", "explore, explain",
+              f"1 … {MAX_LENGTH} (2^24), and L·d ≤ 2^{MAX_EXPLORE_WORK.bit_length() - 1} for "
+              f"each encoding: L ≤ {explore_len} at d = {MAX_EXPLORE_DIM}",
+              beyond=((("explore", "rope:base=10000,dim=128", "--length", str(MAX_LENGTH + 1),
+                        "--no-proofs"), ("length",)),
+                      (("explore", f"rope:base=10000,dim={MAX_EXPLORE_DIM}", "--length",
+                        str(explore_len + 1)), ("length", str(explore_len))))),
+        Limit("dimension d of an explored encoding", "explore, explain, sweep",
+              f"2 … {MAX_EXPLORE_DIM} (its proofs take minutes beyond)",
+              beyond=((("explore", f"rope:base=10000,dim={MAX_EXPLORE_DIM + 2}", "--no-proofs"),
+                       ("dim", str(MAX_EXPLORE_DIM))),)),
+        Limit("base range of the base bound (`--base-range LO,HI`)", "explore --base-bound",
+              f"1 < LO < HI ≤ {HIGHEST:g}; ranges past the search's work budget are reported "
+              "undecided, never guessed",
+              at=(("explore", "rope:base=10000,dim=4", "--length", "355", "--base-bound",
+                   "--base-range", "2,1e15", "--no-proofs"),),
+              beyond=((("explore", "rope:base=10000,dim=4", "--length", "30", "--base-bound",
+                        "--base-range", f"2,{HIGHEST * 10:g}"), ("--base-range",)),)),
+        Limit("attention heads (`--heads`, `heads=`)", "prove, check, explain, check-impl "
+              "(`--alibi`)", f"1 … {MAX_HEADS}",
+              at=(("check", "--alibi", "--heads", str(MAX_HEADS), "--max-len", "1000000"),
+                  ("prove", "--alibi", "--heads", str(MAX_HEADS))),
+              beyond=((("prove", "--alibi", "--heads", str(MAX_HEADS + 1)), ("heads",)),)),
+        Limit("grid of positions (`--grid`)", "check (multi-axis presets)",
+              f"product of the sides × d ≤ {MAX_GRID_VALUES} values",
+              at=(("check", "--preset", "sincos-2d", "--dim", "16", "--grid",
+                   f"{side},{side}"),),
+              beyond=((("check", "--preset", "sincos-2d", "--dim", "1024", "--grid",
+                        f"{2 * side * 8},{2 * side * 8}"), ("grid",)),)),
+        Limit("positions of a callable (`--max-len`)", "check-impl",
+              "1 … 1e9 (576 of them are evaluated)",
+              beyond=((("check-impl", "math:pi", "--dim", "8", "--max-len", str(MAX_LEN + 1)),
+                       ("max_len",)),)),
+        Limit("head dim and largest position of a rotary embedding (`--rotary --dim`, "
+              "`--max-position`)", "check-impl",
+              f"head_dim ≤ {MAX_HEAD_DIM} (every basis vector is rotated), position 64 … 2^40",
+              beyond=((("check-impl", "math:pi", "--rotary", "--dim", str(MAX_HEAD_DIM + 2)),
+                       ("head_dim", str(MAX_HEAD_DIM))),)),
+        Limit("array data in a table file (.npy, .npz unpacked, .pt, .safetensors)",
+              "identify", f"{MAX_TABLE_BYTES >> 20} MiB"),
+        Limit("grid size", "sweep", f"{MAX_POINTS} points without `--yes`, {HARD_MAX_POINTS} "
+              f"with it; {MAX_RANGE_VALUES} values per range; each point's length and dim as "
+              "explore's"),
+        Limit("an expression (`--frequencies`, `--expression`, claims)",
+              "verify, check, prove, derive",
+              f"{MAX_TEXT} characters (and bounded depth, digits and exponents)",
+              beyond=((("check", "--preset", "explicit", "--dim", "2", "--frequencies",
+                        "1" + "+1" * MAX_TEXT), ("characters",)),)),
+    ]
+
+
+def render() -> list[str]:
+    """The Markdown table (docs/cli.md, ``posproof limits``)."""
+    lines = ["| value | commands | accepted |", "|---|---|---|"]
+    lines += [f"| {row.value} | {row.commands} | {row.accepted} |" for row in limits()]
+    return lines
