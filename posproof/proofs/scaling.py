@@ -29,13 +29,18 @@ from ..model.scaling.rules import (
     YaRNScaling,
     rotary_dim,
 )
+from ..evidence import Evidence, Sign
 from ..model.schedules import Schedule
 from ..precise import mp_value, mp_values
+from ..validated import sign as certified_sign
 
 __all__ = ["scaling_theorems"]
 
 _THETA, _F, _R, _S = sp.symbols("theta f r s", positive=True)
 _LEN, _LO, _HI = sp.symbols("L l h", positive=True)
+_T, _P = sp.symbols("t p", positive=True)
+#: The symbols this module declares positive: the domain of its statements.
+_POSITIVE_SYMBOLS = frozenset({_THETA, _F, _R, _S, _LEN, _LO, _HI, _T, _P})
 
 
 def _zero(expr: sp.Expr) -> bool:
@@ -51,6 +56,39 @@ def _mp_compare(ours: Sequence[sp.Expr], expected: Sequence[Any], dps: int = 50)
     a, b = mp_values(ours, dps), mp_values([sp.sympify(e) for e in expected], dps)
     with mpmath.workdps(dps):
         return max((abs(x - y) / abs(y) for x, y in zip(a, b, strict=True)), default=mpmath.mpf(0))
+
+
+def _positive(expr: sp.Expr) -> bool:
+    """expr > 0 by its structure alone: sums, products and real powers of positive numbers
+    and of the symbols this module declares positive (the domain of the statement).
+    No assumption flag is consulted: the rule is the proof.
+
+    >>> t = sp.Symbol("t", positive=True)
+    >>> _positive(3 * t * (1 + t / 2) ** sp.Rational(5, 3)), _positive(t - 1)
+    (True, False)
+    """
+    if expr.is_Rational:
+        return bool(expr > 0)
+    if expr.is_Symbol:
+        return expr in _POSITIVE_SYMBOLS
+    if expr.is_Add or expr.is_Mul:
+        return all(_positive(a) for a in expr.args)
+    if expr.is_Pow:
+        return _positive(expr.args[0]) and not expr.args[1].free_symbols - _POSITIVE_SYMBOLS \
+            and all(a.is_Symbol or a.is_Rational or a.is_Add or a.is_Mul or a.is_Pow
+                    for a in sp.preorder_traversal(expr.args[1]))
+    return False
+
+
+def _table_evidence(ours: Sequence[sp.Expr], expected: Sequence[Any],
+                    generic: list[sp.Expr]) -> Evidence:
+    """A proved table identity: the exact differences at the first and last pairs, which
+    the auditor must find consistent with 0."""
+    picks = sorted({0, len(ours) - 1}) if ours else []
+    items = [Sign(f"θ'_{i} − expected", sp.Add(ours[i], -sp.sympify(expected[i]),
+                                              evaluate=False), "zero") for i in picks]
+    return Evidence("symbolic identity", "structural", items,
+                    {"generic_identities": len(generic), "pairs": len(ours)})
 
 
 def _checked(name: str, statement: str, steps: list, generic: sp.Expr | list,
@@ -71,7 +109,8 @@ def _checked(name: str, statement: str, steps: list, generic: sp.Expr | list,
                           f"{mpmath.nstr(worst, 5)} at 50 digits")
     return Proof(name, statement, "proved", steps, crosscheck={
         "method": "concrete table vs the statement, mpmath", "dps": 50,
-        "max_relative_difference": mpmath.nstr(worst, 3), "pairs": len(ours), **extra})
+        "max_relative_difference": mpmath.nstr(worst, 3), "pairs": len(ours), **extra},
+        evidence=_table_evidence(ours, expected, exprs))
 
 
 def scaling_theorems(schedule: Schedule, d: int) -> list[Any]:
@@ -149,6 +188,13 @@ def _dynamic(rule: DynamicNTKScaling, d: int) -> list[Any]:
     a, b = mp_values([scaled[-1], default[-1]], 50)
     with mpmath.workdps(50):
         gap = abs(a - b)
+    diff = sp.Add(scaled[-1], -default[-1], evaluate=False)
+    decided = certified_sign(diff)
+    if decided in (None, 0):
+        out.append(Proof("scaling:factor_one[dynamic]", "factor = 1 gives the default table "
+                         "at every sequence length", "unknown", steps,
+                         note="the sign of θ'_k − θ_k was not certified"))
+        return out + _ntk(rule, d)
     steps.append(Step(f"s = {2 * length}: θ'_{d // 2 - 1} = {mpmath.nstr(a, 15)} ≠ θ_{d // 2 - 1}"
                       f" = {mpmath.nstr(b, 15)}", "mpmath at 50 digits"))
     out.append(Proof(
@@ -157,7 +203,10 @@ def _dynamic(rule: DynamicNTKScaling, d: int) -> list[Any]:
             "factor": 1, "seq_len": 2 * length, "pair": d // 2 - 1, "lhs": mpmath.nstr(a, 20),
             "rhs": mpmath.nstr(b, 20), "residual": mpmath.nstr(gap, 10), "dps": 50},
         note="expected refutation: HF's dynamic NTK still rescales beyond "
-             "max_position_embeddings when factor = 1 (base' = b·(s/L)^(d/(d−2)))"))
+             "max_position_embeddings when factor = 1 (base' = b·(s/L)^(d/(d−2)))",
+        evidence=Evidence("certified sign (interval arithmetic)", "all", [Sign(
+            f"θ'_{d // 2 - 1} − θ_{d // 2 - 1} at s = {2 * length}, factor 1", diff,
+            "positive" if decided > 0 else "negative")])))
     # default up to L
     ours, expected = [], []
     for s in sorted({1, max(length // 2, 1), length}):
@@ -171,27 +220,33 @@ def _dynamic(rule: DynamicNTKScaling, d: int) -> list[Any]:
         _F * _LEN / _LEN - (_F - 1) - 1, ours, expected, seq_lens_checked=[1, length // 2,
                                                                              length]))
     # monotone growth of the base
-    t, p = sp.symbols("t p", positive=True)
+    t, p = _T, _P
     base_of_t = _THETA * (1 + _F * t / _LEN) ** ((p + 2) / p)   # θ stands for b here, d = p + 2
     derivative = sp.diff(base_of_t, t)
     steps = [Step("with s = L + t (t > 0) and d = p + 2 (p > 0): "
                   "base'(t) = b·(1 + f·t/L)^(d/(d−2))", "substitution"),
              Step(f"d base'/dt = {derivative}: a product of positive factors",
                   "derivative", sp.latex(derivative))]
-    if derivative.is_positive is not True:
+    if not _positive(sp.factor(derivative)) and not _positive(derivative):
         out.append(Proof("scaling:monotone[dynamic]", "base'(s) grows strictly for s > L",
-                         "unknown", steps, note="SymPy could not decide the sign"))
+                         "unknown", steps, note="the derivative is not a product of positive "
+                         "factors as written"))
         return out + _ntk(rule, d)
     seqs = [length + 1, 2 * length, 4 * length, 16 * length]
-    bases = mp_values([rule.at(s).effective_base(d) for s in seqs], 50)
-    with mpmath.workdps(50):
-        ok = all(x < y for x, y in pairwise(bases))
+    exact = [rule.at(s).effective_base(d) for s in seqs]
+    bases = mp_values(exact, 50)
+    growth = [sp.Add(y, -x, evaluate=False) for x, y in pairwise(exact)]
+    ok = all(certified_sign(g) == 1 for g in growth)
     out.append(Proof(
         "scaling:monotone[dynamic]",
         f"base'(s) grows strictly with s for s > L = {length} (so every θ'_k, k ≥ 1, shrinks)",
         "proved" if ok else "unknown", steps, crosscheck={
             "seq_lens": seqs, "bases": [mpmath.nstr(v, 15) for v in bases], "dps": 50},
-        note=None if ok else "internal error, please report: the bases are not increasing"))
+        note=None if ok else "internal error, please report: the bases are not increasing",
+        evidence=Evidence("a product of positive factors (structure), instances certified",
+                          "structural", [Sign(f"base'({b}) − base'({a})", g, "positive")
+                                         for (a, b), g in zip(pairwise(seqs), growth,
+                                                              strict=True)])))
     return out + _ntk(rule, d)
 
 
@@ -269,6 +324,9 @@ def _llama3(rule: Llama3Scaling, d: int) -> list[Any]:
         return out
     steps.append(Step("both edge identities reduce to 0 for all L, low < high, factor",
                       "algebra", sp.latex(at_high)))
+    concrete = {_F: sp.sympify(rule.factor), _LO: sp.sympify(rule.low_freq_factor),
+                _HI: sp.sympify(rule.high_freq_factor),
+                _LEN: sp.Integer(rule.original_max_position_embeddings)}
     jumps = []
     with mpmath.workdps(50):
         f, lo, hi = (mp_value(v, 50) for v in (rule.factor, rule.low_freq_factor,
@@ -284,7 +342,10 @@ def _llama3(rule: Llama3Scaling, d: int) -> list[Any]:
                      "θ' as a function of the wavelength is continuous at λ = L/high and "
                      "λ = L/low", "proved" if ok else "unknown", steps,
                      crosscheck={"max_jump": mpmath.nstr(worst, 3), "dps": 50},
-                     note=None if ok else "internal error, please report: jump at an edge"))
+                     note=None if ok else "internal error, please report: jump at an edge",
+                     evidence=Evidence("symbolic identity", "structural", [
+                         Sign(f"jump at λ = L/{name}", edge.xreplace(concrete), "zero")
+                         for name, edge in (("high", at_high), ("low", at_low))])))
     return out
 
 

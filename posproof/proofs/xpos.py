@@ -23,6 +23,7 @@ import mpmath
 import sympy as sp
 
 from ..errors import InvalidParameter, check_int
+from ..evidence import Evidence, Sign
 from ..model.xpos import XPos
 from ..precise import DEFAULT_DPS, mp_values
 from ..report import Proof, Report, Step
@@ -67,6 +68,36 @@ def _relative_mp(xp: XPos, delta: int, q: list, k: list, freqs: list, zetas: lis
     return total
 
 
+def _pair_residual(xp: XPos, j: int, m: int, n: int, q: tuple[int, int],
+                   k: tuple[int, int]) -> sp.Expr:
+    """The exact residual of xpos:relative on pair j at (m, n) for integer q, k: 0 when true."""
+    w, z = xp.rotary.frequencies[j], xp.zetas()[j]
+    b = xp.scale_base
+
+    def rot(t: int, v: tuple[int, int]) -> tuple[sp.Expr, sp.Expr]:
+        c, s_ = sp.cos(w * t), sp.sin(w * t)
+        return v[0] * c - v[1] * s_, v[0] * s_ + v[1] * c
+    qa, qb = rot(m, q)
+    ka, kb = rot(n, k)
+    lhs = z ** sp.Rational(m, b) * z ** sp.Rational(-n, b) * (qa * ka + qb * kb)
+    ga, gb = rot(n - m, k)
+    rhs = z ** sp.Rational(m - n, b) * (q[0] * ga + q[1] * gb)
+    return sp.Add(lhs, -rhs, evaluate=False)
+
+
+def _relative_evidence(xp: XPos, seed: int) -> Evidence:
+    rng = random.Random(seed + 7)
+    items = []
+    for j in sorted({0, xp.head_dim // 2 - 1}):
+        m, n = rng.randrange(10**3, 10**5), rng.randrange(10**3, 10**5)
+        q = (rng.randint(-9, 9), rng.randint(-9, 9))
+        k = (rng.randint(-9, 9), rng.randint(-9, 9))
+        items.append(Sign(f"pair {j}: score(m={m}, n={n}) − relative form", _pair_residual(
+            xp, j, m, n, q, k), "zero"))
+    return Evidence("symbolic identity (generic pair identity and power law)", "structural",
+                    items, {"points_audited": len(items)})
+
+
 def _relative(xp: XPos, seed: int) -> Proof:
     statement = ("⟨x_q(m), x_k(n)⟩ = Σ_k ζ_k^((m−n)/B)·⟨q_k, G((n−m)θ_k) k_k⟩: the score "
                  "depends on m − n only")
@@ -99,7 +130,8 @@ def _relative(xp: XPos, seed: int) -> Proof:
     if not ok:
         return Proof("xpos:relative", statement, "unknown", steps, crosscheck=cross,
                      note="the mpmath cross-check disagreed")
-    return Proof("xpos:relative", statement, "proved", steps, crosscheck=cross, general=True)
+    return Proof("xpos:relative", statement, "proved", steps, crosscheck=cross, general=True,
+                 evidence=_relative_evidence(xp, seed))
 
 
 def _decay(xp: XPos) -> Proof:
@@ -127,13 +159,21 @@ def _decay(xp: XPos) -> Proof:
                   "derivative of an exponential"),
              Step(f"for d = {xp.head_dim}: ζ = {', '.join(str(z) for z in zetas)}",
                   "the instance, exact")]
+    lo, hi = min(zetas), max(zetas)
+    evidence = Evidence("exact rational algebra", "structural",
+                        [Sign("smallest ζ_k", lo, "positive"),
+                         Sign("largest ζ_k − 1", hi - 1, "negative")],
+                        {"pairs": len(zetas)})
     return Proof("xpos:decay", statement, "proved", steps, general=True,
-                 values={"zeta": [str(z) for z in zetas], "half_distance": halves})
+                 values={"zeta": [str(z) for z in zetas], "half_distance": halves},
+                 evidence=evidence)
 
 
 def prove_xpos(xp: XPos, *, seed: int = 0) -> Report:
     """Prove what holds for xPos; returns a :class:`~posproof.Report` (``xpos:relative``, ``xpos:decay``)."""  # noqa: E501
     if not isinstance(xp, XPos):
         raise InvalidParameter(f"{xp!r} is not an XPos; build one with posproof.XPos(head_dim)")
+    from ..audit import audit_report
+
     seed = check_int("seed", seed, minimum=0)
-    return Report(xp.to_dict(), [_relative(xp, seed), _decay(xp)])
+    return audit_report(Report(xp.to_dict(), [_relative(xp, seed), _decay(xp)]))
