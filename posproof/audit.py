@@ -176,15 +176,32 @@ def _finite(x: Any) -> Any:
     return x
 
 
+def _decimal_ball(flint: Any, text: str) -> Any:
+    """A decimal string as a ball widened by one unit in its last digit: engines print
+    their enclosures rounded to nearest, so the printed end may sit just inside the true one."""
+    from decimal import Decimal, InvalidOperation
+
+    try:
+        value = Decimal(str(text).strip())
+    except InvalidOperation as exc:
+        raise ValueError(text) from exc
+    if not value.is_finite():
+        raise ValueError(text)
+    sign, digits, exponent = value.as_tuple()
+    mid = flint.arb(flint.fmpz(int("".join(map(str, digits)) or "0")))
+    unit = flint.arb(10) ** int(exponent)
+    ball = mid * unit
+    return (-ball if sign else ball) + flint.arb(0, 1) * unit
+
+
 def _meets(flint: Any, ball: Any, lo: str | None, hi: str | None) -> bool:
     """Whether the engine's enclosure [lo, hi] meets the auditor's ball (True if unreadable)."""
     if lo is None or hi is None:
         return True
     try:
-        a, b = flint.arb(str(lo)), flint.arb(str(hi))
+        a, b = _decimal_ball(flint, lo), _decimal_ball(flint, hi)
     except (ValueError, TypeError):
         return True
-    # a, b are themselves balls (decimal strings are rounded): compare with slack
     return not (ball.upper() < a.lower() or ball.lower() > b.upper())
 
 

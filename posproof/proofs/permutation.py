@@ -26,8 +26,10 @@ from typing import Any
 import mpmath
 import sympy as sp
 from mpmath.ctx_iv import MPIntervalContext
+from mpmath.libmp import to_str
 
 from ..errors import check_int
+from ..evidence import Evidence, Sign
 from ..report import Proof, Report, Step
 
 __all__ = ["EXPECTED", "PERMUTATION_THEOREMS", "attention", "exit_status", "prove_permutation"]
@@ -158,12 +160,43 @@ def _equivariance(n_max: int, seed: int) -> Proof:
         return Proof("permutation:equivariance", statement, "unknown", steps, crosscheck=cross,
                      note="the symbolic lemmas or the mpmath cross-check disagreed")
     return Proof("permutation:equivariance", statement, "proved", steps, crosscheck=cross,
-                 general=True)
+                 general=True, evidence=Evidence(
+                     "exact symbolic lemmas (expand to 0) for every n", "structural",
+                     [Sign(f"A(PX) − P·A(X), entry {ij}", e, "zero")
+                      for ij, e in _exact_difference(pe=False, causal=False)[:2]],
+                     {"cases": cases}))
 
 
 def _sinusoid(n: int, d: int, ctx: Any) -> Matrix:
     return [[(ctx.sin if c % 2 == 0 else ctx.cos)(ctx.mpf(p) / ctx.mpf(10000) ** (
         ctx.mpf(c - c % 2) / d)) for c in range(d)] for p in range(n)]
+
+
+class _Exact:
+    """SymPy in the place of an interval context: the same formulas, exact."""
+
+    mpf = staticmethod(sp.sympify)
+    sin, cos, exp, sqrt = (staticmethod(sp.sin), staticmethod(sp.cos), staticmethod(sp.exp),
+                           staticmethod(sp.sqrt))
+
+
+def _exact_difference(*, pe: bool, causal: bool) -> list[tuple[list[int], sp.Expr]]:
+    """A(PX) − P·A(X) entry by entry, as exact SymPy, for the fixed example of _refute."""
+    n, d = 3, 2
+    x = [[sp.Rational(1, 2), sp.Integer(0)], [sp.Integer(0), sp.Integer(1)],
+         [sp.Integer(1), sp.Rational(-1, 3)]]
+    w = [[sp.Integer(1), sp.Integer(0)], [sp.Integer(0), sp.Integer(1)]]
+    add = _sinusoid(n, d, _Exact) if pe else [[sp.Integer(0)] * d for _ in range(n)]
+
+    def f(rows: Matrix) -> Matrix:
+        shifted = [[a + b for a, b in zip(r, s, strict=True)] for r, s in zip(rows, add,
+                                                                             strict=True)]
+        return attention(shifted, w, w, w, exp=sp.exp, sqrt_d=sp.sqrt(d), causal=causal)
+
+    perm = [1, 0, 2]
+    lhs, rhs = f(_permute(perm, x)), _permute(perm, f(x))
+    return [([i, j], sp.Add(lhs[i][j], -rhs[i][j], evaluate=False))
+            for i, j in itertools.product(range(n), range(d))]
 
 
 def _refute(name: str, statement: str, *, pe: bool, causal: bool, why: str) -> Proof:
@@ -204,7 +237,14 @@ def _refute(name: str, statement: str, *, pe: bool, causal: bool, why: str) -> P
                          [Step(why, "consequence"),
                           Step("the difference's interval (120-bit, outward rounding) "
                                "excludes 0", "validated interval arithmetic")],
-                         counterexample=cex)
+                         counterexample=cex, evidence=Evidence(
+                             "certified sign (interval arithmetic, 120 bits)", "all",
+                             [Sign(f"A(PX) − P·A(X), entry {[i, j]}",
+                                   dict(map(lambda t: (tuple(t[0]), t[1]),
+                                            _exact_difference(pe=pe, causal=causal)))[(i, j)],
+                                   "positive" if diff.a > 0 else "negative",
+                                   lo=to_str(diff._mpi_[0], 30),
+                                   hi=to_str(diff._mpi_[1], 30))]))
     return Proof(name, statement, "unknown",  # pragma: no cover - the example is fixed
                  note="no entry's enclosure excluded 0")
 
@@ -222,7 +262,10 @@ def _rope_offsets(seed: int) -> Proof:
     for p in inner:
         steps.extend(p.steps)
     status = "proved" if proved and len(proved) == len(inner) else "unknown"
-    return Proof("permutation:rope-offsets", statement, status, steps, general=True)
+    items = [i for p in proved if p.evidence is not None for i in p.evidence.items]
+    return Proof("permutation:rope-offsets", statement, status, steps, general=True,
+                 evidence=Evidence("the rotary relative theorem (posproof.proofs.rotary)",
+                                   "structural", items, {"theorems": [p.name for p in proved]}))
 
 
 def prove_permutation(*, n_max: int = 4, seed: int = 0) -> Report:
@@ -234,7 +277,9 @@ def prove_permutation(*, n_max: int = 4, seed: int = 0) -> Report:
                   "Decoders still need positions: the mask tells a token which tokens are before "
                   "it, not how far away each one is, and it leaves the order among the earlier "
                   "tokens invisible (their weights are a permutation-invariant set)")
-    return Report({"kind": "self-attention", "n_max": n_max}, [
+    from ..audit import audit_report
+
+    return audit_report(Report({"kind": "self-attention", "n_max": n_max}, [
         _equivariance(n_max, seed),
         _refute("permutation:sinusoidal-pe", "A(PX + PE) = P·A(X + PE): equivariance with a "
                 "sinusoidal PE added", pe=True, causal=False,
@@ -243,4 +288,4 @@ def prove_permutation(*, n_max: int = 4, seed: int = 0) -> Report:
         _refute("permutation:causal-mask", "A_causal(PX) = P·A_causal(X): equivariance with a "
                 "causal mask", pe=False, causal=True, why=causal_why),
         _rope_offsets(seed),
-    ])
+    ]))
