@@ -17,6 +17,11 @@ A third covers tests/corpus_validated.py (issue 12 §0: every reproduction, and
 claims around disguised rationals such as log(8)/log(2) or (1/(√2−1) − 1)²
 times 10^100): false never proved, true never refuted, every refutation
 confirmed by an independent interval evaluation, no crash, no hang.
+
+A fourth covers tests/corpus_numeric.py (issue 21): numeric verdicts — decay, the
+first negative kernel value, separation, the base bound, pair frequencies — on
+statements true or false by 10⁻³⁰ … 10⁻⁶⁰, their truth decided at 400 digits
+independently of posproof: no false statement holds, no true one fails.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import corpus  # noqa: E402
 import corpus_hair  # noqa: E402
+import corpus_numeric  # noqa: E402
 import corpus_validated  # noqa: E402
 
 COLUMNS = ("proved", "refuted", "refuted_unconfirmed", "unknown")
@@ -66,9 +72,11 @@ def main(argv: list[str] | None = None) -> int:
     }
     hair = _hair_section(args)
     validated = corpus_validated.section(listing=args.list)
+    numeric = corpus_numeric.section(listing=args.list)
     if args.json:
         print(json.dumps({"matrix": table, "bars": bars, "seconds": round(seconds, 1),
-                          "hair": hair, "validated": validated}, indent=2))
+                          "hair": hair, "validated": validated,
+                          "numeric": numeric}, indent=2))
     else:
         width = 12
         print(f"{'':14}" + "".join(f"{c.replace('_unconfirmed', '?'):>{width}}"
@@ -86,7 +94,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{len(outcomes)} statements in {seconds:.1f} s")
         _print_hair(hair)
         corpus_validated.print_section(validated)
-    sections_ok = all(hair["bars"].values()) and all(validated["bars"].values())
+        corpus_numeric.print_section(numeric)
+    sections_ok = (all(hair["bars"].values()) and all(validated["bars"].values())
+                   and all(numeric["bars"].values()))
     return 0 if all(bars.values()) and sections_ok else 1
 
 
