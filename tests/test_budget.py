@@ -150,3 +150,36 @@ def test_a_false_claim_stops_at_the_first_group_certainly_false() -> None:
     assert proof.status == "refuted"
     assert any("does not reduce to 0 on dims [0, 1]" in s.statement for s in proof.steps), \
         [s.statement for s in proof.steps]
+
+
+def test_a_timer_swallowed_by_a_bare_except_is_still_a_timeout():
+    """mpmath's interval comparison catches everything (a bare ``except:``) and returns
+    NotImplemented, so the safety timer's exception surfaces as a TypeError: after the
+    timer fired, that failure is the timeout's, not a traceback."""
+    import time as _time
+
+    from mpmath.ctx_iv import MPIntervalContext
+
+    from posproof.proofs.theorems.budget import Deadline, within
+
+    ctx = MPIntervalContext()
+    x = ctx.mpf(2)
+
+    def spin() -> None:
+        end = _time.monotonic() + 30
+        while _time.monotonic() < end:
+            if not (x > 0):                 # the timer lands inside mpmath's bare except
+                raise AssertionError("2 > 0")
+
+    result, why = within(Deadline(0.05), spin)
+    assert result is None and "safety timer" in why
+
+
+def test_a_genuine_error_without_the_timer_still_raises():
+    from posproof.proofs.theorems.budget import Deadline, within
+
+    def broken() -> None:
+        raise TypeError("a real bug")
+
+    with pytest.raises(TypeError, match="a real bug"):
+        within(Deadline(5), broken)

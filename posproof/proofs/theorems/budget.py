@@ -18,7 +18,9 @@ default :data:`DEFAULT_TIMEOUT` seconds per theorem):
    deadline plus a grace period; its handler raises :class:`_Expired` (a
    ``BaseException``, so no ``except Exception`` inside SymPy swallows it), once:
    the handler disables itself before raising, so a second tick can never land
-   in the code that handles the first.  The timer and the previous handler are
+   in the code that handles the first.  A library whose bare ``except:`` swallows it
+   (mpmath's interval comparisons) fails in another way instead; once the timer has
+   fired, any exception is taken as the timeout.  The timer and the previous handler are
    always restored, and mpmath's precision (the
    one global state such an interruption could leave changed) is put back.  In
    other threads, or when ``SIGALRM`` is taken (a test's own time limit), only
@@ -115,6 +117,7 @@ class _Net:
     def __init__(self, deadline: Deadline) -> None:
         self.deadline = deadline
         self.active = False
+        self.fired = False
         self.previous: Any = None
 
     def usable(self) -> bool:
@@ -126,6 +129,7 @@ class _Net:
     def _handler(self, signum: int, frame: Any) -> None:
         if self.active:
             self.active = False
+            self.fired = True
             raise _Expired
 
     def arm(self) -> None:
@@ -156,6 +160,15 @@ def within(deadline: Deadline, compute: Callable[[], T]) -> tuple[T | None, str 
         return None, str(exc)
     except _Expired:
         mpmath.mp.prec, mpmath.iv.prec = prec, iv_prec  # an interrupted workprec's exit
+        return None, (f"a symbolic step did not finish within {deadline.describe(short=True)} "
+                      "(stopped by the safety timer)")
+    except Exception:
+        # A library's bare ``except:`` can swallow the timer's exception and fail otherwise
+        # (mpmath's interval comparison turns it into NotImplemented, hence a TypeError):
+        # after the timer fired, any failure is the timeout's.
+        if not net.fired:
+            raise
+        mpmath.mp.prec, mpmath.iv.prec = prec, iv_prec
         return None, (f"a symbolic step did not finish within {deadline.describe(short=True)} "
                       "(stopped by the safety timer)")
     finally:
