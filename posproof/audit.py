@@ -136,7 +136,7 @@ def _walk(flint: Any, expr: sp.Expr) -> Any:  # noqa: C901 - one case per SymPy 
             e = int(exp)
             if e < 0 and b.contains(0):
                 raise _Undecided("1/x of a ball that contains 0")
-            return _finite(b ** e)
+            return _finite(_integer_power(flint, b, e))
         b = _walk(flint, base)
         if not b > 0:
             raise _Undecided("a real power of a ball not certainly positive")
@@ -168,6 +168,23 @@ def _walk(flint: Any, expr: sp.Expr) -> Any:  # noqa: C901 - one case per SymPy 
             raise _Undecided(f"{expr.func.__name__} of a ball across an integer")
         return f[0]
     raise _Undecided(f"the auditor does not evaluate {expr.func.__name__}(…)")
+
+
+def _integer_power(flint: Any, b: Any, e: int) -> Any:
+    """b**e by repeated squaring: python-flint's ``arb ** int`` is NaN for a ball containing 0."""
+    if e < 0:
+        return 1 / _integer_power(flint, b, -e)
+    if e > 1 << 20:
+        raise _Undecided(f"a power with exponent {e}")
+    base = abs(b) if e % 2 == 0 else b
+    out = flint.arb(1)
+    while e:
+        if e & 1:
+            out = out * base
+        e >>= 1
+        if e:
+            base = base * base
+    return out
 
 
 def _finite(x: Any) -> Any:

@@ -146,3 +146,11 @@ def test_audit_results_are_recorded_in_json():
     out = Proof("demo", "s", "proved", evidence=ev).to_dict()["evidence"]
     assert out["audit"]["status"] == "confirmed"
     assert out["items"][0]["quantity"] == "-99/70 + sqrt(2)"
+
+
+def test_an_integer_power_of_a_ball_around_zero_is_finite():
+    # python-flint's arb ** int is NaN for a ball containing 0; the auditor squares instead
+    tiny = (sp.cos(1) + sp.cos(sp.pi - 1 + sp.Symbol("h"))) ** 2
+    assert decide(Sign("f(1)²", tiny, "positive", env={"h": HAIR}))[0] == "confirmed"
+    assert decide(Sign("f(1)³", (KERNEL) ** 3, "negative", env={"h": HAIR}))[0] == "confirmed"
+    assert decide(Sign("f(1)⁻²", KERNEL ** -2, "positive", env={"h": HAIR}))[0] == "confirmed"
