@@ -1,5 +1,19 @@
 """posproof: prove, refute and measure claims about positional encodings."""
 
+# python-flint (the independent auditor's Arb) is installed with posproof, and SymPy picks
+# it up as its integer type when it finds it ("auto" ground types); SymPy is tested less
+# with it (its perfect-power search overflows on fmpz integers of 300+ digits). posproof's
+# engine is tested on SymPy's own ground types, so unless the user chose (or SymPy is
+# already imported), keep what SymPy used before flint was around: gmpy2 if installed,
+# else pure Python. The auditor uses flint directly and does not need SymPy to.
+import importlib.util as _util
+import os as _os
+import sys as _sys
+
+if "sympy" not in _sys.modules:
+    _os.environ.setdefault("SYMPY_GROUND_TYPES",
+                           "gmpy" if _util.find_spec("gmpy2") is not None else "python")
+
 from .errors import InvalidEncoding, InvalidExpression, InvalidParameter, PosproofError, UnknownName
 from .measure.checks import CHECKS, check
 from .measure.explore import base_bound, explore

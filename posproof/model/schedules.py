@@ -110,7 +110,12 @@ def _power(base: sp.Expr, exponent: sp.Rational) -> sp.Expr:
     small roots, since SymPy's perfect-power search is slow for high ones."""
     if exponent == 0:
         return sp.Integer(1)
-    return sp.Pow(base, exponent, evaluate=sp.Rational(exponent).q <= 32)
+    try:
+        return sp.Pow(base, exponent, evaluate=sp.Rational(exponent).q <= 32)
+    except OverflowError:
+        # SymPy on python-flint integers (its "flint" ground types, when the user imported
+        # SymPy before posproof) overflows in its perfect-power search: keep it unevaluated
+        return sp.Pow(base, exponent, evaluate=False)
 
 
 @dataclass(frozen=True)
