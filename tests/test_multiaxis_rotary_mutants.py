@@ -31,7 +31,8 @@ def _angles32(x, positions):
 
 def test_a_nan_output_at_one_position_fails() -> None:
     good = check_multi_rotary(_exact(), ROT)
-    assert good.ok and good.checks[0]["status"] == "pass"
+    assert good.ok
+    assert good.checks[0]["status"] == "pass"
 
     def nan_at_one(x, positions):
         out = _exact()(x, positions)
@@ -51,9 +52,11 @@ def test_positions_reach_max_position() -> None:
         return _exact()(x, np.minimum(np.asarray(positions), 1023))
 
     bad = check_multi_rotary(clamped, ROT)
-    assert not bad.ok and bad.max_position >= 1024
+    assert not bad.ok
+    assert bad.max_position >= 1024
     good = check_multi_rotary(clamped, ROT, max_position=1024)
-    assert good.ok and good.max_position <= 1023
+    assert good.ok
+    assert good.max_position <= 1023
     # an impl right only below 16 fails even at max_position=17 (a position of 16 is drawn)
     assert not check_multi_rotary(lambda x, p: _exact()(x, np.minimum(np.asarray(p), 15)),
                                   ROT, max_position=64).ok
@@ -90,6 +93,7 @@ def test_a_coarser_input_dtype_is_judged_even_when_the_output_is_wider() -> None
         return _exact(np.float16)(x, p).astype(np.float64)
 
     rep = check_multi_rotary(widened, ROT, dtype="float16")
-    assert rep.ok and rep.dtype == "float16"
+    assert rep.ok
+    assert rep.dtype == "float16"
     # the other side: a float16 rounding is too coarse when the input is float32
     assert not check_multi_rotary(widened, ROT, dtype="float32").ok

@@ -156,7 +156,8 @@ def test_abs_of_an_interval_straddling_zero_reaches_both_ends() -> None:
     s = sp.Symbol("s")
     for lo_, hi_, top in ((-3, 1, 3), (-1, 3, 3), (-2, 2, 2)):
         lo, hi = bounds(enclose(sp.Abs(s), {s: mpmath.iv.mpf([lo_, hi_])}, prec=64))
-        assert lo == 0 and hi == top
+        assert lo == 0
+        assert hi == top
     for lo_, hi_ in ((-3, -1), (1, 3)):                 # one-signed: [1, 3] either way
         assert bounds(enclose(sp.Abs(s), {s: mpmath.iv.mpf([lo_, hi_])}, prec=64)) == (1, 3)
     # |s| − 2.5 over s in [−3, 1] may be positive (at s = −3): its sign is not certified
