@@ -104,7 +104,8 @@ def test_a_table_judged_nowhere_does_not_pass() -> None:
     # and the right table starting at 15 passes, judged on that row only
     good = check_encoding(enc.table(np.arange(15, 79)), enc, first_position=15,
                           angles="bfloat16")
-    assert good.ok and good.label.startswith("pass (judged 2 of 128 entries")
+    assert good.ok
+    assert good.label.startswith("pass (judged 2 of 128 entries")
 
 
 def test_a_complete_pass_is_a_bare_pass_with_evidence_all() -> None:
@@ -137,7 +138,8 @@ def test_identify_and_assert_encoding_agree_on_float16_angles(f16: np.ndarray) -
     assert widened.ok
     # identify: a match only under the tolerance of angles formed in float16, on the
     # entries that tolerance judges — the numbers assert_encoding reports
-    assert found.matched and found.angles == "float16"
+    assert found.matched
+    assert found.angles == "float16"
     assert "assert_encoding's default, angles formed in float64, fails" in found.summary
     assert found.coverage["judged"] == widened.evidence.covered == 102902
     assert found.coverage["entries"] == widened.evidence.total == 2048 * 64
@@ -150,7 +152,8 @@ def test_identify_and_assert_encoding_agree_on_float16_angles(f16: np.ndarray) -
 def test_identify_of_a_rounded_exact_table_needs_no_angles() -> None:
     table = posproof.preset("vaswani", dim=64).table(2048, dtype="float16")
     found = identify(table)
-    assert found.matched and found.angles is None
+    assert found.matched
+    assert found.angles is None
     assert found.coverage == {"judged": 2048 * 64, "entries": 2048 * 64}
     assert check_encoding(table, "vaswani").ok
 
@@ -174,7 +177,21 @@ def test_identify_refuses_a_match_judged_at_less_than_half() -> None:
     assert not report.ok
     # float16's tolerance (8× narrower) holds it and judges more than half: that one is named
     assert report.accepted_with_angles == "float16"
-    assert not check_encoding(table, enc, angles="float16").label == "pass"
+    # the bfloat16 tolerance alone: within it, but judged at less than half — not suggested
+    from posproof.testing.encodings import suggest_angles
+    from posproof.testing.reports import ImplReport
+
+    probe = ImplReport(False, "encoding", {}, "bfloat16", 0, 0)
+    cov = Coverage(8)
+    cov.judged, cov.total = 11522, 32768
+    cov.first[0] = 15
+    suggest_angles(probe, ("bfloat16", cov))
+    assert probe.accepted_with_angles is None
+    assert "judges little (judged 11522 of 32768 entries" in probe.angles_note
+    cov.judged = 16384                                     # exactly half: suggested
+    suggest_angles(probe, ("bfloat16", cov))
+    assert probe.accepted_with_angles == "bfloat16"
+    assert check_encoding(table, enc, angles="float16").label != "pass"
 
 
 def test_check_impl_prints_the_same_verdict(f16: np.ndarray, tmp_path, capsys) -> None:
@@ -185,7 +202,8 @@ def test_check_impl_prints_the_same_verdict(f16: np.ndarray, tmp_path, capsys) -
     path.write_text(f"import numpy as np\nT = np.load({str(tmp_path / 't.npy')!r})\n")
     assert main(["check-impl", f"{path}:T", "--preset", "vaswani"]) == 1
     out = capsys.readouterr().out
-    assert 'pass angles="float16"' in out and "positions ≥ 127" in out
+    assert 'pass angles="float16"' in out
+    assert "positions ≥ 127" in out
     assert main(["check-impl", f"{path}:T", "--preset", "vaswani", "--angles", "float16",
                  "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
@@ -203,5 +221,10 @@ def test_rotary_with_float16_angles_at_large_positions_is_judged_in_part() -> No
     assert report.ok
     assert report.label.startswith("pass (judged ")
     assert report.evidence.coverage == "sample"
-    full = check_rotary(apply_fn, rot, dtype="float64")
-    assert full.ok and full.label == "pass" and full.evidence.coverage == "all"
+    full = check_rotary(apply_fn, rot, dtype="float64", max_position=4096)
+    # 96 positions of 4096, every basis vector (16) and channel (16): a sample, every
+    # entry of it judged
+    assert full.ok
+    assert full.label == f"pass (sampled: {96 * 256} of {4096 * 256} entries)"
+    assert full.evidence.coverage == "sample"
+    assert (full.evidence.covered, full.evidence.total) == (96 * 256, 4096 * 256)

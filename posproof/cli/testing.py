@@ -512,7 +512,8 @@ def _render(report: Any, label: str) -> str:
              ""]
     for c in report.checks:
         values = ", ".join(_shown(k, v) for k, v in c.items()
-                           if k not in ("name", "status", "label") and not isinstance(v, (dict, list)))
+                           if k not in ("name", "status", "label")
+                           and not isinstance(v, (dict, list)))
         lines.append(f"  {symbol.get(c['status'], '?')} {c['name']:<18} "
                      f"{c.get('label', c['status']):<5} {values}")
     if any("score" in c for c in report.checks):

@@ -196,7 +196,7 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
     if explain:
         unscaled = table if scale == 1.0 else table / scale
         explain_encoding(report, unscaled, pos, enc, eps, tol.eps_angle, calls, dtname)
-    _suggest_angles(report, accepting)
+    suggest_angles(report, accepting)
     report.message = encoding_message(report, label, tol)
     return report
 
@@ -224,7 +224,7 @@ def _accepting_angles(table: np.ndarray, pos: np.ndarray, enc: Any, dtname: str,
     for name in ("float32", "float16", "bfloat16"):
         cmp = compare(table, pos, enc, Tolerance.of(dtname, name, scale), scale=scale)
         if cmp.score <= 1.0:
-            return (name, cmp.coverage) if cmp.coverage.meaningful else None
+            return name, cmp.coverage
     return None
 
 
@@ -239,6 +239,11 @@ def suggest_angles(report: ImplReport, accepting: tuple[str, Coverage] | None) -
     if accepting is None:
         return
     name, cov = accepting
+    if not cov.meaningful:
+        report.angles_note = (
+            f'angles="{name}" would accept this table only where its tolerance judges little '
+            f"(judged {cov.judged} of {cov.total} entries; {cov.unjudged()}): not suggested")
+        return
     best = report.hypotheses[0] if report.hypotheses and report.hypotheses[0].get("fits") \
         else None
     if best is not None and not str(best.get("key", "")).startswith(_PRECISION_KEYS):
@@ -251,8 +256,6 @@ def suggest_angles(report: ImplReport, accepting: tuple[str, Coverage] | None) -
     if not cov.complete:
         report.angles_note = f"judged {cov.judged} of {cov.total} entries; {cov.unjudged()}"
 
-
-_suggest_angles = suggest_angles
 
 
 def assert_encoding(impl: Any, spec: Any = "vaswani", **kwargs: Any) -> ImplReport:

@@ -266,7 +266,8 @@ def check_multi_rotary(apply_fn: Any, spec: Any, *, dtype: str = "float32",
     report.max_error = float(np.nan_to_num(np.abs(y - expected), nan=math.inf).max())
     text = np.all(pos == pos[:1], axis=0)
     text_score = float(ratio[:, text].max()) if text.any() else 0.0
-    cov = Coverage(h)
+    cov = Coverage(h, population=None if positions is not None else
+                   max(int(pos.shape[1]), max_position ** rot.axes) * h * h)
     cov.add(tol, mtheta_pos(pos, axis_c), np.arange(h), tolerance, weight=h)
     first = {"name": "matches_spec", "status": "fail", "score": round(report.score, 6),
              "max_error": report.max_error, "tolerance": report.tolerance["formula"]}
