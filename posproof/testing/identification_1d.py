@@ -68,6 +68,7 @@ from .identification_measure import (
     pairings,
     residual,
 )
+from .judging import ranges
 
 __all__ = [
     "TOLERANCE",
@@ -166,26 +167,6 @@ class Identification:
             lines.append("rebuild with: " + "; ".join(self.presets))
         lines += [f"note: {n}" for n in self.notes]
         return "\n".join(lines)
-
-
-def ranges(values: list[int], limit: int = 8) -> str:
-    """Compact 'a–b, c' text for sorted integers.
-
-    >>> ranges([0, 1, 2, 5, 7, 8])
-    '0–2, 5, 7–8'
-    """
-    out: list[str] = []
-    i = 0
-    while i < len(values):
-        j = i
-        while j + 1 < len(values) and values[j + 1] == values[j] + 1:
-            j += 1
-        out.append(str(values[i]) if i == j else f"{values[i]}–{values[j]}")
-        i = j + 1
-    text = ", ".join(out[:limit])
-    return text + (f", … ({len(values)} in all)" if len(out) > limit else "")
-
-
 
 
 def read_table(table: Any, dtype: str | None = None) -> tuple[np.ndarray, str]:

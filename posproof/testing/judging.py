@@ -28,7 +28,7 @@ import numpy as np
 from .arrays import dtype_eps
 from .identification_families import TOLERANCE
 
-__all__ = ["OUTPUT_ULPS", "VACUOUS", "Coverage", "Tolerance"]
+__all__ = ["OUTPUT_ULPS", "VACUOUS", "Coverage", "Tolerance", "ranges"]
 
 #: Ulps of the output a correct table may be off by in its own dtype (rounding, sin/cos).
 OUTPUT_ULPS = 4.0
@@ -161,8 +161,6 @@ class Coverage:
 
     def unjudged(self) -> str:
         """Which entries were not judged, in words ('' when all were)."""
-        from .identification_1d import ranges
-
         x = self.first_position()
         if x is None:
             return ""
@@ -241,3 +239,21 @@ def judges_little(tol: np.ndarray, amplitude: float = 1.0) -> bool:
     (True, False)
     """
     return bool(2 * int(np.count_nonzero(tol < VACUOUS * amplitude)) < tol.size)
+
+
+def ranges(values: list[int], limit: int = 8) -> str:
+    """Compact 'a–b, c' text for sorted integers.
+
+    >>> ranges([0, 1, 2, 5, 7, 8])
+    '0–2, 5, 7–8'
+    """
+    out: list[str] = []
+    i = 0
+    while i < len(values):
+        j = i
+        while j + 1 < len(values) and values[j + 1] == values[j] + 1:
+            j += 1
+        out.append(str(values[i]) if i == j else f"{values[i]}–{values[j]}")
+        i = j + 1
+    text = ", ".join(out[:limit])
+    return text + (f", … ({len(values)} in all)" if len(out) > limit else "")
