@@ -8,6 +8,7 @@ statement runs under a hard time limit).  Unknown is allowed on either side.
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 
 import corpus
 import corpus_validated as cv
@@ -142,3 +143,81 @@ def test_the_issue_commands(capsys: pytest.CaptureFixture[str], argv, name, stat
     theorem = _prove_json(capsys, *argv)[name]
     assert theorem["status"] == status, theorem.get("note")
     assert check(theorem)
+
+
+# ------------------------------------------------------------------ mutants (issue 21 §4)
+def test_abs_of_an_interval_straddling_zero_reaches_both_ends() -> None:
+    """|x| for x in [−3, 1] is [0, 3]: the upper end is max(−a, b), not max(a, b) (= 1), and
+    the lower end is 0 (a straddling interval contains 0)."""
+    import mpmath
+
+    from posproof.validated import bounds, enclose, sign
+
+    s = sp.Symbol("s")
+    for lo_, hi_, top in ((-3, 1, 3), (-1, 3, 3), (-2, 2, 2)):
+        lo, hi = bounds(enclose(sp.Abs(s), {s: mpmath.iv.mpf([lo_, hi_])}, prec=64))
+        assert lo == 0
+        assert hi == top
+    for lo_, hi_ in ((-3, -1), (1, 3)):                 # one-signed: [1, 3] either way
+        assert bounds(enclose(sp.Abs(s), {s: mpmath.iv.mpf([lo_, hi_])}, prec=64)) == (1, 3)
+    # |s| − 2.5 over s in [−3, 1] may be positive (at s = −3): its sign is not certified
+    # negative; over s in [−2, 1] it is (|s| ≤ 2 < 2.5)
+    assert sign(sp.Abs(s) - sp.Rational(5, 2), {s: mpmath.iv.mpf([-3, 1])}) is None
+    assert sign(sp.Abs(s) - sp.Rational(5, 2), {s: mpmath.iv.mpf([-2, 1])}) == -1
+
+
+def test_sign_of_an_enclosure_touching_zero_is_not_certified() -> None:
+    """An enclosure [0, b] (or [a, 0]) does not exclude 0: no sign; just off 0 it does."""
+    import mpmath
+
+    from posproof.validated import sign
+
+    s = sp.Symbol("s")
+    assert sign(sp.Abs(s), {s: 0}) is None            # exactly 0: enclosure [0, 0]
+    assert sign(-sp.Abs(s), {s: 0}) is None
+    assert sign(s, {s: mpmath.iv.mpf([0, 1])}) is None
+    assert sign(s, {s: mpmath.iv.mpf([-1, 0])}) is None
+    tiny = Fraction(1, 10**30)
+    assert sign(sp.Abs(s), {s: tiny}) == 1
+    assert sign(-sp.Abs(s), {s: tiny}) == -1
+
+
+def test_mp_value_keeps_its_digit_promise_under_cancellation() -> None:
+    """((√2 + 1)²·10⁶⁰ − (3 + 2√2)·10⁶⁰ + π is π; the first enclosure (about 190 bits) is
+    thousands wide, so only the width check forces the precision up until 50 digits hold."""
+    import mpmath
+
+    from posproof.precise import mp_value
+    from posproof.validated import enclose, width_ok
+
+    big = sp.Integer(10) ** 60
+    expr = (sp.sqrt(2) + 1) ** 2 * big - (3 + 2 * sp.sqrt(2)) * big + sp.pi
+    assert not width_ok(enclose(expr, prec=int(50 * 3.33) + 24), 50)
+    value = mp_value(expr, 50)
+    with mpmath.workdps(120):
+        assert abs(value - mpmath.pi) <= mpmath.mpf(10) ** -49 * mpmath.pi
+    # width_ok from both sides: a width just under / just over 10^-digits of the scale
+    with mpmath.workprec(400):
+        eps = mpmath.mpf(10) ** -50
+        assert width_ok(mpmath.iv.mpf([1, 1 + eps * (1 - mpmath.mpf(2) ** -40)]), 50)
+        assert not width_ok(mpmath.iv.mpf([1, 1 + eps * (1 + mpmath.mpf(2) ** -40)]), 50)
+        assert width_ok(mpmath.iv.mpf([0, eps / 2]), 50)
+        assert not width_ok(mpmath.iv.mpf([0, 2 * eps]), 50)
+
+
+DISGUISED = (sp.sqrt(2) + sp.sqrt(3)) ** 2 - 2 * sp.sqrt(6) + sp.Rational(1, 10**13 + 1)
+
+
+def test_a_sum_of_radicals_that_is_rational_is_never_called_irrational() -> None:
+    """(√2 + √3)² − 2√6 + 1/(10¹³+1) = 5 + 1/(10¹³+1): rational, of height above the
+    small-rational guess (10¹²), so only the exact expansion can tell."""
+    exact = sp.Rational(5 * (10**13 + 1) + 1, 10**13 + 1)
+    assert irrational(DISGUISED) is None
+    assert exact_ratio(DISGUISED, sp.Integer(1)) == exact
+    from posproof.validated import rational_value
+
+    assert rational_value(DISGUISED) == exact
+    # the other side: a + b·√6 with b ≠ 0 is irrational, even 1/(10¹³+1)·√6 away
+    near = DISGUISED + sp.sqrt(6) / (10**13 + 1)
+    assert irrational(near) is not None
+    assert rational_value(near) is None

@@ -512,14 +512,18 @@ def _render(report: Any, label: str) -> str:
              ""]
     for c in report.checks:
         values = ", ".join(_shown(k, v) for k, v in c.items()
-                           if k not in ("name", "status") and not isinstance(v, (dict, list)))
-        lines.append(f"  {symbol[c['status']]} {c['name']:<18} {c['status']:<5} {values}")
+                           if k not in ("name", "status", "label")
+                           and not isinstance(v, (dict, list)))
+        lines.append(f"  {symbol.get(c['status'], '?')} {c['name']:<18} "
+                     f"{c.get('label', c['status']):<5} {values}")
     if any("score" in c for c in report.checks):
         lines.append("  (error/tolerance: the worst |impl − expected| over its tolerance at "
                      "that place; a check passes when it is ≤ 1)")
     lines.append("")
     if report.ok:
-        lines.append("verdict: OK — the implementation matches the specification")
+        label = getattr(report, "label", "pass")
+        lines.append("verdict: OK — the implementation matches the specification"
+                     + (f" ({label[len('pass ('):-1]})" if label != "pass" else ""))
     else:
         lines += [report.message, "", "verdict: MISMATCH"]
     return "\n".join(lines)

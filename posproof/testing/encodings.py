@@ -12,6 +12,7 @@ from ..errors import MAX_DIM, InvalidParameter, PosproofError, check_int
 from .arrays import as_array, dtype_eps
 from .explain import explain_encoding
 from .identification import ranges
+from .judging import Coverage, judge, nothing_judged
 from .reports import ImplReport, InvalidImplementation, encoding_label, encoding_message, nonfinite
 from .tables import (
     DEFAULT_MAX_LEN,
@@ -156,16 +157,28 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
         return report
     omega = enc.column_frequencies_float
     cmp = compare(table, pos, enc, tol, scale=scale)
+    cov = cmp.coverage
+    if calls is not None:       # a callable is checked at some positions of its range
+        cov.population = max(cov.total, (max_len if positions is None else pos.size) * enc.dim)
     report.score, report.max_error = cmp.score, cmp.max_error
-    report.ok = cmp.score <= 1.0
     report.tolerance = _tolerance_dict(tol, scale)
-    report.checks = [{"name": "matches_spec", "status": "pass" if report.ok else "fail",
-                      "score": round(report.score, 6), "max_error": report.max_error,
-                      "tolerance": tol.formula}]
+    check: dict[str, Any] = {"name": "matches_spec", "status": "fail",
+                             "score": round(report.score, 6), "max_error": report.max_error,
+                             "tolerance": tol.formula}
+    status = judge(check, cmp.score, cov)
+    report.checks = [check]
+    report.ok = status == "pass"                  # a pass needs judged entries
     if report.ok:
+        report.evidence = cov.evidence(
+            "exhaustive comparison" if cov.population is None else "sampled comparison",
+            {"tolerance": tol.formula, "score": report.score})
         return report
-    if angles is None:
-        report.accepted_with_angles = _accepting_angles(table, pos, enc, dtname, scale)
+    if status == "unknown":     # every entry within a tolerance that judges none of them
+        report.score = math.inf
+        report.explanation = nothing_judged(tol, cov)
+        report.message = f"impl not judged against {label}: {report.explanation}"
+        return report
+    accepting = _accepting_angles(table, pos, enc, dtname, scale) if angles is None else None
     rows, cols = np.flatnonzero(cmp.bad_rows), np.flatnonzero(cmp.bad_cols)
     report.bad_positions = [int(pos[r]) for r in rows[:64]]
     report.bad_dims = [int(c) for c in cols[:64]]
@@ -183,6 +196,7 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
     if explain:
         unscaled = table if scale == 1.0 else table / scale
         explain_encoding(report, unscaled, pos, enc, eps, tol.eps_angle, calls, dtname)
+    suggest_angles(report, accepting)
     report.message = encoding_message(report, label, tol)
     return report
 
@@ -203,13 +217,45 @@ def _tolerance_dict(tol: Tolerance, scale: float) -> dict[str, Any]:
 
 
 def _accepting_angles(table: np.ndarray, pos: np.ndarray, enc: Any, dtname: str,
-                      scale: float) -> str | None:
-    """The most precise ``angles=`` dtype whose tolerance the table is within, if any."""
+                      scale: float) -> tuple[str, Coverage] | None:
+    """The most precise ``angles=`` dtype whose tolerance the table is within, if any, and
+    what that tolerance judges: it must judge half the entries at least (a tolerance of 2
+    and more accepts any value, so a table within it there has shown nothing)."""
     for name in ("float32", "float16", "bfloat16"):
-        if compare(table, pos, enc, Tolerance.of(dtname, name, scale),
-                    scale=scale).score <= 1.0:
-            return name
+        cmp = compare(table, pos, enc, Tolerance.of(dtname, name, scale), scale=scale)
+        if cmp.score <= 1.0:
+            return name, cmp.coverage
     return None
+
+
+#: Explanations that are a choice of precision (the rest are bugs).
+_PRECISION_KEYS = ("angles-", "positions-")
+
+
+def suggest_angles(report: ImplReport, accepting: tuple[str, Coverage] | None) -> None:
+    """Name ``angles=`` in the report when the table is within its tolerance at a meaningful
+    part of the table, and no bug (a confirmed explanation that is not a precision) reproduces
+    the table: the wide tolerance of a low-precision angle accepts many bugs."""
+    if accepting is None:
+        return
+    name, cov = accepting
+    if not cov.meaningful:
+        report.angles_note = (
+            f'angles="{name}" would accept this table only where its tolerance judges little '
+            f"(judged {cov.judged} of {cov.total} entries; {cov.unjudged()}): not suggested")
+        return
+    best = report.hypotheses[0] if report.hypotheses and report.hypotheses[0].get("fits") \
+        else None
+    if best is not None and not str(best.get("key", "")).startswith(_PRECISION_KEYS):
+        report.angles_note = (
+            f'angles="{name}" would accept this table only because its tolerance '
+            f"(16·(eps + eps_{name}·|x·ω|)) is wide; a mistake reproduces it exactly (below): "
+            "not a choice of precision")
+        return
+    report.accepted_with_angles = name
+    if not cov.complete:
+        report.angles_note = f"judged {cov.judged} of {cov.total} entries; {cov.unjudged()}"
+
 
 
 def assert_encoding(impl: Any, spec: Any = "vaswani", **kwargs: Any) -> ImplReport:

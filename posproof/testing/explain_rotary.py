@@ -29,6 +29,7 @@ import numpy as np
 from .arrays import dtype_eps
 from .hypotheses import ULPS, Outcome, order
 from .identification import TOLERANCE
+from .judging import judges_little
 
 _EPS32 = 2.0**-23
 
@@ -134,8 +135,8 @@ def _score(h: RotHypothesis, y: np.ndarray, positions: np.ndarray, eps: float,
         blind = bool(np.all(np.abs(y - spec) <= near[None]))
     b, s, c = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
     score, resid = float(ratio[b, s, c]), float(diff.max())
-    if noop or blind:          # changes nothing, or cannot be told from the spec
-        score = math.inf
+    if noop or blind or judges_little(tol, amp):  # changes nothing, cannot be told from the
+        score = math.inf                            # spec, or its tolerance accepts anything
     return Outcome(h.key, h.cause, h.how, resid, float(tol[s, c]), score, score <= 1.0)
 
 

@@ -40,6 +40,7 @@ from .arrays import dtype_eps
 from .identification import TOLERANCE
 from .identification_families import nice
 from .identification_measure import column_frequencies
+from .judging import judges_little
 
 __all__ = [
     "ULPS",
@@ -180,6 +181,8 @@ def score_hypothesis(h: Hypothesis, t: np.ndarray, pos: np.ndarray, eps: float, 
     tol = np.multiply.outer(np.abs(pos.astype(np.float64) + m.shift), np.abs(omega))
     tol *= TOLERANCE * e_path * amp
     tol += ULPS * e_out * amp
+    if tol.size and judges_little(tol, amp):    # a tolerance that accepts anything at most
+        return math.inf, math.inf, float(tol.max())     # entries confirms nothing
     with np.errstate(invalid="ignore", over="ignore"):
         if spec is not None and spec[0].shape == regen.shape:
             check = np.multiply.outer(np.abs(pos.astype(np.float64)), np.abs(omega))

@@ -68,6 +68,7 @@ from .identification_measure import (
     pairings,
     residual,
 )
+from .judging import ranges
 
 __all__ = [
     "TOLERANCE",
@@ -120,6 +121,8 @@ class Identification:
     encoding: Any = field(default=None, repr=False)
     precision: str | None = None
     scale: float = 1.0
+    angles: str | None = None
+    coverage: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (the fitted encoding as its own ``to_dict()``).
@@ -130,7 +133,8 @@ class Identification:
         out = {k: getattr(self, k) for k in (
             "matched", "summary", "rows", "dim", "dtype", "family", "preset", "params",
             "presets", "layout", "exponent", "offset", "odd_dim_padding", "zero_rows",
-            "residual", "score", "frequencies", "notes", "precision", "scale")}
+            "residual", "score", "frequencies", "notes", "precision", "scale", "angles",
+            "coverage")}
         out["encoding"] = self.encoding.to_dict() if self.encoding is not None else None
         return out
 
@@ -154,31 +158,15 @@ class Identification:
         if self.residual is not None:
             lines.append(f"residual: max |table − fitted| = {self.residual:.3g} "
                          f"({self.score:.3g} of the {self.precision or self.dtype} "
-                         "tolerance)")
+                         "tolerance" + (f", angles formed in {self.angles}" if self.angles
+                                        else "") + ")")
+        if self.coverage and self.coverage.get("not_judged"):
+            lines.append(f"judged: {self.coverage['judged']} of {self.coverage['entries']} "
+                         f"entries ({self.coverage['not_judged']})")
         if self.presets:
             lines.append("rebuild with: " + "; ".join(self.presets))
         lines += [f"note: {n}" for n in self.notes]
         return "\n".join(lines)
-
-
-def ranges(values: list[int], limit: int = 8) -> str:
-    """Compact 'a–b, c' text for sorted integers.
-
-    >>> ranges([0, 1, 2, 5, 7, 8])
-    '0–2, 5, 7–8'
-    """
-    out: list[str] = []
-    i = 0
-    while i < len(values):
-        j = i
-        while j + 1 < len(values) and values[j + 1] == values[j] + 1:
-            j += 1
-        out.append(str(values[i]) if i == j else f"{values[i]}–{values[j]}")
-        i = j + 1
-    text = ", ".join(out[:limit])
-    return text + (f", … ({len(values)} in all)" if len(out) > limit else "")
-
-
 
 
 def read_table(table: Any, dtype: str | None = None) -> tuple[np.ndarray, str]:
@@ -407,7 +395,7 @@ def _fill_match(result: Identification, arr: np.ndarray, trial: _Trial, eps: flo
                 zero: np.ndarray, pad: bool) -> None:
     from ..model.presets import preset
 
-    rows, dim = arr.shape
+    dim = arr.shape[1]
     cand, pairs, offset = trial.cand, trial.pairs, trial.offset
     zero_positions = [int(offset + r) for r in np.flatnonzero(zero)]
     calls = preset_calls(cand.family, cand.params, pairs.layout, dim, offset, zero_positions,
@@ -415,8 +403,11 @@ def _fill_match(result: Identification, arr: np.ndarray, trial: _Trial, eps: flo
     name, kwargs = calls[0]
     enc = preset(name, dim=dim, **kwargs)
     omega = enc.column_frequencies_float[pairs.sin_cols]
-    resid, score = residual(arr, np.arange(rows), omega, pairs, offset, eps, zero, pad)
-    result.matched = score <= 1.0
+    resid, score, angles, cov = _decide(arr, omega, pairs, offset, eps, zero, pad,
+                                        result.dtype)
+    result.matched = score <= 1.0 and (cov.judged > 0 if angles is None else cov.meaningful)
+    result.angles = angles
+    result.coverage = cov.to_dict()
     result.family = cand.family
     result.exponent = {"geometric": "n", "tensor2tensor": "n-1", "binary": None}[cand.family]
     result.preset = name
@@ -441,5 +432,36 @@ def _fill_match(result: Identification, arr: np.ndarray, trial: _Trial, eps: flo
                        for k, v in shown.items())
     result.summary = (f"matches {name} ({params}), layout {pairs.layout}, offset {offset}"
                       + (", odd dim padded with a zero column" if pad else ""))
-    if not result.matched:  # pragma: no cover - exact frequencies disagree with the screen
+    if result.matched and angles is not None:
+        result.summary += (
+            f"; angles formed in {angles}: within the tolerance of angles=\"{angles}\" "
+            "(assert_encoding's default, angles formed in float64, fails)")
+    if result.matched and not cov.complete:
+        result.summary += f"; {cov.label()[len('pass ('):-1]}"
+    if not result.matched:
         result.summary = "matches no known schedule: " + result.summary[len("matches "):]
+        if score <= 1.0:
+            result.summary += (f"; it agrees only where the tolerance of angles formed in "
+                               f"{result.dtype} judges little ({cov.judged} of {cov.total} "
+                               "entries): not a match")
+
+
+def _decide(arr: np.ndarray, omega: np.ndarray, pairs: Pairs, offset: int, eps: float,
+            zero: np.ndarray, pad: bool, dtname: str) -> tuple[float, float, str | None, Any]:
+    """The verdict assert_encoding reaches on the fitted table (one tolerance, one rule):
+    its default tolerance (angles formed in float64), else angles formed in ``dtname`` —
+    the noise identify searches at — when that judges half the entries at least.
+
+    Returns (residual, score, angles, coverage)."""
+    from .judging import Coverage, Tolerance
+
+    rows = np.arange(arr.shape[0])
+    out = None
+    for angles in (None, dtname) if dtname != "float64" else (None,):
+        cov = Coverage(arr.shape[1])
+        resid, score = residual(arr, rows, omega, pairs, offset, eps, zero, pad,
+                                Tolerance.of(dtname, angles), cov)
+        out = (resid, score, angles, cov)
+        if score <= 1.0 and (cov.judged > 0 if angles is None else cov.meaningful):
+            return out
+    return out  # type: ignore[return-value]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -103,24 +104,39 @@ def column_frequencies(block: np.ndarray, noise: float) -> tuple[np.ndarray, np.
 
 # --------------------------------------------------------------------------- validation
 def residual(table: np.ndarray, rows: np.ndarray, omega: np.ndarray, pairs: Pairs,
-              offset: int, eps: float, zero: np.ndarray, pad: bool) -> tuple[float, float]:
-    """(max |table − fitted|, max ratio to tolerance) over ``rows`` of the table."""
+              offset: int, eps: float, zero: np.ndarray, pad: bool, tol: Any = None,
+              coverage: Any = None) -> tuple[float, float]:
+    """(max |table − fitted|, max ratio to tolerance) over ``rows`` of the table.
+
+    The tolerance is ``16·eps·(1 + |x·ω|)`` (angles formed in the dtype: the search), or
+    the :class:`~posproof.testing.judging.Tolerance` ``tol`` of assert_encoding (the
+    verdict), whose judged entries are counted in ``coverage``."""
     live = rows[~zero[rows]]
     resid = score = 0.0
     for lo in range(0, live.size, 1024):
         chunk = live[lo:lo + 1024]
         pos = (offset + chunk).astype(np.float64)
         e = phasors(omega, pos)
-        inv_tol = 1.0 / tolerance(eps, pos, omega)
+        if tol is None:
+            inv_tol = 1.0 / tolerance(eps, pos, omega)
+        else:
+            entry = tol.entries(np.abs(pos), omega)
+            inv_tol = 1.0 / entry
         block = table[chunk]
         for cols, expected in ((pairs.sin_cols, e.imag), (pairs.cos_cols, e.real)):
+            if coverage is not None:
+                coverage.add(entry, np.abs(pos), cols, tol)
             diff = np.abs(block[:, cols] - expected)
             resid = max(resid, float(diff.max()))
             diff *= inv_tol
             score = max(score, float(diff.max()))
     if pad:
         col = float(np.abs(table[rows, -1]).max())
-        resid, score = max(resid, col), max(score, col / (TOLERANCE * eps))
+        out = TOLERANCE * eps if tol is None else tol.out
+        resid, score = max(resid, col), max(score, col / out)
+        if coverage is not None:
+            coverage.total += rows.size
+            coverage.judged += rows.size
     return resid, score
 
 

@@ -31,6 +31,7 @@ from ..errors import InvalidParameter, check_int
 from .arrays import as_array, dtype_eps
 from .hypotheses import ULPS, Hypothesis, Model, fitted, measured_frequencies, rank, structural
 from .identification import TOLERANCE, ranges
+from .judging import Coverage, judge, nothing_judged
 from .reports import ImplReport, InvalidImplementation, describe
 from .tables import Tolerance, angles_name, squeeze, table_of
 
@@ -299,17 +300,30 @@ def check_multi_encoding(impl: Any, spec: Any, *, grid: Sequence[int] | None = N
     expected = enc.table(pos) * scale
     ang = np.abs(pos[:, axis_col].astype(np.float64) * omega[None, :])
     bound = tol.out + tol.angle * ang
+    cov = Coverage(enc.dim)
+    if pos.shape[0]:
+        cov.add(bound, np.abs(pos[:, axis_col]).astype(np.float64),
+                np.arange(enc.dim), tol)
     with np.errstate(invalid="ignore"):
         ratio = np.nan_to_num(np.abs(table - expected) / bound, nan=math.inf)
-    report.score = float(ratio.max())
+    report.score = float(ratio.max()) if ratio.size else 0.0
     report.max_error = float(np.nan_to_num(np.abs(table - expected), nan=math.inf).max())
-    report.ok = report.score <= 1.0
     report.tolerance = {"formula": tol.formula, "out": tol.out, "angle": tol.angle,
                         "angles": angles or "float64", "scale": scale}
-    report.checks = [{"name": "matches_spec", "status": "pass" if report.ok else "fail",
-                      "score": round(report.score, 6), "max_error": report.max_error,
-                      "tolerance": tol.formula, "grid": list(grid)}]
+    check: dict[str, Any] = {"name": "matches_spec", "status": "fail",
+                             "score": round(report.score, 6), "max_error": report.max_error,
+                             "tolerance": tol.formula, "grid": list(grid)}
+    status = judge(check, report.score, cov)
+    report.checks = [check]
+    report.ok = status == "pass"
     if report.ok:
+        report.evidence = cov.evidence("exhaustive comparison",
+                                       {"tolerance": tol.formula, "score": report.score})
+        return report
+    if status == "unknown":
+        report.score = math.inf
+        report.explanation = nothing_judged(tol, cov)
+        report.message = f"impl not judged against {label}: {report.explanation}"
         return report
     bad = ratio > 1.0
     rows, cols = np.flatnonzero(bad.any(axis=1)), np.flatnonzero(bad.any(axis=0))

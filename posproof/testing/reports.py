@@ -70,6 +70,16 @@ class ImplReport:
     tolerance: dict[str, Any] = field(default_factory=dict)
     accepted_with_angles: str | None = None
     message: str = ""
+    angles_note: str | None = None      # what the angles= hint did not judge, or why none
+    evidence: Any = None                # posproof.evidence.Evidence of a pass
+
+    @property
+    def label(self) -> str:
+        """"pass", "fail", or a pass that judged part: "pass (judged N of M entries; …)"."""
+        if not self.ok:
+            return "fail"
+        labels = [c.get("label") for c in self.checks if c.get("label")]
+        return labels[0] if labels else "pass"
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict with a ``"checks"`` list (``name``, ``status``, values).
@@ -83,6 +93,9 @@ class ImplReport:
         """
         out = {k: getattr(self, k) for k in self.__dataclass_fields__}
         out["status"] = "pass" if self.ok else "fail"
+        out["label"] = self.label
+        if self.evidence is not None:
+            out["evidence"] = self.evidence.to_dict()
         return out
 
 
@@ -163,18 +176,21 @@ def encoding_message(report: ImplReport, label: str, tol: Any) -> str:
         + tol.formula,
     ]
     if tol.angles is None:
-        lines.append(_angles_hint(report.accepted_with_angles))
+        lines.append(_angles_hint(report.accepted_with_angles, report.angles_note))
     if report.explanation:
         lines.append(_explanation_line(report.explanation))
     return "\n".join(lines)
 
 
-def _angles_hint(accepted: str | None) -> str:
-    """The line that names ``angles=`` in a failure under the default tolerance."""
+def _angles_hint(accepted: str | None, note: str | None = None) -> str:
+    """The line that names ``angles=`` in a failure under the default tolerance (``note``:
+    what that tolerance does not judge, or why no angles= is suggested)."""
     if accepted is not None:
         return (f"if your code forms x·ω in {accepted} on purpose, pass "
                 f'angles="{accepted}" (tolerance 16·(eps + eps_{accepted}·|x·ω|)): the table '
-                "is within it")
+                "is within it" + (f" where it judges ({note})" if note else ""))
+    if note:
+        return f"({note})"
     return ('(angles formed in lower precision on purpose? angles="float32", "float16" or '
             '"bfloat16" widens the tolerance to 16·(eps + eps_angles·|x·ω|); none of them '
             "accepts this table)")
@@ -192,7 +208,8 @@ def rotary_message(report: ImplReport, label: str) -> str:
             f"({report.tolerance.get('formula', '')}); disagreeing positions: "
             f"{report.n_bad_positions} of {report.n_positions}")
         if report.tolerance.get("angles") == "float64":
-            lines.append(_angles_hint(report.accepted_with_angles).replace("x·ω", "m·θ"))
+            lines.append(_angles_hint(report.accepted_with_angles, report.angles_note)
+                         .replace("x·ω", "m·θ"))
     for c in report.checks:
         if c["name"] == "relative_property" and c["status"] == "fail":
             lines.append(f"relative property fails: ⟨R(m)q, R(n)k⟩ changes under a common "

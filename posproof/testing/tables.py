@@ -19,13 +19,16 @@ import numpy as np
 from ..errors import InvalidParameter, PosproofError, check_int
 from .arrays import as_array, dtype_eps, phasors
 from .identification import TOLERANCE
+from .judging import OUTPUT_ULPS, VACUOUS, Coverage, Tolerance
 from .reports import InvalidImplementation, describe, imported_torch
 
 __all__ = [
     "ANGLE_DTYPES",
     "DEFAULT_MAX_LEN",
     "OUTPUT_ULPS",
+    "VACUOUS",
     "Applier",
+    "Coverage",
     "Tolerance",
     "angles_name",
     "call",
@@ -42,75 +45,8 @@ __all__ = [
 #: Positions up to this many are checked for a callable impl (``max_len``).
 DEFAULT_MAX_LEN = 8192
 
-#: Ulps of the output a correct table may be off by in its own dtype (rounding, sin/cos).
-OUTPUT_ULPS = 4.0
-
 #: The names ``angles=`` accepts: the precision the impl forms x·ω in, on purpose.
 ANGLE_DTYPES = ("float64", "float32", "float16", "bfloat16")
-
-
-@dataclass(frozen=True)
-class Tolerance:
-    """|impl − spec| ≤ ``out + angle·|x·ω|`` entrywise, for a table of ``dtype``.
-
-    The default (``angles=None``): the exact table rounded to ``dtype`` is
-    accepted within ``max(4·eps, 16·eps64)`` of the output, plus
-    ``16·eps64·|x·ω|`` for angles formed in float64 — so a float16 table whose
-    angles were formed in float16 fails.  ``angles="float16"`` (or another
-    dtype) says the impl forms x·ω in that dtype on purpose: then
-    ``16·(eps + eps_angles·|x·ω|)``.
-
-    >>> t = Tolerance.of("float16")
-    >>> t.out == 4 * 2**-10, t.angle == 16 * 2**-52
-    (True, True)
-    >>> Tolerance.of("float16", angles="float16").angle == 16 * 2**-10
-    True
-    >>> t.formula
-    '4·eps + 16·eps64·|x·ω|, eps of float16 (angles formed in float64)'
-    """
-
-    dtype: str
-    angles: str | None
-    out: float
-    angle: float
-    scale: float = 1.0
-
-    @classmethod
-    def of(cls, dtype: str, angles: str | None = None, scale: float = 1.0) -> Tolerance:
-        eps = dtype_eps(dtype)
-        if angles is None:
-            out = max(OUTPUT_ULPS * eps, TOLERANCE * dtype_eps("float64"))
-            angle = TOLERANCE * dtype_eps("float64")
-        else:
-            out, angle = TOLERANCE * eps, TOLERANCE * dtype_eps(angles)
-        return cls(dtype, angles, out * abs(scale), angle * abs(scale), abs(scale))
-
-    @property
-    def eps_angle(self) -> float:
-        """eps of the dtype the angles are formed in (float64 by default)."""
-        return dtype_eps(self.angles or "float64")
-
-    def at(self, x: float, w: float) -> float:
-        """The tolerance of one entry: position ``x``, frequency ``w``."""
-        return self.out + self.angle * abs(x * w)
-
-    @property
-    def formula(self) -> str:
-        """The tolerance as text (``|scale|·(…)`` for a scaled table).
-
-        >>> Tolerance.of("float32", scale=0.0625).formula
-        '0.0625·(4·eps + 16·eps64·|x·ω|), eps of float32 (angles formed in float64)'
-        """
-        if self.angles is None:
-            lead = ("16·eps64" if self.out == self.angle
-                    else f"{OUTPUT_ULPS:g}·eps")
-            text, where = (f"{lead} + 16·eps64·|x·ω|",
-                           f"eps of {self.dtype} (angles formed in float64)")
-        else:
-            text, where = f"16·(eps + eps_{self.angles}·|x·ω|)", f"eps of {self.dtype}"
-        if self.scale != 1.0:
-            text = f"{self.scale:.8g}·({text})"
-        return f"{text}, {where}"
 
 
 def _is_array(obj: Any) -> bool:
@@ -247,6 +183,7 @@ class _Comparison:
     bad_rows: np.ndarray
     bad_cols: np.ndarray
     worst: tuple[int, int]
+    coverage: Coverage
 
 
 def _as_index(cols: np.ndarray) -> slice | np.ndarray:
@@ -282,6 +219,7 @@ def compare(table: np.ndarray, pos: np.ndarray, enc: Any, tol_: Tolerance,
     score = max_error = 0.0
     worst = (0, 0)
     pad_row = enc.padding_idx
+    coverage = Coverage(dim)
     for lo in range(0, rows, chunk):
         p = pos[lo:lo + chunk]
         block = table[lo:lo + chunk]
@@ -302,8 +240,8 @@ def compare(table: np.ndarray, pos: np.ndarray, enc: Any, tol_: Tolerance,
                 expected = np.where((p == pad_row)[:, None], 0.0, expected)
             diff = np.abs(got - expected)
             max_error = max(max_error, float(diff.max()))
-            tol = np.multiply.outer(xabs, w * tol_.angle)
-            tol += tol_.out
+            tol = tol_.entries(xabs, w)
+            coverage.add(tol, xabs, cols, tol_)
             diff /= tol
             m = float(diff.max())
             bad = diff > 1.0
@@ -314,7 +252,7 @@ def compare(table: np.ndarray, pos: np.ndarray, enc: Any, tol_: Tolerance,
                 score = m
                 r, c = np.unravel_index(int(np.argmax(diff)), diff.shape)
                 worst = (lo + int(r), int(cols[c]))
-    return _Comparison(score, max_error, bad_rows, bad_cols, worst)
+    return _Comparison(score, max_error, bad_rows, bad_cols, worst, coverage)
 
 
 def _score(table: np.ndarray, expected: np.ndarray, positions: np.ndarray, omega: np.ndarray,

@@ -1,0 +1,259 @@
+"""One decision for every table check: the tolerance of an entry, and which entries it judges.
+
+:class:`Tolerance` is the tolerance of :func:`~posproof.testing.assert_encoding`,
+:func:`~posproof.testing.assert_rotary` and of :func:`~posproof.testing.identify`'s
+validation.  An entry whose tolerance is at least ``VACUOUS·|scale|`` (2 for an unscaled
+table) judges nothing: every value of the table and of its spec lies in
+``[−|scale|, |scale|]``, so any value there is accepted.  :class:`Coverage` counts the
+entries a check could judge; a check passes only on judged entries (a pass with none is
+no pass), and a pass that judged only part says so.
+
+>>> tol = Tolerance.of("float16", angles="float16")
+>>> cov = Coverage(2)
+>>> x = np.arange(256, dtype=np.float64)
+>>> cov.add(tol.entries(x, np.array([1.0, 0.01])), x, np.arange(2), tol)
+>>> cov.judged, cov.total, cov.first_position()
+(383, 512, 127)
+>>> cov.label()
+'pass (judged 383 of 512 entries; positions ≥ 127 not judged at this dtype)'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .arrays import dtype_eps
+from .identification_families import TOLERANCE
+
+__all__ = ["OUTPUT_ULPS", "VACUOUS", "Coverage", "Tolerance", "ranges"]
+
+#: Ulps of the output a correct table may be off by in its own dtype (rounding, sin/cos).
+OUTPUT_ULPS = 4.0
+
+#: A tolerance of at least this many times |scale| judges nothing (|entries| ≤ |scale|).
+VACUOUS = 2.0
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """|impl − spec| ≤ ``out + angle·|x·ω|`` entrywise, for a table of ``dtype``.
+
+    The default (``angles=None``): the exact table rounded to ``dtype`` is
+    accepted within ``max(4·eps, 16·eps64)`` of the output, plus
+    ``16·eps64·|x·ω|`` for angles formed in float64 — so a float16 table whose
+    angles were formed in float16 fails.  ``angles="float16"`` (or another
+    dtype) says the impl forms x·ω in that dtype on purpose: then
+    ``16·(eps + eps_angles·|x·ω|)``.
+
+    >>> t = Tolerance.of("float16")
+    >>> t.out == 4 * 2**-10, t.angle == 16 * 2**-52
+    (True, True)
+    >>> Tolerance.of("float16", angles="float16").angle == 16 * 2**-10
+    True
+    >>> t.formula
+    '4·eps + 16·eps64·|x·ω|, eps of float16 (angles formed in float64)'
+    """
+
+    dtype: str
+    angles: str | None
+    out: float
+    angle: float
+    scale: float = 1.0
+
+    @classmethod
+    def of(cls, dtype: str, angles: str | None = None, scale: float = 1.0) -> Tolerance:
+        eps = dtype_eps(dtype)
+        if angles is None:
+            out = max(OUTPUT_ULPS * eps, TOLERANCE * dtype_eps("float64"))
+            angle = TOLERANCE * dtype_eps("float64")
+        else:
+            out, angle = TOLERANCE * eps, TOLERANCE * dtype_eps(angles)
+        return cls(dtype, angles, out * abs(scale), angle * abs(scale), abs(scale))
+
+    @property
+    def eps_angle(self) -> float:
+        """eps of the dtype the angles are formed in (float64 by default)."""
+        return dtype_eps(self.angles or "float64")
+
+    @property
+    def vacuous(self) -> float:
+        """The tolerance from which an entry is not judged: ``VACUOUS·|scale|``."""
+        return VACUOUS * self.scale
+
+    def at(self, x: float, w: float) -> float:
+        """The tolerance of one entry: position ``x``, frequency ``w``."""
+        return self.out + self.angle * abs(x * w)
+
+    def entries(self, xabs: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """The tolerance of every entry: rows at |positions| ``xabs``, columns of frequency
+        ``w``."""
+        tol = np.multiply.outer(xabs, np.abs(w) * self.angle)
+        tol += self.out
+        return tol
+
+    @property
+    def formula(self) -> str:
+        """The tolerance as text (``|scale|·(…)`` for a scaled table).
+
+        >>> Tolerance.of("float32", scale=0.0625).formula
+        '0.0625·(4·eps + 16·eps64·|x·ω|), eps of float32 (angles formed in float64)'
+        """
+        if self.angles is None:
+            lead = ("16·eps64" if self.out == self.angle
+                    else f"{OUTPUT_ULPS:g}·eps")
+            text, where = (f"{lead} + 16·eps64·|x·ω|",
+                           f"eps of {self.dtype} (angles formed in float64)")
+        else:
+            text, where = f"16·(eps + eps_{self.angles}·|x·ω|)", f"eps of {self.dtype}"
+        if self.scale != 1.0:
+            text = f"{self.scale:.8g}·({text})"
+        return f"{text}, {where}"
+
+
+@dataclass
+class Coverage:
+    """The entries a check judged: those whose tolerance is below :attr:`Tolerance.vacuous`.
+
+    ``first[c]``: the smallest |position| column ``c`` was not judged at (inf when judged
+    everywhere).  ``total`` counts every entry compared; a sampled check (a callable impl
+    at some positions) also sets ``population``, the entries it stands for.
+    """
+
+    dim: int
+    judged: int = 0
+    total: int = 0
+    population: int | None = None
+    first: np.ndarray = field(default=None)  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        if self.first is None:
+            self.first = np.full(self.dim, np.inf)
+
+    def add(self, tol: np.ndarray, xabs: np.ndarray, cols: Any, tolerance: Tolerance,
+            weight: int = 1) -> None:
+        """Count a block: ``tol`` (rows × len(cols)) at |positions| ``xabs`` (per row, or per
+        entry when the columns read different axes), each entry standing for ``weight``
+        compared values (the input channels of a rotary)."""
+        vac = tol >= tolerance.vacuous
+        n = int(np.count_nonzero(vac))
+        self.total += tol.size * weight
+        self.judged += (tol.size - n) * weight
+        if n:
+            worst = np.where(vac, xabs if xabs.ndim == 2 else xabs[:, None], np.inf).min(axis=0)
+            self.first[cols] = np.minimum(self.first[cols], worst)
+
+    @property
+    def complete(self) -> bool:
+        return self.judged == self.total
+
+    @property
+    def meaningful(self) -> bool:
+        """Judged at half the entries at least: enough for a hypothesis to be suggested."""
+        return self.judged > 0 and 2 * self.judged >= self.total
+
+    def first_position(self) -> int | None:
+        """The smallest |position| some column was not judged at (None: all judged)."""
+        low = float(self.first.min()) if self.first.size else np.inf
+        return None if not np.isfinite(low) else int(low)
+
+    def unjudged(self) -> str:
+        """Which entries were not judged, in words ('' when all were)."""
+        x = self.first_position()
+        if x is None:
+            return ""
+        cols = np.flatnonzero(np.isfinite(self.first))
+        order = cols[np.argsort(self.first[cols], kind="stable")]
+        last = int(order[-1])
+        text = (f"{self.total - self.judged} of {self.total} entries not judged: the tolerance "
+                f"there is ≥ {VACUOUS:g}×|scale|, wider than the range of the values — "
+                f"positions ≥ {x} (dim {int(order[0])})")
+        if last != int(order[0]):
+            text += f" up to positions ≥ {int(self.first[last])} (dim {last})"
+        return text + f"; dims {ranges([int(c) for c in cols])}"
+
+    def label(self) -> str:
+        """How a pass over these entries prints: never a bare "pass" when some were not
+        judged or the entries were a sample."""
+        parts = []
+        if not self.complete:
+            parts.append(f"judged {self.judged} of {self.total} entries; positions ≥ "
+                         f"{self.first_position()} not judged at this dtype")
+        if self.population is not None and self.population > self.total:
+            parts.append(f"sampled: {self.total} of {self.population} entries")
+        return "pass" + (f" ({'; '.join(parts)})" if parts else "")
+
+    def evidence(self, method: str, details: dict[str, Any] | None = None) -> Any:
+        """The :class:`~posproof.evidence.Evidence` of a check over these entries: ``all``
+        when every entry was judged (and not sampled), else a sample of judged entries."""
+        from ..evidence import Evidence
+
+        info = {"judged": self.judged, "entries": self.total, **(details or {})}
+        if self.population is not None:
+            info["population"] = self.population
+        if self.complete and (self.population is None or self.population <= self.total):
+            return Evidence(method, "all", details=info)
+        if not self.complete:
+            info["not judged"] = self.unjudged()
+        return Evidence(method, "sample", covered=self.judged,
+                        total=max(self.total, self.population or 0), details=info)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"judged": self.judged, "entries": self.total}
+        if self.population is not None:
+            out["population"] = self.population
+        if not self.complete:
+            out["not_judged_from_position"] = self.first_position()
+            out["not_judged"] = self.unjudged()
+        return out
+
+
+def judge(check: dict[str, Any], score: float, coverage: Coverage) -> str:
+    """The status of a comparison (worst |difference|/tolerance ``score``), written into
+    ``check``: "fail" when an entry is beyond its tolerance, "pass" when every entry is
+    within and some were judged, "unknown" when none was (the tolerance accepted anything).
+    A pass that judged part, or a sample, carries its coverage and label."""
+    within = score <= 1.0
+    status = "pass" if within and coverage.judged > 0 else "unknown" if within else "fail"
+    check["status"] = status
+    if not coverage.complete or coverage.population is not None:
+        check["coverage"] = coverage.to_dict()
+        check["label"] = coverage.label() if status == "pass" else status
+    return status
+
+
+def nothing_judged(tol: Tolerance, coverage: Coverage) -> str:
+    """Why a check whose every entry was within a vacuous tolerance is no pass."""
+    return (f"nothing judged: the tolerance {tol.formula} is ≥ {VACUOUS:g}×|scale| at every "
+            f"one of the {coverage.total} entries, wider than the range of the values, so it "
+            "accepts any values; check smaller positions or a narrower angles=")
+
+
+def judges_little(tol: np.ndarray, amplitude: float = 1.0) -> bool:
+    """Whether a tolerance array judges fewer than half its entries (``≥ VACUOUS·amplitude``
+    at more than half): a hypothesis confirmed under it would have shown little.
+
+    >>> judges_little(np.array([0.1, 3.0, 3.0])), judges_little(np.array([0.1, 0.1, 3.0]))
+    (True, False)
+    """
+    return bool(2 * int(np.count_nonzero(tol < VACUOUS * amplitude)) < tol.size)
+
+
+def ranges(values: list[int], limit: int = 8) -> str:
+    """Compact 'a–b, c' text for sorted integers.
+
+    >>> ranges([0, 1, 2, 5, 7, 8])
+    '0–2, 5, 7–8'
+    """
+    out: list[str] = []
+    i = 0
+    while i < len(values):
+        j = i
+        while j + 1 < len(values) and values[j + 1] == values[j] + 1:
+            j += 1
+        out.append(str(values[i]) if i == j else f"{values[i]}–{values[j]}")
+        i = j + 1
+    text = ", ".join(out[:limit])
+    return text + (f", … ({len(values)} in all)" if len(out) > limit else "")
