@@ -162,7 +162,7 @@ def _check_impl(args: argparse.Namespace) -> int:
         print(json.dumps(report.to_dict(), indent=2, default=str))
     else:
         print(f"posproof check-impl --alibi {label}: {report.kind}, "
-              + ("PASS" if report.ok else "FAIL"))
+              + (report.label.upper() if report.label in ("pass", "fail") else report.label))
         if not report.ok:
             print(report.message)
     return 0 if report.ok else 1
