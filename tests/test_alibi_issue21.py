@@ -180,3 +180,15 @@ def test_pairwise_sample_says_so(monkeypatch):
     assert report.evidence.covered < report.evidence.total == 4 * 256 * 256
     res = toeplitz_bias_check(f, alibi(4).slopes_array(), 256, max_entries=4 * 256 * 16)
     assert res["coverage"] == "sample" and res["entries_evaluated"] == 4 * 256 * 16
+
+
+# --- check --alibi: heads × length bounded -------------------------------------------------
+
+def test_dtype_audit_refuses_above_budget_and_accepts_at_it():
+    from posproof.measure.alibi import AUDIT_ENTRIES, alibi_dtype_audit
+
+    with pytest.raises(InvalidParameter, match="at most 16384"):
+        alibi_dtype_audit(alibi(4096), 16385, ["bfloat16"])
+    assert AUDIT_ENTRIES // 4096 == 16384
+    check = alibi_dtype_audit(alibi(4096), 64, ["bfloat16"])
+    assert check.evidence.coverage == "all" and check.evidence.audit is not None

@@ -26,7 +26,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["EXHAUSTIVE_ENTRIES", "alibi_dtype_audit", "bias_tolerance", "dense_bias_check", "toeplitz_bias_check"]
+__all__ = ["AUDIT_ENTRIES", "EXHAUSTIVE_ENTRIES", "alibi_dtype_audit", "bias_tolerance",
+           "dense_bias_check", "toeplitz_bias_check"]
 
 
 def bias_tolerance(slopes: np.ndarray, delta: np.ndarray, eps: float) -> np.ndarray:
@@ -49,6 +50,8 @@ def _worst(err: np.ndarray, tol: np.ndarray) -> float:
     return float(np.max(err / tol)) if err.size else 0.0
 
 
+#: Biases (heads × distances) the dtype audit scans one by one, per dtype.
+AUDIT_ENTRIES = 1 << 26
 #: Entries (heads × queries × keys) a pairwise check compares one by one; above it, whole
 #: query rows are taken evenly spaced and the result says it is a sample.
 EXHAUSTIVE_ENTRIES = 1 << 28
@@ -160,11 +163,18 @@ def alibi_dtype_audit(spec: Any, length: int, dtypes: Any = ("float32", "float16
     >>> alibi_dtype_audit(alibi(8), 4096, ["bfloat16"], strict=["bfloat16"]).status
     'fail'
     """
-    from ..errors import check_int
+    from ..audit import apply
+    from ..errors import InvalidParameter, check_int
+    from ..evidence import Evidence
     from ..model.encoding import resolve_dtype
     from ..report import Check
 
     length = check_int("length", length, minimum=2, maximum=1 << 22)   # bounded time and memory
+    if spec.n_heads * length > AUDIT_ENTRIES:
+        raise InvalidParameter(f"{spec.n_heads} heads × length {length} = "
+                               f"{spec.n_heads * length} biases is more than the dtype audit "
+                               f"scans (2^26, every Δ of every head); pass a length of at most "
+                               f"{AUDIT_ENTRIES // spec.n_heads}")
     slopes = spec.slopes_array()
     delta = np.arange(length, dtype=np.float64)
     out: dict[str, Any] = {}
@@ -204,7 +214,10 @@ def alibi_dtype_audit(spec: Any, length: int, dtypes: Any = ("float32", "float16
     if failed:
         note = (f"{', '.join(failed)} cannot tell every distance below L={length} apart (" + note
                 + ")")
-    return Check("dtype_audit", "fail" if failed else "pass",
-                 {"length": length, "dtypes": out},
-                 certified=f"every Δ < {length} scanned: the exact bias m_h·Δ (float64) rounded "
-                           "once to the dtype", note=note)
+    evidence = Evidence("exhaustive comparison", "all",
+                        details={"heads": len(slopes), "distances": length,
+                                 "biases_scanned": len(slopes) * length * len(out)})
+    return apply(Check("dtype_audit", "fail" if failed else "pass",
+                       {"length": length, "dtypes": out},
+                       certified=f"every Δ < {length} scanned: the exact bias m_h·Δ (float64) "
+                                 "rounded once to the dtype", note=note, evidence=evidence))

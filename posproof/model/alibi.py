@@ -81,7 +81,8 @@ MAX_BIAS_MAX = 1000
 #: Largest denominator of alibi_bias_max (a decimal with at most 6 digits after the point):
 #: keeps every exponent B·k/Q a small exact rational.
 MAX_BIAS_DENOMINATOR = 10**6
-_NUMBER = re.compile(r"[+-]?(\d{1,30}(\.\d{0,30})?|\.\d{1,30})([eE][+-]?\d{1,12})?|\d{1,30}/\d{1,30}")
+_NUMBER = re.compile(r"[+-]?(\d{1,30}(\.\d{0,30})?|\.\d{1,30})([eE][+-]?\d{1,12})?"
+                     r"|\d{1,30}/\d{1,30}")
 
 
 def _bias_max(value: object) -> Fraction:
@@ -114,7 +115,7 @@ def _bias_max(value: object) -> Fraction:
         if len(text) > 64 or not _NUMBER.fullmatch(text):
             shown = text if len(text) <= 64 else text[:60] + "…"
             raise InvalidParameter(f"alibi_bias_max={shown!r} is not a number; {hint}")
-        mantissa, _, exp = text.lower().partition("e")
+        _, _, exp = text.lower().partition("e")
         if exp and abs(int(exp)) > 30:
             raise InvalidParameter(f"alibi_bias_max={text!r} is out of range: pass 0 < "
                                    f"alibi_bias_max <= {MAX_BIAS_MAX} (MPT's default is 8)")

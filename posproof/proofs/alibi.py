@@ -29,8 +29,7 @@ import sympy as sp
 from ..audit import apply
 from ..errors import UnknownName
 from ..evidence import Evidence, Sign
-from ..model.alibi import (Alibi, exact_slope, is_power_of_two, reference_exponents,
-                           slope_difference)
+from ..model.alibi import Alibi, exact_slope, is_power_of_two, reference_exponents, slope_difference
 from ..report import Proof, Report, Step
 
 __all__ = ["ALIBI_THEOREMS", "GENERAL_ALIBI_THEOREMS", "prove_alibi"]

@@ -21,10 +21,10 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from ..errors import check_int
-from ..model.t5_buckets import DEFAULT_UP_TO_CAP, T5Buckets, _bigint, log_targets
 from ..audit import apply
+from ..errors import check_int
 from ..evidence import Evidence, Sign
+from ..model.t5_buckets import DEFAULT_UP_TO_CAP, T5Buckets, _bigint, log_targets
 from ..report import Proof, Step
 
 __all__ = ["T5_THEOREMS", "direct_bucket", "prove_t5"]

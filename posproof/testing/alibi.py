@@ -45,8 +45,8 @@ from ..errors import InvalidParameter
 from ..evidence import Evidence, Spot, sampled_label
 from ..measure.alibi import bias_tolerance, toeplitz_bias_check
 from ..model.alibi import Alibi, alibi, is_power_of_two, mpt_exponents
-from .arrays import as_array, dtype_eps
 from ..report import Check
+from .arrays import as_array, dtype_eps
 from .reports import InvalidImplementation, imported_torch
 
 __all__ = ["AlibiReport", "assert_alibi", "check_alibi", "identify_alibi"]
