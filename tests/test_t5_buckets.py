@@ -399,3 +399,14 @@ def test_prove_t5_large_config_carries_audited_evidence():
     first = proofs[0].evidence
     assert first.method == "exact integers" and first.coverage == "all"
     assert first.audit.status == "confirmed" and len(first.items) == 2
+
+
+@pytest.mark.parametrize("up_to,coverage", [(90, "sample"), (91, "all")])
+def test_check_t5_buckets_coverage_both_sides_of_last_boundary(up_to, coverage):
+    from posproof.testing.t5 import check_t5_buckets
+
+    exact = T5Buckets(32, 128)
+    check = check_t5_buckets(lambda d: exact.buckets(d), up_to=up_to, use_torch=False).checks[0]
+    assert check.status == "pass" and check.evidence.coverage == coverage
+    assert check.label == ("pass" if coverage == "all"
+                           else "pass (sampled: 28 of 30 bucket boundaries)")

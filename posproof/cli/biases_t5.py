@@ -172,7 +172,7 @@ def check_impl(args: argparse.Namespace, impl: Any, label: str) -> int:
         lines = [f"posproof check-impl {label}", head, ""]
         for c in report.checks:
             shown = {k: v for k, v in c.values.items() if k not in ("differ", "summary")}
-            lines.append(f"  {'✓' if c.ok else '✗'} {c.name:<28} {c.status:<5} "
+            lines.append(f"  {'✓' if c.ok else '✗'} {c.name:<28} {c.label:<5} "
                          + ", ".join(f"{k}={v}" for k, v in shown.items()))
         if message:
             lines += ["", message]
