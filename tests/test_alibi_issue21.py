@@ -192,3 +192,40 @@ def test_dtype_audit_refuses_above_budget_and_accepts_at_it():
     assert AUDIT_ENTRIES // 4096 == 16384
     check = alibi_dtype_audit(alibi(4096), 64, ["bfloat16"])
     assert check.evidence.coverage == "all" and check.evidence.audit is not None
+
+
+# --- the CLI path of check-impl (MODULE:ATTR from a file) -----------------------------------
+
+_MODULE = '''
+import numpy as np
+M = np.exp2(-8 * np.arange(1, 9) / 8)
+
+def bias(q, k):
+    q, k = np.asarray(q), np.asarray(k)
+    out = -M[:, None, None] * (q[:, None] - k[None, :]).astype(np.float64)
+    out[5] += ((q[:, None] == 301) & (k[None, :] == 17)) * 1.0
+    return out
+
+def good(q, k):
+    q, k = np.asarray(q), np.asarray(k)
+    return -M[:, None, None] * (q[:, None] - k[None, :]).astype(np.float64)
+'''
+
+
+@pytest.mark.parametrize("attr,code,word", [("bias", 1, "FAIL"), ("good", 0, "PASS")])
+def test_cli_check_impl_pairwise(tmp_path, attr, code, word):
+    path = tmp_path / "pairwise_bias.py"
+    path.write_text(_MODULE)
+    out = subprocess.run([sys.executable, "-m", "posproof", "check-impl", f"{path}:{attr}",
+                          "--alibi", "--heads", "8", "--max-len", "512"],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == code, out.stderr
+    assert out.stdout.splitlines()[0].endswith(word)
+    if code:
+        assert "(301, 17)" in out.stdout
+
+
+def test_identify_alibi_far_out_slopes_is_no_match():
+    from posproof.testing.alibi import identify_alibi
+
+    assert identify_alibi(np.array([1e-300, 1e-301, 1e-302, 1e-303]))["rule"] is None

@@ -197,6 +197,9 @@ def _explain(args: argparse.Namespace) -> int:
     except json.JSONDecodeError as exc:
         raise InvalidParameter(f"{args.config} is not JSON ({exc.msg}, line {exc.lineno})"
                                ) from None
+    except (ValueError, RecursionError) as exc:      # e.g. an integer beyond int's digit limit
+        raise InvalidParameter(f"{args.config}: unreadable JSON ({str(exc).splitlines()[0]})"
+                               ) from None
     spec = alibi_from_config(cfg)
     diff = slope_difference(spec.n_heads, spec.alibi_bias_max) if spec.rule == "mpt" else []
     out = {**spec.to_dict(), "exponents": [str(e) for e in spec.exponents],

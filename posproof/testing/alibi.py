@@ -44,7 +44,7 @@ from ..audit import apply
 from ..errors import InvalidParameter
 from ..evidence import Evidence, Spot, sampled_label
 from ..measure.alibi import bias_tolerance, toeplitz_bias_check
-from ..model.alibi import Alibi, alibi, is_power_of_two, mpt_exponents
+from ..model.alibi import MAX_BIAS_MAX, Alibi, alibi, is_power_of_two, mpt_exponents
 from ..report import Check
 from .arrays import as_array, dtype_eps
 from .reports import InvalidImplementation, imported_torch
@@ -372,7 +372,8 @@ def identify_alibi(slopes: Any) -> dict[str, Any]:
     if arr[0] > 0:
         k_first = 1 if q == n else 2                       # MPT's first head is k = 2
         guess = Fraction(float(-np.log2(arr[0]) * q / k_first)).limit_denominator(64)
-        if guess > 0 and _compare(arr, _exp2(mpt_exponents(n, guess)), eps) <= 1:
+        if 0 < guess <= MAX_BIAS_MAX and _compare(arr, _exp2(mpt_exponents(n, guess)),
+                                                  eps) <= 1:
             return {"rule": "mpt", "n_heads": n, "alibi_bias_max": str(guess),
                     "note": f"MPT's gen_slopes with alibi_bias_max={guess}"}
     for name, cand in _hypotheses(ref).items():
