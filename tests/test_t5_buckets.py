@@ -410,3 +410,14 @@ def test_check_t5_buckets_coverage_both_sides_of_last_boundary(up_to, coverage):
     assert check.status == "pass" and check.evidence.coverage == coverage
     assert check.label == ("pass" if coverage == "all"
                            else "pass (sampled: 28 of 30 bucket boundaries)")
+
+
+@pytest.mark.parametrize("text", ["²,128", "1" * 5000 + ",128", "32," + "1" * 40,
+                                  "32,10000000000000", "8192,128", "32,1.5"])
+def test_t5_spec_refused_in_one_line(text):
+    from posproof.cli.biases_t5 import parse_t5_spec
+    from posproof.errors import InvalidParameter
+
+    with pytest.raises(InvalidParameter) as info:
+        parse_t5_spec(text)
+    assert len(str(info.value)) < 200 and "\n" not in str(info.value)
