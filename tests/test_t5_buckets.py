@@ -340,3 +340,84 @@ def test_identify_ambiguous_and_foreign_matrices(capsys: pytest.CaptureFixture[s
     code, out, _ = _cli(capsys, "identify", str(path))
     assert code == 1
     assert "not a function of Δ" in out
+
+
+# --- issue 21: saturation keeps the sign beyond int64, starts in O(R) exact steps ---------
+
+@pytest.mark.parametrize("mag", [(1 << 62) - 1, 1 << 62, (1 << 62) + 1, 1 << 63, 10**19,
+                                 10**40])
+def test_saturation_keeps_the_sign_beyond_int64(mag):
+    bi, causal = T5Buckets(32, 128), T5Buckets(32, 128, bidirectional=False)
+    assert bi.bucket(-mag) == 15 and bi.bucket(mag) == 31        # a dropped sign gives 31, 31
+    assert causal.bucket(-mag) == 31 and causal.bucket(mag) == 0  # the future is bucket 0
+
+
+def test_saturation_sign_just_inside_int64():
+    bi = T5Buckets(32, 128)
+    assert bi.bucket(-(1 << 61)) == 15 and bi.bucket(1 << 61) == 31
+
+
+def _starts_by_roots(m, per, d):
+    from sympy import integer_nthroot
+
+    r = per - m
+    out = list(range(m))
+    for k in range(r):
+        root, exact = integer_nthroot(d ** k * m ** (r - k), r)
+        out.append(int(root) if exact else int(root) + 1)
+    return tuple(out)
+
+
+@pytest.mark.parametrize("nb,md,bi", [(32, 128, True), (4, 8, True), (3, 5, False),
+                                      (64, 10**6, False), (128, 10**12, True),
+                                      (50, 1000, True), (512, 10**9, False)])
+def test_starts_equal_exact_roots(nb, md, bi):
+    spec = T5Buckets(nb, md, bi)
+    m, per, r = spec.max_exact, spec.per_direction, spec.per_direction - spec.max_exact
+    assert spec.starts == _starts_by_roots(m, per, md)
+    for k, s in enumerate(spec.starts[m:]):                 # both sides of each boundary
+        t = md ** k * m ** (r - k)
+        assert s ** r >= t > (s - 1) ** r
+
+
+def test_direct_bucket_both_sides_of_each_start():
+    from posproof.proofs.t5 import direct_bucket
+
+    spec = T5Buckets(64, 10**6, False)
+    m = spec.max_exact
+    for b, s in enumerate(spec.starts[m:], m):
+        if s > 0 and (b + 1 >= len(spec.starts) or spec.starts[b + 1] > s):
+            assert direct_bucket(spec, s) == b
+            assert direct_bucket(spec, s - 1) < b
+
+
+def test_prove_t5_large_config_carries_audited_evidence():
+    from posproof.proofs.t5 import prove_t5
+
+    proofs = prove_t5(T5Buckets(1024, 10**12, False))
+    assert [p.status for p in proofs] == ["proved"] * 6
+    first = proofs[0].evidence
+    assert first.method == "exact integers" and first.coverage == "all"
+    assert first.audit.status == "confirmed" and len(first.items) == 2
+
+
+@pytest.mark.parametrize("up_to,coverage", [(90, "sample"), (91, "all")])
+def test_check_t5_buckets_coverage_both_sides_of_last_boundary(up_to, coverage):
+    from posproof.testing.t5 import check_t5_buckets
+
+    exact = T5Buckets(32, 128)
+    check = check_t5_buckets(lambda d: exact.buckets(d), up_to=up_to, use_torch=False).checks[0]
+    assert check.status == "pass" and check.evidence.coverage == coverage
+    assert check.label == ("pass" if coverage == "all"
+                           else "pass (sampled: 28 of 30 bucket boundaries)")
+
+
+@pytest.mark.parametrize("text", ["²,128", "1" * 5000 + ",128", "32," + "1" * 40,
+                                  "32,10000000000000", "8192,128", "32,1.5"])
+def test_t5_spec_refused_in_one_line(text):
+    from posproof.cli.biases_t5 import parse_t5_spec
+    from posproof.errors import InvalidParameter
+
+    with pytest.raises(InvalidParameter) as info:
+        parse_t5_spec(text)
+    assert len(str(info.value)) < 200 and "\n" not in str(info.value)

@@ -162,7 +162,7 @@ def _check_impl(args: argparse.Namespace) -> int:
         print(json.dumps(report.to_dict(), indent=2, default=str))
     else:
         print(f"posproof check-impl --alibi {label}: {report.kind}, "
-              + ("PASS" if report.ok else "FAIL"))
+              + (report.label.upper() if report.label in ("pass", "fail") else report.label))
         if not report.ok:
             print(report.message)
     return 0 if report.ok else 1
@@ -196,6 +196,9 @@ def _explain(args: argparse.Namespace) -> int:
         raise InvalidParameter(f"{args.config}: {exc.strerror}") from None
     except json.JSONDecodeError as exc:
         raise InvalidParameter(f"{args.config} is not JSON ({exc.msg}, line {exc.lineno})"
+                               ) from None
+    except (ValueError, RecursionError) as exc:      # e.g. an integer beyond int's digit limit
+        raise InvalidParameter(f"{args.config}: unreadable JSON ({str(exc).splitlines()[0]})"
                                ) from None
     spec = alibi_from_config(cfg)
     diff = slope_difference(spec.n_heads, spec.alibi_bias_max) if spec.rule == "mpt" else []

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -47,9 +48,10 @@ def parse_t5_spec(text: str, option: str = "--t5") -> tuple[Any, str | None]:
     from ..model.t5_buckets import T5Buckets
 
     parts = [p.strip() for p in str(text).split(",") if p.strip()]
-    bad = InvalidParameter(f"{option} {text!r} is not NUM_BUCKETS,MAX_DISTANCE[,causal]"
+    shown = str(text) if len(str(text)) <= 60 else str(text)[:57] + "…"
+    bad = InvalidParameter(f"{option} {shown!r} is not NUM_BUCKETS,MAX_DISTANCE[,causal]"
                            f"[,float32]; e.g. {option} 32,128 or {option} 32,128,causal")
-    if len(parts) < 2 or not all(p.lstrip("-").isdigit() for p in parts[:2]):
+    if len(parts) < 2 or not all(re.fullmatch(r"-?[0-9]{1,30}", p) for p in parts[:2]):
         raise bad
     bidirectional, dtype = True, None
     for word in parts[2:]:
@@ -172,7 +174,7 @@ def check_impl(args: argparse.Namespace, impl: Any, label: str) -> int:
         lines = [f"posproof check-impl {label}", head, ""]
         for c in report.checks:
             shown = {k: v for k, v in c.values.items() if k not in ("differ", "summary")}
-            lines.append(f"  {'✓' if c.ok else '✗'} {c.name:<28} {c.status:<5} "
+            lines.append(f"  {'✓' if c.ok else '✗'} {c.name:<28} {c.label:<5} "
                          + ", ".join(f"{k}={v}" for k, v in shown.items()))
         if message:
             lines += ["", message]

@@ -4,8 +4,9 @@ A Toeplitz (h, L, L) bias has only 2L − 1 distinct values per head, one per of
 Δ = i − j.  :func:`toeplitz_bias_check` asks a pairwise impl ``bias(q_positions,
 k_positions) → (h, q, k)`` for its first column (Δ = 0 … L−1) and first row
 (Δ = 0 … −(L−1)) only, compares these generators with the exact ``−m_h·Δ``, and then
-probes the Toeplitz property of the impl on random blocks (each entry against the
-generator of its offset): never the L² matrix.  :func:`dense_bias_check` is the naive
+then compares every entry of the L × L grid with the exact bias, in chunks of query rows
+(never the whole L² matrix in memory); above :data:`EXHAUSTIVE_ENTRIES` entries it takes
+evenly spaced whole rows and says it sampled.  :func:`dense_bias_check` is the naive
 baseline (materialise everything), for the bench and for small tensors.
 
 The comparison: |impl − (−m_h·Δ)| ≤ (8 + 2n)·eps_dtype·(|m_h·Δ| + m_h), with the exact side in
@@ -25,7 +26,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["alibi_dtype_audit", "bias_tolerance", "dense_bias_check", "toeplitz_bias_check"]
+__all__ = ["AUDIT_ENTRIES", "EXHAUSTIVE_ENTRIES", "alibi_dtype_audit", "bias_tolerance",
+           "dense_bias_check", "toeplitz_bias_check"]
 
 
 def bias_tolerance(slopes: np.ndarray, delta: np.ndarray, eps: float) -> np.ndarray:
@@ -48,49 +50,75 @@ def _worst(err: np.ndarray, tol: np.ndarray) -> float:
     return float(np.max(err / tol)) if err.size else 0.0
 
 
-def toeplitz_bias_check(impl: Callable[..., Any], slopes: np.ndarray, length: int, *,
-                        blocks: int = 16, block: int = 64, seed: int = 0,
-                        eps: float | None = None) -> dict[str, Any]:
-    """Check ``impl(q_positions, k_positions)`` against −m_h·(i − j) on an L × L grid.
+#: Biases (heads × distances) the dtype audit scans one by one, per dtype.
+AUDIT_ENTRIES = 1 << 26
+#: Entries (heads × queries × keys) a pairwise check compares one by one; above it, whole
+#: query rows are taken evenly spaced and the result says it is a sample.
+EXHAUSTIVE_ENTRIES = 1 << 28
+_CHUNK_ENTRIES = 1 << 22                     # one impl call: at most 4M values (32 MB)
 
-    Returns a dict with ``status`` (``pass``/``fail``), ``score`` (worst error over
-    tolerance on the 2L − 1 generators), ``toeplitz_score`` (the same on the sampled
-    blocks), the ``entries_evaluated`` and the ``worst`` (head, i, j).
+
+def toeplitz_bias_check(impl: Callable[..., Any], slopes: np.ndarray, length: int, *,
+                        max_entries: int | None = None, eps: float | None = None
+                        ) -> dict[str, Any]:
+    """Check ``impl(q_positions, k_positions)`` against −m_h·(i − j) on the L × L grid.
+
+    Every entry is compared when heads·L² ≤ ``max_entries`` (row chunks, vectorised);
+    otherwise evenly spaced whole query rows, and ``coverage`` says ``sample`` with
+    ``entries_evaluated`` of ``entries_total``.  Returns ``status`` (``pass``/``fail``),
+    ``score`` (worst error over tolerance on the 2L − 1 generators: the first column and
+    row), ``toeplitz_score`` (worst over every entry compared, against the exact bias),
+    and the ``worst`` entry (head, i, j, impl value, tolerance).
     """
     slopes = np.asarray(slopes, dtype=np.float64)
+    heads = len(slopes)
     pos = np.arange(length)
     col, eps_c = _as_float(impl(pos, pos[:1]))            # (h, L, 1): Δ = i
     row, eps_r = _as_float(impl(pos[:1], pos))            # (h, 1, L): Δ = −j
     eps = eps if eps is not None else max(eps_c, eps_r)
-    if col.shape != (len(slopes), length, 1) or row.shape != (len(slopes), 1, length):
-        return {"status": "fail", "score": float("inf"),
+    if col.shape != (heads, length, 1) or row.shape != (heads, 1, length):
+        return {"status": "fail", "score": float("inf"), "toeplitz_score": float("inf"),
+                "coverage": "all", "entries_evaluated": 0, "entries_total": 0,
                 "note": f"impl returned shapes {col.shape} and {row.shape}; expected "
-                        f"({len(slopes)}, q, k)"}
+                        f"({heads}, q, k)"}
     gen = np.concatenate([row[:, 0, :0:-1], col[:, :, 0]], axis=1)   # Δ = −(L−1) … L−1
     delta = np.arange(-(length - 1), length)
-    exact = -slopes[:, None] * delta[None, :]
-    err = np.abs(gen - exact)
-    tol = bias_tolerance(slopes, delta, eps)
-    score = _worst(err, tol)
-    h, k = np.unravel_index(int(np.argmax(err / tol)), err.shape)
-    worst = {"head": int(h), "delta": int(delta[k]), "impl": float(gen[h, k]),
-             "exact": float(exact[h, k])}
-    rng = np.random.default_rng(seed)
-    tscore = 0.0
-    b = min(block, length)
-    for _ in range(blocks):
-        qi = rng.integers(0, length - b + 1) + np.arange(b)
-        kj = rng.integers(0, length - b + 1) + np.arange(b)
-        vals, _ = _as_float(impl(qi, kj))
-        d = qi[:, None] - kj[None, :]
-        ref = gen[:, d + length - 1]
-        tscore = max(tscore, _worst(np.abs(vals - ref),
-                                    bias_tolerance(slopes, d, eps)))
+    with np.errstate(invalid="ignore", over="ignore"):
+        score = _worst(np.abs(gen - (-slopes[:, None] * delta[None, :])),
+                       bias_tolerance(slopes, delta, eps))
+    total = heads * length * length
+    max_entries = EXHAUSTIVE_ENTRIES if max_entries is None else max_entries
+    if total <= max_entries:
+        rows, coverage = pos, "all"
+    else:
+        keep = max(1, max_entries // (heads * length))
+        rows, coverage = np.unique(np.linspace(0, length - 1, keep).astype(np.int64)), "sample"
+    step = max(1, _CHUNK_ENTRIES // (heads * length))
+    tscore, worst = 0.0, {}
+    for start in range(0, len(rows), step):
+        qi = rows[start:start + step]
+        vals, _ = _as_float(impl(qi, pos))
+        if vals.shape != (heads, len(qi), length):
+            return {"status": "fail", "score": score, "toeplitz_score": float("inf"),
+                    "coverage": coverage, "entries_evaluated": 0, "entries_total": total,
+                    "note": f"impl returned shape {vals.shape} for {len(qi)} queries and "
+                            f"{length} keys; expected ({heads}, {len(qi)}, {length})"}
+        d = qi[:, None] - pos[None, :]
+        tol = bias_tolerance(slopes, d, eps)
+        with np.errstate(invalid="ignore", over="ignore"):
+            ratio = np.abs(vals - (-slopes[:, None, None] * d[None])) / tol
+        ratio = np.where(np.isnan(ratio), np.inf, ratio)
+        k = int(np.argmax(ratio))
+        if ratio.flat[k] >= tscore or not worst:
+            h, a, b = np.unravel_index(k, ratio.shape)
+            tscore = float(ratio.flat[k])
+            worst = {"head": int(h), "i": int(qi[a]), "j": int(b),
+                     "impl": float(vals[h, a, b]), "tolerance": float(tol[h, a, b])}
     ok = score <= 1 and tscore <= 1
+    evaluated = heads * length * len(rows)
     return {"status": "pass" if ok else "fail", "score": score, "toeplitz_score": tscore,
-            "length": length, "heads": len(slopes),
-            "entries_evaluated": len(slopes) * (2 * length + blocks * b * b),
-            "entries_covered": len(slopes) * length * length, "worst": worst}
+            "length": length, "heads": heads, "coverage": coverage,
+            "entries_evaluated": evaluated, "entries_total": total, "worst": worst}
 
 
 def dense_bias_check(values: Any, slopes: np.ndarray, *, causal_only: bool = False,
@@ -135,11 +163,18 @@ def alibi_dtype_audit(spec: Any, length: int, dtypes: Any = ("float32", "float16
     >>> alibi_dtype_audit(alibi(8), 4096, ["bfloat16"], strict=["bfloat16"]).status
     'fail'
     """
-    from ..errors import check_int
+    from ..audit import apply
+    from ..errors import InvalidParameter, check_int
+    from ..evidence import Evidence
     from ..model.encoding import resolve_dtype
     from ..report import Check
 
     length = check_int("length", length, minimum=2, maximum=1 << 22)   # bounded time and memory
+    if spec.n_heads * length > AUDIT_ENTRIES:
+        raise InvalidParameter(f"{spec.n_heads} heads × length {length} = "
+                               f"{spec.n_heads * length} biases is more than the dtype audit "
+                               f"scans (2^26, every Δ of every head); pass a length of at most "
+                               f"{AUDIT_ENTRIES // spec.n_heads}")
     slopes = spec.slopes_array()
     delta = np.arange(length, dtype=np.float64)
     out: dict[str, Any] = {}
@@ -179,7 +214,10 @@ def alibi_dtype_audit(spec: Any, length: int, dtypes: Any = ("float32", "float16
     if failed:
         note = (f"{', '.join(failed)} cannot tell every distance below L={length} apart (" + note
                 + ")")
-    return Check("dtype_audit", "fail" if failed else "pass",
-                 {"length": length, "dtypes": out},
-                 certified=f"every Δ < {length} scanned: the exact bias m_h·Δ (float64) rounded "
-                           "once to the dtype", note=note)
+    evidence = Evidence("exhaustive comparison", "all",
+                        details={"heads": len(slopes), "distances": length,
+                                 "biases_scanned": len(slopes) * length * len(out)})
+    return apply(Check("dtype_audit", "fail" if failed else "pass",
+                       {"length": length, "dtypes": out},
+                       certified=f"every Δ < {length} scanned: the exact bias m_h·Δ (float64) "
+                                 "rounded once to the dtype", note=note, evidence=evidence))

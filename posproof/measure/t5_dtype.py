@@ -28,11 +28,13 @@ from typing import Any
 
 import numpy as np
 
+from ..audit import apply
 from ..errors import InvalidParameter, check_int
+from ..evidence import Evidence
 from ..model.t5_buckets import DEFAULT_UP_TO_CAP, T5Buckets
 from ..report import Check
 
-__all__ = ["AUDIT_DTYPES", "dtype_audit", "float_buckets"]
+__all__ = ["AUDIT_DTYPES", "boundary_evidence", "dtype_audit", "float_buckets"]
 
 AUDIT_DTYPES = ("float32", "float16")
 _SHOWN = 16                                    # distances listed in a report (all are counted)
@@ -79,6 +81,30 @@ def _large_buckets(spec: T5Buckets, n: np.ndarray, dtype: str) -> np.ndarray:
     return trunc
 
 
+def boundary_evidence(spec: T5Buckets, up_to: int, compared: int) -> Evidence:
+    """Every magnitude (or Δ) up to ``up_to`` compared: that covers the whole bucket function
+    only when every boundary (each bucket start, with the value below it) lies within the
+    range; otherwise the evidence says how many boundaries it reached (a sample of them).
+
+    >>> ev = boundary_evidence(T5Buckets(32, 128), 60, 121)
+    >>> ev.coverage, ev.covered, ev.total
+    ('sample', 26, 30)
+    >>> boundary_evidence(T5Buckets(32, 128), 91, 183).coverage
+    'all'
+
+    """
+    sides = 2 if spec.bidirectional else 1
+    starts = list(spec.starts[1:])
+    total = sides * len(starts)
+    covered = sides * sum(1 for s in starts if s <= up_to)
+    details = {"unit": "bucket boundaries", "compared": compared, "up_to": up_to,
+               "last_boundary": spec.starts[-1]}
+    if covered == total:
+        return Evidence("exhaustive comparison", "all", details=details)
+    return Evidence("exhaustive comparison", "sample", covered=covered, total=total,
+                    details=details)
+
+
 def dtype_audit(spec: T5Buckets, dtype: str = "float32", up_to: int | None = None) -> Check:
     """Every magnitude 0 … ``up_to`` (default 2·max_distance, at most 4·10⁶) where ``dtype``
     changes the bucket.
@@ -109,6 +135,8 @@ def dtype_audit(spec: T5Buckets, dtype: str = "float32", up_to: int | None = Non
     else:
         values["summary"] = f"{dtype} buckets equal the exact ones for |Δ| ≤ {up_to}"
         note = None
-    return Check(f"t5_dtype_{dtype}", "fail" if bad.size else "pass", values,
-                 certified=("exact side: integer bucket starts (n^R ≥ D^k·m^(R−k)); dtype side: "
-                            f"NumPy {dtype} ops in HF's order, every |Δ| ≤ {up_to}"), note=note)
+    return apply(Check(f"t5_dtype_{dtype}", "fail" if bad.size else "pass", values,
+                       certified=("exact side: integer bucket starts (n^R ≥ D^k·m^(R−k)); "
+                                  f"dtype side: NumPy {dtype} ops in HF's order, every |Δ| ≤ "
+                                  f"{up_to}"), note=note,
+                       evidence=boundary_evidence(spec, up_to, up_to - me + 1)))

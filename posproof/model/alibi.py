@@ -27,6 +27,7 @@ True
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
@@ -39,10 +40,12 @@ from ..errors import InvalidParameter, UnknownName, check_int
 
 __all__ = [
     "ALIBI_RULES",
+    "MAX_BIAS_MAX",
     "MAX_HEADS",
     "Alibi",
     "alibi",
     "alibi_from_config",
+    "exact_slope",
     "exponents",
     "is_power_of_two",
     "mpt_exponents",
@@ -72,15 +75,81 @@ def _heads(n_heads: object) -> int:
     return n
 
 
+#: Largest alibi_bias_max accepted: every slope 2^(−e) with e ≤ B stays a normal float64
+#: (MPT uses 8; a larger B only makes the last heads' slopes vanish).
+MAX_BIAS_MAX = 1000
+#: Largest denominator of alibi_bias_max (a decimal with at most 6 digits after the point):
+#: keeps every exponent B·k/Q a small exact rational.
+MAX_BIAS_DENOMINATOR = 10**6
+_NUMBER = re.compile(r"[+-]?(\d{1,30}(\.\d{0,30})?|\.\d{1,30})([eE][+-]?\d{1,12})?"
+                     r"|\d{1,30}/\d{1,30}")
+
+
 def _bias_max(value: object) -> Fraction:
-    try:
-        out = Fraction(str(value)) if not isinstance(value, Fraction) else value
-    except (ValueError, ZeroDivisionError):
-        raise InvalidParameter(f"alibi_bias_max={value!r} is not a number; pass a positive "
-                               "number such as 8 (MPT's default)") from None
-    if isinstance(value, bool) or not out > 0:
-        raise InvalidParameter(f"alibi_bias_max={value!r} must be > 0 (MPT's default is 8)")
+    """alibi_bias_max as an exact rational in (0, 1000] with denominator ≤ 10⁶, else refused.
+
+    Parsed without building any large integer (the text is checked first), so
+    ``1e-100000`` or ``1e1000000000`` is refused in one line, not computed.
+
+    >>> _bias_max("8"), _bias_max(0.5), _bias_max("1/3")
+    (Fraction(8, 1), Fraction(1, 2), Fraction(1, 3))
+    >>> _bias_max("1e9")
+    Traceback (most recent call last):
+    ...
+    posproof.errors.InvalidParameter: alibi_bias_max='1e9' is out of range: pass 0 < alibi_bias_max <= 1000 (MPT's default is 8)
+    """  # noqa: E501
+    hint = "pass a positive number such as 8 (MPT's default)"
+    if isinstance(value, bool):
+        raise InvalidParameter(f"alibi_bias_max={value!r} is not a number; {hint}")
+    if isinstance(value, Fraction):
+        out = value
+    elif isinstance(value, int):
+        if value.bit_length() > 64:
+            raise InvalidParameter("alibi_bias_max is an integer of "
+                                   f"{value.bit_length()} bits: out of range: pass 0 < "
+                                   f"alibi_bias_max <= {MAX_BIAS_MAX} (MPT's default is 8)")
+        out = Fraction(value)
+    else:
+        text = repr(value) if isinstance(value, float) else str(value)
+        text = text.strip()
+        if len(text) > 64 or not _NUMBER.fullmatch(text):
+            shown = text if len(text) <= 64 else text[:60] + "…"
+            raise InvalidParameter(f"alibi_bias_max={shown!r} is not a number; {hint}")
+        _, _, exp = text.lower().partition("e")
+        if exp and abs(int(exp)) > 30:
+            raise InvalidParameter(f"alibi_bias_max={text!r} is out of range: pass 0 < "
+                                   f"alibi_bias_max <= {MAX_BIAS_MAX} (MPT's default is 8)")
+        try:
+            out = Fraction(text)
+        except (ValueError, ZeroDivisionError):
+            raise InvalidParameter(f"alibi_bias_max={text!r} is not a number; {hint}") from None
+    shown = value if not isinstance(value, Fraction) else str(value)
+    if not 0 < out <= MAX_BIAS_MAX:
+        raise InvalidParameter(f"alibi_bias_max={shown!r} is out of range: pass 0 < "
+                               f"alibi_bias_max <= {MAX_BIAS_MAX} (MPT's default is 8)")
+    if out.denominator > MAX_BIAS_DENOMINATOR:
+        raise InvalidParameter(f"alibi_bias_max={shown!r} needs a denominator above 10^6; pass "
+                               "a decimal with at most 6 digits after the point (or p/q, "
+                               "q <= 10^6)")
     return out
+
+
+def exact_slope(e: Fraction) -> sp.Expr:
+    """2^(−e) as an exact SymPy number, built without SymPy's root search (cheap for any
+    exact e ≥ 0): 2^(−⌈e⌉)·2^(⌈e⌉ − e), SymPy's own canonical form.
+
+    >>> exact_slope(Fraction(1, 4)), exact_slope(Fraction(8))
+    (2**(3/4)/2, 1/256)
+    """
+    if e.denominator == 1:
+        return sp.Rational(1, 1 << e.numerator) if e >= 0 else sp.Integer(1 << -e.numerator)
+    c = -((-e.numerator) // e.denominator)                 # ⌈e⌉
+    r = Fraction(c) - e                                   # in (0, 1)
+    root = sp.Pow(sp.Integer(2), sp.Rational(r.numerator, r.denominator), evaluate=False)
+    if c == 0:
+        return root
+    scale = sp.Rational(1, 1 << c) if c > 0 else sp.Integer(1 << -c)
+    return sp.Mul(scale, root, evaluate=False)
 
 
 def reference_exponents(n_heads: int) -> tuple[Fraction, ...]:
@@ -153,8 +222,7 @@ class Alibi:
     @cached_property
     def slopes(self) -> tuple[sp.Expr, ...]:
         """The slopes m_h = 2^(−e_h) as exact SymPy numbers."""
-        return tuple(sp.Integer(2) ** sp.Rational(-e.numerator, e.denominator)
-                     for e in self.exponents)
+        return tuple(exact_slope(e) for e in self.exponents)
 
     def slopes_array(self) -> np.ndarray:
         """The slopes in float64 (each within one float64 ulp: 2^(−e) with e exact)."""

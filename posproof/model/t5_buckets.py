@@ -24,18 +24,63 @@ n^R ≥ D^k·m^(R−k): an exact integer R-th root.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
-from sympy import integer_nthroot
 
 from ..errors import InvalidParameter, check_int
 
-__all__ = ["DEFAULT_UP_TO_CAP", "T5Buckets", "magnitude_starts", "t5_buckets"]
+__all__ = ["DEFAULT_UP_TO_CAP", "T5Buckets", "log_targets", "magnitude_starts", "t5_buckets"]
 
 #: Exhaustive checks run over |Δ| ≤ 2·max_distance by default, capped here (memory, time).
 DEFAULT_UP_TO_CAP = 4_000_000
+
+
+def log_targets(max_exact: int, per_direction: int, max_distance: int) -> tuple[Any, ...]:
+    """T_k = D^k·m^(R−k) for k = 0 … R−1 (R = per_direction − max_exact): log bucket m + k
+    holds the magnitudes n with T_k ≤ n^R < T_(k+1).  O(R) big-integer products (each T_k
+    from T_(k−1) by ·D/m, exact), cached for the last few configurations.
+
+    >>> [int(t) for t in log_targets(2, 4, 8)]
+    [4, 16]
+    """
+    return _log_targets(int(max_exact), int(per_direction), int(max_distance))
+
+
+def _bigint() -> Any:
+    """GMP integers (python-flint's fmpz) when available: the same exact integers, faster."""
+    try:
+        from flint import fmpz
+    except ImportError:  # pragma: no cover - python-flint is a dependency
+        return int
+    return fmpz
+
+
+@lru_cache(maxsize=4)
+def _log_targets(m: int, per: int, d: int) -> tuple[Any, ...]:
+    big = _bigint()
+    r = per - m
+    out = []
+    t = big(m) ** r
+    for k in range(r):
+        if k:
+            t = t // m * d                     # m^(R−k+1) is divisible by m: exact
+        out.append(t)
+    return tuple(out)
+
+
+def _root_ceil(t: Any, r: int, guess: int) -> int:
+    """The least s ≥ 0 with s^r ≥ t, from a nearby guess (exact integer comparisons)."""
+    big = _bigint()
+    s = max(guess, 0)
+    while big(s) ** r < t:
+        s += 1
+    while s > 0 and big(s - 1) ** r >= t:
+        s -= 1
+    return s
 
 
 def magnitude_starts(max_exact: int, per_direction: int, max_distance: int) -> tuple[int, ...]:
@@ -44,17 +89,26 @@ def magnitude_starts(max_exact: int, per_direction: int, max_distance: int) -> t
     Bucket b holds the magnitudes ``starts[b] ≤ n < starts[b + 1]`` (the last one every
     n ≥ starts[-1]); equal neighbours mean an empty bucket.  No validation: see
     :class:`T5Buckets` (the hypotheses of ``assert_t5_buckets`` call this with off-by-one
-    parameters on purpose).
+    parameters on purpose).  O(R) exact integer steps: each start is the least n with
+    n^R ≥ T_k, found from a float64 guess and settled by exact comparisons
+    (s^R ≥ T_k > (s − 1)^R), never by the float.
 
     >>> magnitude_starts(2, 4, 8)        # R = 2: log buckets start at 2 and ⌈2·√(8/2)⌉ = 4
     (0, 1, 2, 4)
     """
-    r = per_direction - max_exact
-    starts = list(range(max_exact))
-    for k in range(r):
-        target = max_distance ** k * max_exact ** (r - k)
-        root, exact = integer_nthroot(target, r)
-        starts.append(int(root) if exact else int(root) + 1)
+    return _magnitude_starts(int(max_exact), int(per_direction), int(max_distance))
+
+
+@lru_cache(maxsize=64)
+def _magnitude_starts(m: int, per: int, d: int) -> tuple[int, ...]:
+    r = per - m
+    starts = list(range(m))
+    if r <= 0:
+        return tuple(starts)
+    span = math.log(d / m) if m > 0 and d > 0 else 0.0
+    for k, t in enumerate(_log_targets(m, per, d)):
+        guess = int(m * math.exp(span * k / r)) - 1 if m > 0 else 0
+        starts.append(_root_ceil(t, r, guess))
     return tuple(starts)
 
 

@@ -19,9 +19,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import sympy as sp
 
+from ..audit import apply
 from ..errors import check_int
-from ..model.t5_buckets import DEFAULT_UP_TO_CAP, T5Buckets
+from ..evidence import Evidence, Sign
+from ..model.t5_buckets import DEFAULT_UP_TO_CAP, T5Buckets, _bigint, log_targets
 from ..report import Proof, Step
 
 __all__ = ["T5_THEOREMS", "direct_bucket", "prove_t5"]
@@ -31,16 +34,23 @@ T5_THEOREMS = ("boundaries_exact", "exact_below_max_exact", "monotone", "sign_sp
 
 
 def direct_bucket(spec: T5Buckets, n: int) -> int:
-    """The magnitude bucket of n ≥ 0 straight from the definition, k by k in integers (slow:
-    the reference the fast table is checked against)."""
+    """The magnitude bucket of n ≥ 0 straight from the definition, in integers: m + the
+    largest k < R with n^R ≥ T_k = D^k·m^(R−k) (a binary search over k: T_k increases with
+    k since D > m), never from the bucket starts it is checked against."""
     m, per, d = spec.max_exact, spec.per_direction, spec.max_distance
     if n < m:
         return n
     r = per - m
-    k = 0
-    while k + 1 < r and n ** r >= d ** (k + 1) * m ** (r - k - 1):
-        k += 1
-    return m + k
+    targets = log_targets(m, per, d)
+    power = _bigint()(n) ** r
+    lo, hi = 0, r - 1                       # T_0 = m^R ≤ n^R: k = 0 holds
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if power >= targets[mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return m + lo
 
 
 def _crosscheck(spec: T5Buckets, up_to: int) -> tuple[dict[str, Any], np.ndarray]:
@@ -82,9 +92,9 @@ def prove_t5(spec: T5Buckets, *, theorems: Any = None, up_to: int | None = None
             steps.append(Step("for n ≥ m: ⌊R·log(n/m)/log(D/m)⌋ ≥ k ⇔ (n/m)^R ≥ (D/m)^k ⇔ "
                               "n^R ≥ D^k·m^(R−k) (log increasing, D > m, both sides > 0)",
                               "monotone log, integer powers"))
-            for k, s in enumerate(starts[m:]):
-                t = d ** k * m ** (r - k)
-                ok = ok and s ** r >= t and (s - 1) ** r < t
+            big = _bigint()
+            for s, t in zip(starts[m:], log_targets(m, per, d), strict=True):
+                ok = ok and big(s) ** r >= t and big(s - 1) ** r < t
             steps.append(Step(f"each start s_k satisfies s_k^R ≥ T_k > (s_k − 1)^R in integers "
                               f"(checked for all {r} of them)", "integer arithmetic"))
             values = {"starts": list(starts)}
@@ -132,7 +142,40 @@ def prove_t5(spec: T5Buckets, *, theorems: Any = None, up_to: int | None = None
                               "equal consecutive starts, or a side that cannot occur",
                               "exact table"))
             values = {"empty_buckets": empty}
-        out.append(Proof(f"t5:{name}", statement, "proved" if ok else "unknown", steps,
-                         crosscheck=cc, general=False, values=values,
-                         note=None if ok else "the exhaustive integer check disagreed"))
+        proof = Proof(f"t5:{name}", statement, "proved" if ok else "unknown", steps,
+                      crosscheck=cc, general=False, values=values,
+                      note=None if ok else "the exhaustive integer check disagreed",
+                      evidence=_evidence(spec, name, cc) if ok else None)
+        out.append(apply(proof))
     return out
+
+
+_S, _T, _D, _MM, _R, _K = sp.symbols("s T D m R k", integer=True)
+
+
+def _evidence(spec: T5Buckets, name: str, cc: dict[str, Any]) -> Evidence:
+    """Exact integers decided each theorem; the deciding inequalities of the last log
+    bucket (and saturation) go to the audit as exact signs."""
+    m, per, d = spec.max_exact, spec.per_direction, spec.max_distance
+    r, starts = per - m, spec.starts
+    items: list[Sign] = []
+    if name == "boundaries_exact" and r > 0:
+        k, s = r - 1, starts[-1]
+        env = {_S: s, _D: d, _MM: m, _R: r, _K: k}
+        above = _S ** _R - _D ** _K * _MM ** (_R - _K)
+        big_pos = _bigint()(s) ** r - log_targets(m, per, d)[k]
+        items.append(Sign(f"s_{k}^R − D^{k}·m^(R−{k}) (≥ 0: bucket {m + k} starts at {s})",
+                          above, "positive" if big_pos > 0 else "zero", env=env,
+                          engine="exact integers"))
+        items.append(Sign(f"D^{k}·m^(R−{k}) − (s_{k} − 1)^R (> 0: nothing below {s})",
+                          _D ** _K * _MM ** (_R - _K) - (_S - 1) ** _R, "positive", env=env,
+                          engine="exact integers"))
+    elif name == "saturation":
+        items.append(Sign("max_distance − last start", _D - _S,
+                          "positive" if d > starts[-1] else "zero",
+                          env={_D: d, _S: starts[-1]}, engine="exact integers"))
+    coverage = "all" if name == "boundaries_exact" else "structural"
+    return Evidence("exact integers", coverage, items=items,
+                    details={"starts_checked": len(starts) - m,
+                             "crosscheck": cc["checked_magnitudes"],
+                             "direct_evaluations": cc["direct_evaluations"]})

@@ -40,9 +40,12 @@ from typing import Any
 
 import numpy as np
 
+from ..audit import apply
 from ..errors import InvalidParameter
+from ..evidence import Evidence, Spot, sampled_label
 from ..measure.alibi import bias_tolerance, toeplitz_bias_check
-from ..model.alibi import Alibi, alibi, is_power_of_two, mpt_exponents
+from ..model.alibi import MAX_BIAS_MAX, Alibi, alibi, is_power_of_two, mpt_exponents
+from ..report import Check
 from .arrays import as_array, dtype_eps
 from .reports import InvalidImplementation, imported_torch
 
@@ -60,10 +63,29 @@ class AlibiReport:
     explanation: str | None = None
     hypotheses: list[dict[str, Any]] = field(default_factory=list)
     message: str = ""
+    #: What decided the verdict (entries compared, coverage, the worst entry audited).
+    evidence: Evidence | None = None
+    #: ``unknown`` when the independent audit could not confirm the evidence.
+    status: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.status:
+            self.status = "pass" if self.ok else "fail"
+
+    @property
+    def label(self) -> str:
+        """The verdict as printed: a sampled pass says so, never a bare "pass"."""
+        ev = self.evidence
+        if self.status == "pass" and ev is not None and ev.sampled:
+            return sampled_label(ev.covered, ev.total)
+        return self.status
 
     def to_dict(self) -> dict[str, Any]:
-        out = {k: getattr(self, k) for k in self.__dataclass_fields__}
-        out["status"] = "pass" if self.ok else "fail"
+        out = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "evidence"}
+        out["status"] = self.status
+        out["label"] = self.label
+        if self.evidence is not None:
+            out["evidence"] = self.evidence.to_dict()
         return out
 
 
@@ -107,6 +129,8 @@ class _Target:
                  mask_ignored: Callable[[np.ndarray], float] | None = None):
         self.kind, self.regen, self.slopes = kind, regen, slopes
         self.mask_ignored = mask_ignored
+        #: what an entry-by-entry check looked at (pairwise callables), else every entry given
+        self.coverage: dict[str, Any] | None = None
 
 
 def _key_only(values: np.ndarray, positions: np.ndarray, real: np.ndarray, eps: float,
@@ -217,11 +241,53 @@ def _from_callable(impl: Callable[..., Any], spec: Alibi, seq_len: int) -> _Targ
         raise InvalidImplementation(f"bias(q_positions, k_positions) returned shape {probe.shape} "
                                     f"for 2 queries and 1 key; expected ({spec.n_heads}, 2, 1)")
     slopes = probe[:, 0, 0] - probe[:, 1, 0]
+    # every entry, once, against the spec's exact bias; a hypothesis (another slopes vector,
+    # itself Toeplitz) then only needs the 2L − 1 generators, provided every entry matched
+    # its own offset's exact bias within tolerance, i.e. the impl is Toeplitz
+    full = toeplitz_bias_check(lambda q, k: _call(impl, q, k), spec.slopes_array(), seq_len)
+    gen_col, dt_c = as_array(_call(impl, np.arange(seq_len), np.arange(1)), what="bias")
+    gen_row, dt_r = as_array(_call(impl, np.arange(1), np.arange(seq_len)), what="bias")
+    gen = np.concatenate([gen_row[:, 0, :0:-1], gen_col[:, :, 0]], axis=1).astype(np.float64)
+    delta = np.arange(-(seq_len - 1), seq_len)
+    eps = max(dtype_eps(dt_c), dtype_eps(dt_r))
+    spec_slopes = spec.slopes_array()
 
     def regen(s: np.ndarray) -> float:
-        res = toeplitz_bias_check(lambda q, k: _call(impl, q, k), s, seq_len)
-        return max(res["score"], res.get("toeplitz_score", 0.0))
-    return _Target("pairwise-callable", regen, slopes)
+        if np.array_equal(s, spec_slopes):
+            return max(full["score"], full["toeplitz_score"])
+        with np.errstate(invalid="ignore", over="ignore"):
+            err = np.abs(gen - (-s[:, None] * delta[None, :]))
+            gscore = float(np.nanmax(err / bias_tolerance(s, delta, eps)))
+        return gscore if np.isfinite(gscore) and full["toeplitz_score"] <= 1 else max(
+            gscore, full["toeplitz_score"])
+    target = _Target("pairwise-callable", regen, slopes)
+    target.coverage = full
+    return target
+
+
+def _evidence(target: _Target, spec: Alibi, score: float) -> Evidence:
+    """Exhaustive (or sampled, and saying so) entry-by-entry comparison; the worst entry of a
+    pairwise callable goes to the audit as a Spot: |−m_h·(i − j) − impl| ≤ tolerance."""
+    cov = target.coverage
+    if cov is None:
+        return Evidence("exhaustive comparison", "all", details={"kind": target.kind,
+                                                                  "worst_over_tolerance": score})
+    items = []
+    w = cov.get("worst") or {}
+    if w and np.isfinite(w.get("impl", np.nan)) and cov["status"] == "pass":
+        from ..proofs.alibi import _I, _J, _M
+
+        items.append(Spot(f"bias of head {w['head']} at (i, j) = ({w['i']}, {w['j']})",
+                          -_M * (_I - _J), w["impl"], w["tolerance"],
+                          env={_M: spec.slopes[w["head"]], _I: w["i"], _J: w["j"]},
+                          engine="float64 impl value within the dtype's tolerance"))
+    sample = cov["coverage"] == "sample"
+    return Evidence("exhaustive comparison", "sample" if sample else "all", items=items,
+                    covered=cov["entries_evaluated"] if sample else None,
+                    total=cov["entries_total"] if sample else None,
+                    details={"kind": target.kind, "entries_evaluated": cov["entries_evaluated"],
+                             "entries_total": cov["entries_total"],
+                             "worst_over_tolerance": score})
 
 
 def check_alibi(impl: Any, *, n_heads: int, rule: str = "reference", alibi_bias_max: Any = 8,
@@ -239,10 +305,14 @@ def check_alibi(impl: Any, *, n_heads: int, rule: str = "reference", alibi_bias_
         target = _from_array(arr, dtype, spec, attention_mask)
     score = target.regen(spec.slopes_array())
     ok = score <= 1
+    evidence = _evidence(target, spec, score)
     report = AlibiReport(ok, target.kind, spec.to_dict(),
                          [{"name": "alibi:values", "status": "pass" if ok else "fail",
-                           "score": score}])
+                           "score": score}], evidence=evidence)
     if ok:
+        check = apply(Check("alibi:values", "pass", evidence=evidence))
+        if check.status != "pass":
+            report.ok, report.status, report.message = False, check.status, check.note or ""
         return report
     for name, slopes in _hypotheses(spec).items():
         s = target.regen(slopes)
@@ -261,8 +331,11 @@ def check_alibi(impl: Any, *, n_heads: int, rule: str = "reference", alibi_bias_
            f"{identify_alibi(target.slopes)['rule'] if target.slopes.size else 'nothing'}")
     if not is_power_of_two(spec.n_heads) and report.explanation is None:
         why += f" (n_heads={spec.n_heads} is not a power of two: check the rule)"
+    w = (target.coverage or {}).get("worst") or {}
+    where = (f" at head {w['head']}, (i, j) = ({w['i']}, {w['j']}): impl {w['impl']!r}"
+             if w and target.coverage.get("toeplitz_score", 0) > 1 else "")
     report.message = (f"ALiBi impl disagrees with {label}: worst error {score:.3g}× the "
-                      f"tolerance ({target.kind})\n{why}")
+                      f"tolerance ({target.kind}){where}\n{why}")
     return report
 
 
@@ -299,7 +372,8 @@ def identify_alibi(slopes: Any) -> dict[str, Any]:
     if arr[0] > 0:
         k_first = 1 if q == n else 2                       # MPT's first head is k = 2
         guess = Fraction(float(-np.log2(arr[0]) * q / k_first)).limit_denominator(64)
-        if guess > 0 and _compare(arr, _exp2(mpt_exponents(n, guess)), eps) <= 1:
+        if 0 < guess <= MAX_BIAS_MAX and _compare(arr, _exp2(mpt_exponents(n, guess)),
+                                                  eps) <= 1:
             return {"rule": "mpt", "n_heads": n, "alibi_bias_max": str(guess),
                     "note": f"MPT's gen_slopes with alibi_bias_max={guess}"}
     for name, cand in _hypotheses(ref).items():

@@ -30,8 +30,9 @@ from typing import Any
 
 import numpy as np
 
+from ..audit import apply
 from ..errors import check_int
-from ..measure.t5_dtype import float_buckets
+from ..measure.t5_dtype import boundary_evidence, float_buckets
 from ..model.t5_buckets import DEFAULT_UP_TO_CAP, T5Buckets, magnitude_starts
 from ..report import Check, Report
 from .reports import InvalidImplementation
@@ -167,8 +168,9 @@ def check_t5_buckets(fn: Callable[..., Any], num_buckets: int = 32, max_distance
     values["summary"] = (f"{'equal' if not bad.size else 'differs'} at every |Δ| ≤ {up_to}"
                          if status == "pass" and not bad.size else note or "")
     check = Check("t5_buckets", status, values, note=note,
-                  certified="exact integer buckets at every Δ, no tolerance")
-    return Report(spec.to_dict(), [], [check])
+                  certified="exact integer buckets at every Δ, no tolerance",
+                  evidence=boundary_evidence(spec, up_to, int(d.size)))
+    return Report(spec.to_dict(), [], [apply(check)])
 
 
 def assert_t5_buckets(fn: Callable[..., Any], num_buckets: int = 32, max_distance: int = 128,
