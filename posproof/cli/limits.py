@@ -46,7 +46,7 @@ def limits() -> list[Limit]:
     from ..measure.explore.basebound import HIGHEST
     from ..measure.multiaxis import MAX_GRID_VALUES
     from ..measure.numeric import MAX_LEN, MAX_SCAN_WORK
-    from ..model.alibi import MAX_HEADS
+    from ..model.alibi import MAX_BIAS_DENOMINATOR, MAX_BIAS_MAX, MAX_HEADS
     from ..model.expressions import MAX_LENGTH as MAX_TEXT
     from ..sweep.limits import HARD_MAX_POINTS, MAX_POINTS, MAX_RANGE_VALUES
     from ..testing.rotary import MAX_HEAD_DIM
@@ -97,10 +97,31 @@ def limits() -> list[Limit]:
               beyond=((("explore", "rope:base=10000,dim=4", "--length", "30", "--base-bound",
                         "--base-range", f"2,{HIGHEST * 10:g}"), ("--base-range",)),)),
         Limit("attention heads (`--heads`, `heads=`)", "prove, check, explain, check-impl "
-              "(`--alibi`)", f"1 … {MAX_HEADS}",
-              at=(("check", "--alibi", "--heads", str(MAX_HEADS), "--max-len", "1000000"),
-                  ("prove", "--alibi", "--heads", str(MAX_HEADS))),
-              beyond=((("prove", "--alibi", "--heads", str(MAX_HEADS + 1)), ("heads",)),)),
+              "(`--alibi`)", f"1 … {MAX_HEADS}; check: heads × L ≤ 2^26 (every Δ of every "
+              f"head is scanned): L ≤ {(1 << 26) // MAX_HEADS} at {MAX_HEADS} heads",
+              at=(("check", "--alibi", "--heads", str(MAX_HEADS), "--max-len",
+                   str((1 << 26) // MAX_HEADS)),
+                  ("check", "--alibi", "--heads", "64", "--max-len", "1000000"),
+                  ("prove", "--alibi", "--heads", str(MAX_HEADS), "--general")),
+              beyond=((("prove", "--alibi", "--heads", str(MAX_HEADS + 1)), ("heads",)),
+                      (("check", "--alibi", "--heads", str(MAX_HEADS), "--max-len", "1000000"),
+                       ("heads", str((1 << 26) // MAX_HEADS))))),
+        Limit("MPT's alibi_bias_max (`--alibi-bias-max`, a config's `alibi_bias_max`)",
+              "prove, check, explain (`--alibi --rule mpt`)",
+              f"0 < B ≤ {MAX_BIAS_MAX}, at most {len(str(MAX_BIAS_DENOMINATOR)) - 1} decimals "
+              f"(denominator ≤ {MAX_BIAS_DENOMINATOR})",
+              at=(("prove", "--alibi", "--heads", str(MAX_HEADS), "--rule", "mpt",
+                   "--alibi-bias-max", "999.999999", "--general"),),
+              beyond=((("prove", "--alibi", "--heads", "5", "--rule", "mpt",
+                        "--alibi-bias-max", "20000"), ("alibi_bias_max",)),
+                      (("prove", "--alibi", "--heads", "8", "--rule", "mpt",
+                        "--alibi-bias-max", "1e-100000"), ("alibi_bias_max",)))),
+        Limit("T5 buckets and max_distance (`--t5 B,M[,causal]`, `t5:buckets=,max_distance=`)",
+              "prove, check, explain", "buckets 2 … 4096, max_distance 1 … 1e12",
+              at=(("prove", "--t5", "4096,1000000000000,causal"),
+                  ("check", "--t5", "4096,1000000000000,causal")),
+              beyond=((("prove", "--t5", "4097,128"), ("num_buckets",)),
+                      (("prove", "--t5", "32,1000000000001"), ("max_distance",)))),
         Limit("grid of positions (`--grid`)", "check (multi-axis presets)",
               f"product of the sides × d ≤ {MAX_GRID_VALUES} values",
               at=(("check", "--preset", "sincos-2d", "--dim", "16", "--grid",
