@@ -29,7 +29,7 @@ from ..model.schedules import exact_number
 from ..precise import DEFAULT_DPS, mp_value
 from ..report import Proof, Step
 from ..validated import Unenclosable, Unresolved, bounds, compare, enclose, exact_ratio, sign
-from .theorems.witness import _outward, proved_evidence, sign_item, sum_of_squares
+from .witness import _outward, proved_evidence, sign_item, weighted_sum
 
 __all__ = ["bound_claim", "parse_permutation", "period_claim", "permutation_claim"]
 
@@ -86,7 +86,7 @@ def period_claim(engine: Any, value: Any) -> Proof:
         def residual(x: int, y: int) -> mpmath.mpf:
             return _period_residual(engine, period, x, engine.m.sample_groups())[0]
         cc = engine.crosscheck(name, residual, scale=lambda x, y: float(period) + abs(x))
-        gap = sum_of_squares(_column(enc, j, X + period) - _column(enc, j, X)
+        gap = weighted_sum(_column(enc, j, X + period) - _column(enc, j, X)
                              for j in engine.sample_columns())
         ev = engine.zero_evidence(name, cc, lambda x, y: (gap, {X: x}),
                                   method="exact ratios ω_k·P/2π ∈ ℤ")
@@ -332,7 +332,7 @@ def permutation_claim(engine: Any, layout: Any, perm: Any) -> Proof:
                            for j in range(0, enc.dim, max(1, enc.dim // 16)))
         cc = engine.crosscheck(name, residual)
         shown = list(range(0, enc.dim, max(1, enc.dim // 3)))[:3]
-        gap = sum_of_squares(_column(other, j, X) - _column(enc, perm[j], X) for j in shown)
+        gap = weighted_sum(_column(other, j, X) - _column(enc, perm[j], X) for j in shown)
         ev = engine.zero_evidence(name, cc, lambda x, y: (gap, {X: x}),
                                   method="exact entrywise comparison")
         return Proof(name, statement, "proved", steps, crosscheck=cc, evidence=ev)

@@ -464,7 +464,7 @@ def stale_cache(before: Rotary, after: Rotary, *, seed: int = 0) -> Any:
         residual = abs(a - b)
     # Exactly: with q = k = e_i, ⟨R_θ(m)e_i, R_θ'(n)e_i⟩ = cos(θ'_k n − θ_k m).  The
     # refutation needs the certified sign of the difference of the two logits.
-    from .theorems.witness import witness_sign
+    from .witness import witness_sign
 
     th, th2 = sp.sympify(before.frequencies[k]), sp.sympify(after.frequencies[k])
     mm, nn, ss = sp.symbols("m n s", integer=True)

@@ -25,6 +25,7 @@ from ...evidence import Evidence, Sign
 from ...model.encoding import DELTA, Encoding, X
 from ...precise import DEFAULT_DPS
 from ...report import Proof, Step
+from ..witness import proved_evidence, weighted_sum, witness_sign, zero_item
 from .budget import Deadline
 from .engine_kernel import KernelTheorems
 from .engine_structure import StructureTheorems
@@ -49,7 +50,6 @@ from .search import (
     witness_search,
 )
 from .trigzero import pretest_points
-from .witness import proved_evidence, sum_of_squares, witness_sign, zero_item
 
 __all__ = ["Engine"]
 
@@ -231,7 +231,7 @@ class Engine(KernelTheorems, StructureTheorems):
             cc = self.crosscheck(name, lambda x, dl: self._translation_residual(
                 row_dok, x, dl, self.m.sample_groups())[0], scale=lambda x, dl: abs(x) + abs(dl))
             sides = translation_sides(self.enc, row_dok, self.evidence_groups())
-            gap = sum_of_squares(sp.Add(lhs, -rhs) for _, lhs, rhs in sides)
+            gap = weighted_sum(sp.Add(lhs, -rhs) for _, lhs, rhs in sides)
             ev = self.zero_evidence(name, cc, lambda x, dl: (gap, {X: x, DELTA: dl}))
             return Proof(name, statement, "proved", steps, crosscheck=cc, evidence=ev)
         cols = [j for g in unproved for j in self.m.groups[g]]

@@ -12,9 +12,9 @@ from ...evidence import Evidence
 from ...model.encoding import X
 from ...precise import DEFAULT_DPS, mp_values
 from ...report import Proof, Step
+from ..witness import proved_evidence, sign_item, witness_sign
 from .identities import W, Y, dps, fmt, positive
 from .search import column
-from .witness import proved_evidence, sign_item, witness_sign
 
 _S = sp.Symbol("s", integer=True)
 

@@ -14,9 +14,9 @@ from ...model.layouts import LAYOUTS, permutation
 from ...precise import mp_value
 from ...report import Proof, Step
 from ...validated import exact_ratio, irrational
+from ..witness import proved_evidence, sign_item, weighted_sum, zero_item
 from .identities import A, B, count, dps, is_zero, mp_entry
 from .search import column
-from .witness import proved_evidence, sign_item, sum_of_squares, zero_item
 
 __all__ = ["StructureTheorems"]
 
@@ -55,7 +55,7 @@ class StructureTheorems:
         problems = self.enc.broken_pairs()
         if problems:
             return Proof(name, statement, "unknown", [Step(problems[0], "pair structure")],
-                         note="T(Δ) does not exist for this encoding")
+                         note="no block rotation T(Δ) could be built for this encoding")
         dok = self.translation("row")
         steps = []
         if self.outside_entries(dok):  # pragma: no cover - the encoding builds blocks only
@@ -95,7 +95,7 @@ class StructureTheorems:
                     "group_law": lambda: ta * mat(B) - mat(A + B),
                     "inverse_is_transpose": lambda: mat(-A) - ta.T}[name]()
             parts.extend(diff)
-        return sum_of_squares(parts)
+        return weighted_sum(parts)
 
     def _structure_residual(self, name: str, a: int, b: int) -> mpmath.mpf:
         dok = self.translation("row")
@@ -156,7 +156,7 @@ class StructureTheorems:
                               f"{'…' if len(perm) > 8 else ''}; "
                               "T entries agree exactly under the same permutation",
                               "permutation"))
-        gap = sum_of_squares(gaps)
+        gap = weighted_sum(gaps)
         points = self.m.points(3)
         ev = proved_evidence("exact entrywise comparison",
                              [zero_item(f"Σ (PE_L[j] − PE[perm j])² at x = {x}", gap, {X: x})
@@ -218,7 +218,7 @@ class StructureTheorems:
                 return max(abs(self.m.pe_mp(j, x + p) - self.m.pe_mp(j, x))
                            for cols in self.m.sample_groups() for j in cols)
         cc = self.crosscheck(name, residual, scale=lambda x, y: float(period))
-        gap = sum_of_squares(column(self.enc, j, X + period) - column(self.enc, j, X)
+        gap = weighted_sum(column(self.enc, j, X + period) - column(self.enc, j, X)
                              for j in self.sample_columns())
         ev = self.zero_evidence(name, cc, lambda x, y: (gap, {X: x}))
         return Proof(name, f"the curve of positions is periodic with exact period {period}"

@@ -24,7 +24,7 @@ import sympy as sp
 from ...errors import PosproofError
 from ...model.encoding import Encoding
 from ...precise import DEFAULT_DPS, mp_value, mp_values
-from ...validated import certainly_nonzero, sign
+from ...validated import sign
 from .budget import Deadline
 from .trigzero import is_zero_exp, largest_multiple, nonzero_somewhere
 
@@ -120,10 +120,11 @@ def same_number(a: sp.Expr, b: sp.Expr) -> bool:
     if a == b:
         return True
     try:
-        if certainly_nonzero(sp.Add(a, -b), budget_bits=256):   # enclosures apart: different
-            return False
+        order = sign(sp.Add(a, -b), budget_bits=256)   # enclosures apart, or exactly 0
     except (TypeError, ValueError):
-        pass
+        order = None
+    if order is not None:
+        return order == 0
     return bool(sp.simplify(sp.Add(a, -b).doit()) == 0)
 
 

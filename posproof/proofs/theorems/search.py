@@ -31,10 +31,10 @@ import sympy as sp
 from ...evidence import Sign
 from ...model.encoding import DELTA, Encoding, X
 from ...validated import bounds, digits_of
+from ..witness import _outward
 from .budget import Deadline
 from .identities import TRIG, exact
 from .trigzero import enclosure
-from .witness import _outward
 
 __all__ = ["MAX_BITS", "candidate_points", "column", "spread", "translation_sides",
            "validated_search", "witness_search"]

@@ -1,4 +1,4 @@
-"""Certified witnesses and the evidence of the engine's verdicts.
+"""Certified witnesses and the evidence of the proof engine's verdicts (and the claims').
 
 A counterexample is *refuted* only when the exact residual at an exact point has an
 interval enclosure that excludes 0 (:func:`certify`, precision raised as needed); a value
@@ -24,11 +24,10 @@ from typing import Any
 import mpmath
 import sympy as sp
 
-from ...evidence import Evidence, Sign
-from ...validated import Unenclosable, bounds, enclose
-from .budget import Deadline
+from ..evidence import Evidence, Sign
+from ..validated import Unenclosable, bounds, enclose
 
-__all__ = ["WITNESS_BITS", "certify", "proved_evidence", "sign_item", "sum_of_squares",
+__all__ = ["WITNESS_BITS", "certify", "proved_evidence", "sign_item", "weighted_sum",
            "witness_sign", "zero_item"]
 
 #: Precisions (bits) at which a witness's residual is enclosed, in order.
@@ -43,7 +42,7 @@ def _outward(lo: mpmath.mpf, hi: mpmath.mpf) -> tuple[str, str]:
 
 
 def certify(expr: sp.Expr, env: Mapping[Any, Any] | None = None,
-            bits: Sequence[int] = WITNESS_BITS, deadline: Deadline | None = None
+            bits: Sequence[int] = WITNESS_BITS, deadline: Any = None
             ) -> tuple[int, str, str, int] | None:
     """``(sign, lo, hi, bits)`` when an interval enclosure of ``expr`` at ``env`` excludes 0
     (``lo``, ``hi`` outward-rounded decimal ends), else ``None`` (zero, or not decided within
@@ -64,7 +63,7 @@ def certify(expr: sp.Expr, env: Mapping[Any, Any] | None = None,
 
 
 def witness_sign(label: str, expr: sp.Expr, env: Mapping[Any, Any] | None = None,
-                 bits: Sequence[int] = WITNESS_BITS, deadline: Deadline | None = None
+                 bits: Sequence[int] = WITNESS_BITS, deadline: Any = None
                  ) -> tuple[Sign, int] | None:
     """A :class:`Sign` item (``positive`` / ``negative``) for a certified non-zero residual,
     with the bits that decided it; ``None`` when no enclosure excludes 0."""
@@ -86,12 +85,20 @@ def zero_item(label: str, expr: sp.Expr, env: Mapping[Any, Any] | None = None) -
     return Sign(label, sp.sympify(expr), "zero", dict(env or {}), engine="exact rewriting")
 
 
-def sum_of_squares(exprs: Iterable[sp.Expr]) -> sp.Expr:
-    """Σ |e|, zero exactly when every (real) e is: one audited quantity for several residuals.
+def weighted_sum(exprs: Iterable[sp.Expr]) -> sp.Expr:
+    """Σ e_k/p_k (p_k the k-th prime): one audited quantity for several residuals, exactly 0
+    when every e_k is; a wrong one shows unless the others cancel it to the last digit with
+    these weights at this very point.
 
-    (Absolute values rather than squares: a ball that contains 0 raised to a power is not
-    finite in the auditor, while |ball| is.)"""
-    return sp.Add(*(sp.Abs(sp.sympify(e)) for e in exprs))
+    (Not squares, nor absolute values: the auditor's power of a ball that contains 0 is not
+    finite, and SymPy's ``Abs`` of an exact numeric zero runs a costly sign search.)
+
+    >>> import sympy as sp
+    >>> weighted_sum([sp.Symbol("a"), sp.Symbol("b")])
+    a/2 + b/3
+    """
+    return sp.Add(*(sp.Mul(sp.Rational(1, sp.prime(k + 1)), sp.sympify(e))
+                    for k, e in enumerate(exprs)))
 
 
 def proved_evidence(method: str, items: list[Sign], coverage: str = "all",
