@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
+from .. import validated
 from ..errors import (
     InvalidEncoding,
     InvalidParameter,
@@ -141,6 +142,60 @@ def trig(func: str, freq: sp.Expr, var: sp.Expr, evaluate: bool) -> sp.Expr:
     return f(sp.Mul(freq, var, evaluate=False), evaluate=False)
 
 
+def _merge_equal(freqs: Sequence[sp.Expr], bits: int = 128
+                 ) -> tuple[list[int], list[tuple[int, int]]]:
+    """Frequencies written differently but equal (``sqrt(8)/2`` and ``sqrt(2)``;
+    ``log(8)/log(2)/3·c`` and ``c``) share one index.
+
+    Returns ``(canon, undecided)``: ``canon[k]`` is the index of the first frequency equal
+    to ``freqs[k]`` (proved by :func:`posproof.validated.compare`: exact rewriting to 0);
+    two frequencies keep distinct indices only when certified different (disjoint interval
+    enclosures, or a certified sign), or when undecided — those pairs are listed in
+    ``undecided``.  Enclosures at ``bits`` bits sort the frequencies, so only those whose
+    enclosures overlap are compared (no quadratic work for a table of distinct values).
+
+    >>> _merge_equal([sp.sqrt(2), sp.sqrt(8) / 2, sp.Integer(3)])
+    ([0, 0, 2], [])
+    """
+    n = len(freqs)
+    canon = list(range(n))
+    ends: list[tuple[Any, Any, int]] = []
+    loose: list[int] = []
+    for k, f in enumerate(freqs):
+        try:
+            lo, hi = validated.bounds(validated.enclose(f, prec=bits))
+            ends.append((lo, hi, k))
+        except validated.Unenclosable:
+            loose.append(k)
+    ends.sort(key=lambda t: t[0])
+    candidates: list[tuple[int, int]] = []
+    for a, (_lo, hi, k) in enumerate(ends):
+        for lo2, _hi2, k2 in ends[a + 1:]:
+            if lo2 > hi:
+                break
+            candidates.append((min(k, k2), max(k, k2)))
+    candidates += [(min(a, b), max(a, b)) for a in loose for b in range(n) if b != a]
+    undecided = []
+
+    def root(k: int) -> int:
+        while canon[k] != k:
+            k = canon[k]
+        return k
+    for a, b in sorted(set(candidates)):
+        ra, rb = root(a), root(b)
+        if ra == rb:
+            continue
+        order = validated.compare(freqs[a], freqs[b])
+        if order == 0:
+            canon[max(ra, rb)] = min(ra, rb)
+        elif order is None:
+            undecided.append((a, b))
+    canon = [root(k) for k in range(n)]
+    pairs = sorted({(min(canon[a], canon[b]), max(canon[a], canon[b])) for a, b in undecided
+                    if canon[a] != canon[b]})
+    return canon, pairs
+
+
 @lru_cache(maxsize=1 << 16)
 def negate(expr: sp.Expr) -> sp.Expr:
     return -expr
@@ -226,12 +281,19 @@ class Encoding:
                 continue
             freq = exact_number(f"columns[{j}] frequency", value)
             if freq not in index:
-                if not mp_values([freq], 30)[0] > 0:
-                    raise InvalidParameter(f"columns[{j}] frequency={freq} must be > 0")
+                if validated.sign(freq, budget_bits=1 << 12) != 1:
+                    raise InvalidParameter(f"columns[{j}] frequency={freq} must be > 0 (its "
+                                           "sign must be certain)")
                 index[freq] = len(freqs)
                 freqs.append(freq)
             col_freq.append(index[freq])
-        self._set_columns(tuple(freqs), tuple(funcs), tuple(col_freq))
+        canon, undecided = _merge_equal(freqs)
+        kept = sorted(set(canon))
+        renumber = {old: new for new, old in enumerate(kept)}
+        self._set_columns(tuple(freqs[k] for k in kept), tuple(funcs),
+                          tuple(-1 if k < 0 else renumber[canon[k]] for k in col_freq))
+        self._undecided = frozenset(frozenset((renumber[canon[a]], renumber[canon[b]]))
+                                    for a, b in undecided)
         return self
 
     def _set_columns(self, freqs: tuple[sp.Expr, ...], funcs: tuple[str, ...],
@@ -239,6 +301,8 @@ class Encoding:
         self.frequencies: tuple[sp.Expr, ...] = freqs
         self.column_funcs = funcs
         self.column_freq_index = col_freq
+        #: Pairs of frequency indices whose equality could not be decided (from_columns).
+        self._undecided: frozenset[frozenset[int]] = frozenset()
 
     # ------------------------------------------------------------------ structure
     @property
@@ -264,6 +328,12 @@ class Encoding:
                 problems.append(f"dims {s} and {c} hold ({fs}, {fc}), not a (sin, cos) pair; "
                                 "no rotation T(Δ) exists")
             elif self.column_freq_index[s] != self.column_freq_index[c]:
+                if self.frequencies_undecided(s, c):
+                    problems.append(
+                        f"dims {s} and {c}: whether their frequencies "
+                        f"({self.column_frequency(s)} and {self.column_frequency(c)}) are equal "
+                        "could not be decided (no certified sign, no exact rewriting to 0)")
+                    continue
                 problems.append(
                     f"dims {s} and {c} use different frequencies ({self.column_frequency(s)} "
                     f"and {self.column_frequency(c)}); no rotation T(Δ) exists")
@@ -271,6 +341,12 @@ class Encoding:
             if self.column_funcs[j] != "zero":
                 problems.append(f"dim {j} is a padding column but holds {self.column_funcs[j]}")
         return problems
+
+    def frequencies_undecided(self, i: int, j: int) -> bool:
+        """Whether columns i and j have frequencies whose equality could not be decided
+        (distinct indices are otherwise certified different: :func:`_merge_equal`)."""
+        a, b = self.column_freq_index[i], self.column_freq_index[j]
+        return a >= 0 and b >= 0 and a != b and frozenset((a, b)) in self._undecided
 
     @cached_property
     def frequencies_float(self) -> np.ndarray:

@@ -22,12 +22,14 @@ import mpmath
 import sympy as sp
 
 from ..errors import InvalidParameter
-from ..model.encoding import Encoding
+from ..evidence import Evidence, Sign
+from ..model.encoding import Encoding, X
 from ..model.layouts import get_layout
 from ..model.schedules import exact_number
 from ..precise import DEFAULT_DPS, mp_value
 from ..report import Proof, Step
-from ..validated import Unenclosable, Unresolved, compare, enclose, exact_ratio, sign
+from ..validated import Unenclosable, Unresolved, bounds, compare, enclose, exact_ratio, sign
+from .witness import _outward, proved_evidence, sign_item, weighted_sum
 
 __all__ = ["bound_claim", "parse_permutation", "period_claim", "permutation_claim"]
 
@@ -84,8 +86,12 @@ def period_claim(engine: Any, value: Any) -> Proof:
         def residual(x: int, y: int) -> mpmath.mpf:
             return _period_residual(engine, period, x, engine.m.sample_groups())[0]
         cc = engine.crosscheck(name, residual, scale=lambda x, y: float(period) + abs(x))
+        gap = weighted_sum(_column(enc, j, X + period) - _column(enc, j, X)
+                             for j in engine.sample_columns())
+        ev = engine.zero_evidence(name, cc, lambda x, y: (gap, {X: x}),
+                                  method="exact ratios ω_k·P/2π ∈ ℤ")
         return Proof(name, statement, "proved", steps, crosscheck=cc,
-                     values={"period": str(period)}, exact=period)
+                     values={"period": str(period)}, exact=period, evidence=ev)
     for k, turns in failing[:1]:
         what = ("irrational" if turns is False else f"{turns}, not an integer")
         steps.append(Step(f"ω_{k}·P/2π is {what}", "exact ratio"))
@@ -96,7 +102,9 @@ def period_claim(engine: Any, value: Any) -> Proof:
             steps.append(Step(f"column {ce['column']} at x = {ce['x'][:16]}: PE(x+P) = "
                               f"{ce['lhs'][:16]} but PE(x) = {ce['rhs'][:16]}",
                               "interval arithmetic (certified residual ≠ 0)"))
-            return Proof(name, statement, "refuted", steps, counterexample=ce)
+            item = ce.pop("_item")
+            return Proof(name, statement, "refuted", steps, counterexample=ce,
+                         evidence=Evidence("certified sign", items=[item]))
     return Proof(name, statement, "unknown", steps,
                  note="no exact decision and no counterexample at the points tried")
 
@@ -136,8 +144,14 @@ def _exact_point(value: mpmath.mpf) -> sp.Rational:
     return sp.Rational(str(mpmath.nstr(value, 25))) if mpmath.isfinite(value) else sp.Integer(0)
 
 
+def _sign_item(label: str, r: sp.Expr, z: Any) -> Sign:
+    lo, hi = bounds(z)
+    a, b = _outward(lo, hi)
+    return sign_item(f"lhs − rhs, {label}", r, "positive" if z > 0 else "negative", None, a, b)
+
+
 def _witness(enc: Encoding, cols: Sequence[int], candidates: Sequence[sp.Expr],
-             lhs: Any, rhs: Any) -> tuple[int, sp.Expr, sp.Expr] | None:
+             lhs: Any, rhs: Any) -> tuple[int, sp.Expr, sp.Expr, Sign] | None:
     """A (column, x, residual) whose residual lhs(j, x) − rhs(j, x) has an interval
     enclosure excluding 0 (a certified counterexample).
 
@@ -158,9 +172,9 @@ def _witness(enc: Encoding, cols: Sequence[int], candidates: Sequence[sp.Expr],
             except Unenclosable:
                 continue
             if z > _PLAIN or z < -_PLAIN:
-                return j, x, r
+                return j, x, r, _sign_item(f"column {j} at x = {x}", r, z)
             if thin is None and (z > 0 or z < 0):
-                thin = (j, x, r)
+                thin = (j, x, r, _sign_item(f"column {j} at x = {x}", r, z))
             if not (z > 0 or z < 0):
                 unresolved.append((j, x, r))
         if thin is not None:
@@ -194,8 +208,8 @@ def _period_witness(engine: Any, period: sp.Expr, k: int) -> dict[str, Any] | No
                      lambda j, x: _column(enc, j, x))
     if found is None:
         return None
-    j, x, r = found
-    return {"x": _show(x), "period": str(period), "column": j,
+    j, x, r, item = found
+    return {"_item": item, "x": _show(x), "period": str(period), "column": j,
             "lhs": _fmt(mp_value(_column(enc, j, x + period))),
             "rhs": _fmt(mp_value(_column(enc, j, x))), "residual": _fmt(abs(mp_value(r))),
             "dps": DEFAULT_DPS, "kind": "period witness", "certified": "interval arithmetic",
@@ -236,8 +250,12 @@ def bound_claim(engine: Any, value: Any) -> Proof:
                              for j in g), default=mpmath.mpf(0))
                 return max(worst - c, mpmath.mpf(0))
         cc = engine.crosscheck(name, residual)
+        rel = "zero" if order == 0 else "positive"
+        ev = proved_evidence("certified comparison with the exact supremum",
+                             [sign_item(f"c − sup|PE_i| = {bound} − {sup}", bound - sup, rel)],
+                             "structural")
         return Proof(name, statement, "proved", steps, crosscheck=cc,
-                     values={"supremum": str(sup)})
+                     values={"supremum": str(sup)}, evidence=ev)
     if live:
         j = live[0]
         func = enc.column_funcs[j]
@@ -254,7 +272,8 @@ def bound_claim(engine: Any, value: Any) -> Proof:
         "x": _fmt(mp_value(x), 30), "x_exact": str(x), "column": j,
         "lhs": _fmt(abs(mp_value(pe))), "rhs": str(bound),
         "residual": _fmt(mp_value(sup - bound)), "dps": DEFAULT_DPS, "kind": "bound witness",
-        "certified": how})
+        "certified": how}, evidence=Evidence("certified sign", items=[
+            sign_item(f"|PE_{j}({where[4:]})| − c = {sup} − {bound}", sup - bound, "positive")]))
 
 
 # --------------------------------------------------------------------------- permutation
@@ -312,7 +331,11 @@ def permutation_claim(engine: Any, layout: Any, perm: Any) -> Proof:
                 return max(abs(other_model.pe_mp(j, x) - engine.m.pe_mp(perm[j], x))
                            for j in range(0, enc.dim, max(1, enc.dim // 16)))
         cc = engine.crosscheck(name, residual)
-        return Proof(name, statement, "proved", steps, crosscheck=cc)
+        shown = list(range(0, enc.dim, max(1, enc.dim // 3)))[:3]
+        gap = weighted_sum(_column(other, j, X) - _column(enc, perm[j], X) for j in shown)
+        ev = engine.zero_evidence(name, cc, lambda x, y: (gap, {X: x}),
+                                  method="exact entrywise comparison")
+        return Proof(name, statement, "proved", steps, crosscheck=cc, evidence=ev)
     if not wrong:
         return Proof(name, statement, "unknown", [], note=f"column {undecided[0]}: whether the "
                      "two frequencies are equal could not be decided")
@@ -326,7 +349,7 @@ def permutation_claim(engine: Any, layout: Any, perm: Any) -> Proof:
                      lambda j, x: _column(enc, perm[j], x))
     if found is None:
         return Proof(name, statement, "unknown", steps, note="no counterexample found")
-    j, x, r = found
+    j, x, r, item = found
     lhs, rhs = mp_value(_column(other, j, x)), mp_value(_column(enc, perm[j], x))
     steps.append(Step(f"at x = {x}: PE_{target.name}[{j}] = {_fmt(lhs, 12)} but "
                       f"PE_{enc.layout.name}[{perm[j]}] = {_fmt(rhs, 12)}",
@@ -334,7 +357,8 @@ def permutation_claim(engine: Any, layout: Any, perm: Any) -> Proof:
     return Proof(name, statement, "refuted", steps, counterexample={
         "x": _show(x), "layout": target.name, "column": j, "source_column": perm[j],
         "lhs": _fmt(lhs), "rhs": _fmt(rhs), "residual": _fmt(abs(mp_value(r))),
-        "dps": DEFAULT_DPS, "certified": "interval arithmetic"})
+        "dps": DEFAULT_DPS, "certified": "interval arithmetic"},
+        evidence=Evidence("certified sign", items=[item]))
 
 
 def _same_column(a: Encoding, i: int, b: Encoding, j: int) -> bool | None:

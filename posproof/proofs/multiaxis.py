@@ -54,6 +54,7 @@ __all__ = [
     "MULTI_ROTARY_THEOREMS",
     "MULTI_THEOREMS",
     "direct_sum_problems",
+    "padding_clause",
     "prove_multi",
     "rotary_direct_sum_problems",
 ]
@@ -139,7 +140,7 @@ def _compose(name: str, statement: str, block_proofs: list[tuple[str, Proof | No
     steps = [Step("⊕ structure checked entry by entry on the exact matrices: every block reads "
                   "one axis, on its own columns", "direct sum")]
     for where, proof in block_proofs:
-        if proof is None:
+        if proof is None:       # the ⊕ structure itself: no 1-D theorem to compose
             continue
         if proof.status != "proved":
             return Proof(name, statement, "unknown", steps,
@@ -167,7 +168,8 @@ _LEMMAS = {
     "direct_sum": "hence T(Δ) = ⊕_b T_b(Δ_{a_b}) and PE(x) = [PE_b(x_{a_b})]_b",
     "dot_product": "PE(x)·PE(y) = Σ_b PE_b(x_{a_b})·PE_b(y_{a_b}) = Σ_b f_b(x_{a_b} − y_{a_b}), "
                    "a function of x − y",
-    "norm": "‖PE(x)‖² = Σ_b ‖PE_b(x_{a_b})‖² = Σ_b d_b/2 = dim/2",
+    "norm": "‖PE(x)‖² = Σ_b ‖PE_b(x_{a_b})‖² = Σ_b d_b/2 = dim/2 (each block at a position "
+            "its 1-D theorem covers)",
     "orthogonal": "T(Δ)ᵀT(Δ) = ⊕_b T_b(Δ_{a_b})ᵀT_b(Δ_{a_b}) = ⊕_b I = I",
     "group_law": "T(Δ)T(Δ′) = ⊕_b T_b(Δ_{a_b})T_b(Δ′_{a_b}) = ⊕_b T_b(Δ_{a_b}+Δ′_{a_b}) = T(Δ+Δ′)",
     "rotary:relative": "⟨R(p)q, R(p′)k⟩ = Σ_a ⟨R_a(p_a)q_a, R_a(p′_a)k_a⟩ + Σ_pass q_c k_c = "
@@ -202,16 +204,52 @@ def _prove_encoding(enc: MultiAxisEncoding, names: list[str], seed: int,
     blocks = _block_proofs(enc, one_d, seed, timeout)
     structure = direct_sum_problems(enc)
     out = []
+    padded = padding_clause(enc)
     for name in names:
         base = MULTI_THEOREMS[name]
         per_block = [(f"block {b} (axis {enc.axis_names[block.axis]}, columns "
                       f"{block.columns[0]}…{block.columns[-1]})",
-                      blocks[b].get(base) if base else None)
+                      _one_d(blocks[b], base) if base else None)
                      for b, block in enumerate(enc.blocks)]
-        out.append(_compose(f"multi:{name}", STATEMENTS[name], per_block, structure,
+        statement = STATEMENTS[name] + (padded if name in _PADDED else "")
+        out.append(_compose(f"multi:{name}", statement, per_block, structure,
                             _LEMMAS[name],
                             lambda name=name: encoding_residual(enc, name, seed)))
     return out
+
+
+#: Statements about PE's values, which exclude the padding rows of padded blocks.
+_PADDED = ("translation[row]", "translation[column]", "dot_product", "norm")
+
+
+def padding_clause(enc: MultiAxisEncoding) -> str:
+    """What a statement about PE's values says about padded blocks (empty when none is).
+
+    A block whose 1-D encoding has ``padding_idx`` p zeroes its columns in the table's rows
+    whose axis coordinate is p; the 1-D theorems exclude that position, so the composed
+    statement does too (‖PE(x)‖² = dim/2 fails there: block b contributes 0, not d_b/2).
+
+    >>> from posproof.model.multiaxis import multi_preset
+    >>> padding_clause(multi_preset("pe-2d", dim=8))
+    ''
+    """
+    pads = sorted({(enc.axis_names[b.axis], b.encoding.padding_idx) for b in enc.blocks
+                   if b.encoding.padding_idx is not None})
+    if not pads:
+        return ""
+    where = " and ".join(f"{axis} ≠ {p}" for axis, p in pads)
+    return (f", for positions with {where} (the padding rows: the table zeroes those blocks' "
+            "columns there, so the statement is about every other position)")
+
+
+def _one_d(proofs: dict[str, Proof], base: str) -> Proof:
+    """The block's 1-D proof of ``base``; unknown when the 1-D run did not report it (an
+    internal error, a budget spent before it): never skipped as if it held."""
+    proof = proofs.get(base)
+    if proof is None:
+        return Proof(base, "1-D theorem", "unknown",
+                     note="the 1-D engine did not report this theorem")
+    return proof
 
 
 def _prove_rotary(rot: MultiAxisRotary, names: list[str], seed: int) -> list[Proof]:
@@ -231,7 +269,7 @@ def _prove_rotary(rot: MultiAxisRotary, names: list[str], seed: int) -> list[Pro
             continue
         base = MULTI_ROTARY_THEOREMS[name]
         per_block = [(f"axis {rot.axis_names[a]} ({len(rot.axis_pairs(a))} pairs)",
-                      per_axis[a].get(base) if base else None) for a in range(rot.axes)]
+                      _one_d(per_axis[a], base) if base else None) for a in range(rot.axes)]
         out.append(_compose(f"multi-rotary:{name}", STATEMENTS[f"rotary:{name}"], per_block,
                             structure, _LEMMAS[f"rotary:{name}"],
                             lambda name=name: rotary_residual(rot, name, seed)))

@@ -217,6 +217,15 @@ def sections_claim(rot: MultiAxisRotary, mrope_section: Any, *, interleaved: boo
     statement = (f"claim: mrope_section={secs}{' (interleaved)' if interleaved else ''} "
                  f"assigns the {rot.n_pairs} frequency pairs of head_dim={rot.head_dim} to "
                  "their axes")
+    if rot.head_dim % 2:
+        return Proof("claim:mrope_section", statement, "refuted", [Step(
+            f"head_dim={rot.head_dim} is odd: head_dim/2 = {rot.head_dim}/2 is not a whole "
+            f"number of pairs, so no sections (summing to {sum(secs)}) can split it",
+            "integer arithmetic")],
+            counterexample={"head_dim": rot.head_dim, "sections_sum": sum(secs),
+                            "pairs": rot.n_pairs, "certified": "exact integer arithmetic"},
+            note="sections must sum to head_dim/2 (HF splits cos/sin by mrope_section*2), "
+                 "which needs an even head_dim")
     if sum(secs) != rot.n_pairs:
         missing = list(range(sum(secs), rot.n_pairs))
         return Proof("claim:mrope_section", statement, "refuted", [Step(

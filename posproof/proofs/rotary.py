@@ -451,11 +451,9 @@ def stale_cache(before: Rotary, after: Rotary, *, seed: int = 0) -> Any:
         fa, fb = _mp_freqs(before), _mp_freqs(after)
         diffs = [(abs(a - b), k) for k, (a, b) in enumerate(zip(fa, fb, strict=True))]
         gap, k = max(diffs)
-        if gap < mpmath.mpf(10) ** -30:
-            return Proof(name, statement, "unknown", steps,
-                         note="the two frequency tables are equal: the statement then holds")
         i = before.pairs[k][0]
-        shift = int(mpmath.nint(mpmath.pi / gap)) or 1
+        shift = int(mpmath.nint(mpmath.pi / gap)) if gap > 0 else 1
+        shift = shift or 1
         rng = _rng(seed)
         m0, dl = rng.randrange(10**3, 10**4), rng.randrange(1, 100)
         e = {i: mpmath.mpf(1)}
@@ -464,18 +462,38 @@ def stale_cache(before: Rotary, after: Rotary, *, seed: int = 0) -> Any:
             return _dot(_rotate_mp(before, fa, m, e, [k]), _rotate_mp(after, fb, n, e, [k]))
         a, b = logit(m0, m0 + dl), logit(m0 + shift, m0 + shift + dl)
         residual = abs(a - b)
-    if residual <= mpmath.mpf(10) ** -20:  # pragma: no cover - shift is chosen to make it large
-        return Proof(name, statement, "unknown", steps, note="no counterexample found")
+    # Exactly: with q = k = e_i, ⟨R_θ(m)e_i, R_θ'(n)e_i⟩ = cos(θ'_k n − θ_k m).  The
+    # refutation needs the certified sign of the difference of the two logits.
+    from .witness import witness_sign
+
+    th, th2 = sp.sympify(before.frequencies[k]), sp.sympify(after.frequencies[k])
+    mm, nn, ss = sp.symbols("m n s", integer=True)
+    diff = sp.cos(th2 * nn - th * mm) - sp.cos(th2 * (nn + ss) - th * (mm + ss))
+    env = {mm: m0, nn: m0 + dl, ss: shift}
+    found = witness_sign(f"logit(m, n) − logit(m + s, n + s) on pair {k}, q = k = e_{i}",
+                         diff, env)
+    if found is None:
+        return Proof(name, statement, "unknown", steps,
+                     note="no certified counterexample (the two frequency tables may be equal: "
+                          "then the statement holds)")
+    item, bits = found
     steps.append(Step(f"pair {k} (channel {i}): θ_k − θ'_k = {mpmath.nstr(fa[k] - fb[k], 6)}; "
                       f"q = k = e_{i}: the logit at (m, n) = ({m0}, {m0 + dl}) is "
                       f"{mpmath.nstr(a, 12)} but at ({m0 + shift}, {m0 + shift + dl}) — same "
-                      f"n − m — it is {mpmath.nstr(b, 12)}", f"mpmath at {DEFAULT_DPS} digits"))
-    return Proof(name, statement, "refuted", steps, counterexample={
+                      f"n − m — it is {mpmath.nstr(b, 12)}",
+                      f"interval arithmetic at {bits} bits"))
+    from ..audit import apply
+    from ..evidence import Evidence
+
+    return apply(Proof(name, statement, "refuted", steps, counterexample={
         "q": f"e_{i}", "k": f"e_{i}", "m": m0, "n": m0 + dl, "shift": shift,
         "lhs": mpmath.nstr(a, 20), "rhs": mpmath.nstr(b, 20),
-        "residual": mpmath.nstr(residual, 10), "dps": DEFAULT_DPS, "pair": k},
+        "residual": mpmath.nstr(residual, 10), "residual_enclosure": [item.lo, item.hi],
+        "bits": bits, "dps": DEFAULT_DPS, "pair": k,
+        "certified": "interval arithmetic: the difference's enclosure excludes 0"},
+        evidence=Evidence("certified sign", items=[item]),
         note="expected refutation: it documents a pitfall (recompute or re-rotate cached keys "
-             "after a frequency change)")
+             "after a frequency change)"))
 
 
 #: Theorems whose refutation is the expected answer (they document pitfalls).

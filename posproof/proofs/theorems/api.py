@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
 import mpmath
 import sympy as sp
 
+from ...audit import apply_all
 from ...errors import InvalidParameter, PosproofError, UnknownName, check_int, check_sequence
+from ...evidence import Evidence
 from ...model.encoding import DELTA, Encoding
 from ...model.layouts import partition_lemma
 from ...precise import DEFAULT_DPS
@@ -73,7 +76,11 @@ def _budgeted(engines: Sequence[Engine], timeout: float | None, name: str, state
     deadline = Deadline(timeout)
     for engine in engines:
         engine.deadline = deadline
-    proof, why = within(deadline, attempt)
+    try:
+        proof, why = within(deadline, attempt)
+    except CrossCheckFailure as exc:
+        # The numbers contradict a symbolic proof: never proved, and the other theorems go on.
+        return Proof(name, statement, "unknown", note=f"internal error, please report: {exc}")
     if proof is not None:
         return proof
     return Proof(name, statement, "unknown",
@@ -118,21 +125,32 @@ def general_proofs(enc: Encoding, names: Sequence[str], seed: int,
             steps = [lemma, Step("pair k holds sin(ω(k)x) and cos(ω(k)x); replacing ω(k) by "
                                  "a free symbol w, the statement reduces to the pair identity "
                                  "below", "generic pair"), *generic.steps]
-            cc = general_crosscheck(engines, name)
-            return Proof(name, statement, "proved", steps, general=True, crosscheck=cc)
+            cc, items = general_crosscheck(engines, name)
+            ev = Evidence("symbolic identity for every even d (a generic pair identity)",
+                          coverage="structural", items=items,
+                          details={"dims_checked": cc["dims"]})
+            return Proof(name, statement, "proved", steps, general=True, crosscheck=cc,
+                         evidence=ev)
         out.append(_budgeted([engine, *engines], timeout, name, statement, attempt))
     for proof in out:
         proof.name = f"general:{proof.name}"
     return out
 
 
-def general_crosscheck(engines: list[Engine], name: str) -> dict[str, Any]:
-    """Check the theorem numerically on instances at random even d (2 included)."""
+def general_crosscheck(engines: list[Engine], name: str) -> tuple[dict[str, Any], list[Any]]:
+    """Check the theorem numerically on instances at random even d (2 included); returns the
+    cross-check and one evidence item per instance (its residual at an exact point, 0)."""
     worst = mpmath.mpf(0)
+    items = []
     for engine in engines:
-        worst = max(worst, mpmath.mpf(concrete(engine, name, crosscheck_only=True)))
-    return {"dims": [e.enc.dim for e in engines], "max_residual": fmt(worst, 3),
-            "dps": DEFAULT_DPS}
+        proof = concrete(engine, name)
+        if proof.status != "proved":
+            raise CrossCheckFailure(f"{name} fails at dim={engine.enc.dim}: {proof.status}")
+        worst = max(worst, mpmath.mpf((proof.crosscheck or {}).get("max_residual", "0")))
+        for item in (proof.evidence.items if proof.evidence else [])[:1]:
+            items.append(replace(item, label=f"d = {engine.enc.dim}: {item.label}"))
+    return ({"dims": [e.enc.dim for e in engines], "max_residual": fmt(worst, 3),
+             "dps": DEFAULT_DPS}, items)
 
 
 def dims_from(enc: Encoding, *dims: int) -> list[int]:
@@ -247,7 +265,7 @@ def claim_entries(enc: Encoding, claim: Any, claim_block: Any) -> dict[tuple[int
 def prove(encoding: Encoding, *, theorems: Sequence[str] | None = None, general: bool = False,
           claim: Any = None, claim_block: Any = None, convention: str = "row",
           claim_period: Any = None, claim_bound: Any = None, claim_permutation: Any = None,
-          seed: int = 0, timeout: float | None = DEFAULT_TIMEOUT) -> Report:
+          seed: int = 0, timeout: float | None = DEFAULT_TIMEOUT, audit: bool = True) -> Report:
     """Prove (or refute) the theorems about ``encoding``; returns a :class:`Report`.
 
     ``claim`` is a d×d SymPy matrix in ``delta`` (or a callable of delta)
@@ -262,6 +280,12 @@ def prove(encoding: Encoding, *, theorems: Sequence[str] | None = None, general:
     ``timeout`` is the budget of each theorem in seconds (``None``: no limit); a
     theorem not decided within it is ``unknown``, with the reason in its note
     (see :mod:`posproof.proofs.theorems.budget` for how the budget is enforced).
+
+    Every proved or refuted theorem carries its :class:`~posproof.evidence.Evidence` (the
+    identity residuals at the cross-check's exact points; a refutation's certified residual
+    at its witness).  With ``audit=True`` (the default) each is re-checked by the independent
+    auditor (:func:`posproof.audit.apply`, Arb balls): a verdict it cannot confirm becomes
+    ``unknown`` with the reason in its note.
     """
     from .. import claims
 
@@ -306,7 +330,9 @@ def prove(encoding: Encoding, *, theorems: Sequence[str] | None = None, general:
         if general:
             gen = [n for n in GENERAL_THEOREMS if theorems is None or n in theorems]
             report.theorems.extend(general_proofs(encoding, gen, seed, timeout))
-    except CrossCheckFailure as exc:
+    except CrossCheckFailure as exc:  # pragma: no cover - caught per theorem by _budgeted
         report.theorems.append(Proof("crosscheck", "every proof agrees with mpmath", "unknown",
                                      note=f"internal error, please report: {exc}"))
+    if audit:
+        apply_all(report.theorems)
     return report

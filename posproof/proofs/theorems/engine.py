@@ -21,14 +21,15 @@ from typing import Any
 import mpmath
 import sympy as sp
 
+from ...evidence import Evidence, Sign
 from ...model.encoding import DELTA, Encoding, X
 from ...precise import DEFAULT_DPS
 from ...report import Proof, Step
+from ..witness import proved_evidence, weighted_sum, witness_sign, zero_item
 from .budget import Deadline
 from .engine_kernel import KernelTheorems
 from .engine_structure import StructureTheorems
 from .identities import (
-    CONFIRM_DIGITS,
     CrossCheckFailure,
     Model,
     W,
@@ -43,9 +44,10 @@ from .identities import (
 from .search import (
     MAX_BITS,
     candidate_points,
+    column,
     spread,
     translation_sides,
-    validated_search,
+    witness_search,
 )
 from .trigzero import pretest_points
 
@@ -95,6 +97,42 @@ class Engine(KernelTheorems, StructureTheorems):
         g = self.m.group_of
         return [ij for ij, v in dok.items() if g[ij[0]] != g[ij[1]] and v != 0]
 
+    def padding_clause(self, *names: str) -> str:
+        """What a statement about PE's values says about the padding row (empty without one).
+
+        The table zeroes row ``padding_idx``; the theorems are about PE(x) at every other
+        position (PE(p) would be the zero vector there: ‖PE(p)‖² = 0)."""
+        p = self.enc.padding_idx
+        if p is None:
+            return ""
+        return (f", for {' and '.join(n + f' ≠ {p}' for n in names)} (row {p} of the table is "
+                "the padding row, zeroed: the statement is about every other position)")
+
+    def points_of(self, cc: dict[str, Any], limit: int = 3) -> list[tuple[int, int]]:
+        """The exact points of a cross-check (at most ``limit``), for the evidence."""
+        return [tuple(p) for p in cc.get("points", [])[:limit]]  # type: ignore[misc]
+
+    def zero_evidence(self, name: str, cc: dict[str, Any],
+                      residual: Callable[[int, int], tuple[sp.Expr, dict]],
+                      method: str = "symbolic identity", coverage: str = "all") -> Evidence:
+        """A proved theorem's evidence: its exact residual at the cross-check's points, each
+        proved 0 by the symbolic identity (the auditor re-checks that it encloses 0)."""
+        items = []
+        for x, y in self.points_of(cc):
+            expr, env = residual(x, y)
+            at = ", ".join(f"{k} = {v}" for k, v in env.items())
+            items.append(zero_item(f"{name} residual at {at}", expr, env))
+        return proved_evidence(method, items, coverage,
+                               groups=[list(g) for g in self.evidence_groups()])
+
+    def evidence_groups(self) -> list[tuple[int, ...]]:
+        """The groups whose residuals go into the evidence: the first and the last sampled
+        (the audit re-evaluates them exactly, so they are kept few)."""
+        return self.m.sample_groups()[:2]
+
+    def sample_columns(self) -> list[int]:
+        return [j for g in self.evidence_groups() for j in g]
+
     def crosscheck(self, name: str, residual: Callable[[int, int], mpmath.mpf],
                    scale: Callable[[int, int], Any] = lambda x, y: 1) -> dict[str, Any]:
         """Evaluate a proved statement's residual in mpmath at random points."""
@@ -124,6 +162,7 @@ class Engine(KernelTheorems, StructureTheorems):
                      else "PE(x+Δ)ᵀ = T(Δ)·PE(x)ᵀ")
         statement += (f", T(Δ) {claim_label}" if claim_label
                       else ", T(Δ) block-diagonal of 2×2 rotations")
+        statement += self.padding_clause("x", "x+Δ")
         if claim is None:
             problems = self.enc.broken_pairs()
             if problems:
@@ -191,7 +230,10 @@ class Engine(KernelTheorems, StructureTheorems):
                               "block-diagonal structure"))
             cc = self.crosscheck(name, lambda x, dl: self._translation_residual(
                 row_dok, x, dl, self.m.sample_groups())[0], scale=lambda x, dl: abs(x) + abs(dl))
-            return Proof(name, statement, "proved", steps, crosscheck=cc)
+            sides = translation_sides(self.enc, row_dok, self.evidence_groups())
+            gap = weighted_sum(sp.Add(lhs, -rhs) for _, lhs, rhs in sides)
+            ev = self.zero_evidence(name, cc, lambda x, dl: (gap, {X: x, DELTA: dl}))
+            return Proof(name, statement, "proved", steps, crosscheck=cc, evidence=ev)
         cols = [j for g in unproved for j in self.m.groups[g]]
         return self.search(name, statement, steps, translation_sides(
             self.enc, row_dok, spread([self.m.groups[g] for g in unproved])), cols)
@@ -222,53 +264,82 @@ class Engine(KernelTheorems, StructureTheorems):
             zero = enc.vector(0)
             col = next((j for j, f in enumerate(enc.column_funcs) if f == "sin"), None)
             if col is not None and all(v == 0 for v in zero):   # all-zero PE: no witness
-                with mpmath.workdps(dps()):
-                    value = self.m.pe_mp(col, 1)
-                if abs(value) > mpmath.mpf(10) ** -CONFIRM_DIGITS:
+                found = witness_sign(f"PE(x)[{col}] at x = 1 (PE(0) = 0 exactly)",
+                                     column(enc, col, X), {X: 1}, deadline=self.deadline)
+                if found is not None:
+                    item, bits = found
+                    with mpmath.workdps(dps()):
+                        value = self.m.pe_mp(col, 1)
                     steps.append(Step("PE(0) = 0 exactly, so PE(0)·T = 0 for every matrix T, "
                                       f"but PE(1)[{col}] = {fmt(value)} ≠ 0",
-                                      "zero witness"))
+                                      f"zero witness (interval arithmetic at {bits} bits)"))
                     return Proof(name, statement.split(",")[0] + " for some matrix T(Δ) "
                                  "independent of x", "refuted", steps, counterexample={
                                      "x": 0, "delta": 1, "column": col, "lhs": fmt(value),
                                      "rhs": "0", "residual": fmt(abs(value)),
+                                     "residual_enclosure": [item.lo, item.hi], "bits": bits,
                                      "dps": DEFAULT_DPS, "kind": "zero witness",
+                                     "certified": "interval arithmetic: PE(1) ≠ 0",
                                      "explanation": "PE(0) is the zero vector; no linear map "
-                                                    "sends it to PE(1) ≠ 0"})
+                                                    "sends it to PE(1) ≠ 0"},
+                                 evidence=Evidence("certified sign", items=[item]))
         # Pair witness: the 2×2 block is forced by two positions; a third contradicts it.
         for s, c in enc.pairs:
-            ce = self._pair_witness(s, c)
-            if ce is not None:
-                steps.append(Step(f"on dims ({s}, {c}) the block is forced by x = 0 and x = 1 "
-                                  f"and contradicted at x = {ce['x']}", "pair witness"))
-                return Proof(name, statement, "refuted", steps, counterexample=ce)
-        return Proof(name, statement, "unknown", steps, note="no counterexample found")
+            found = self._pair_witness(s, c)
+            if found is not None:
+                ce, item = found
+                x0, x1 = ce["forced_by"]
+                steps.append(Step(f"on dims ({s}, {c}) the block is forced by x = {x0}"
+                                  f" and x = {x1} and contradicted at "
+                                  f"x = {ce['x']}", f"pair witness (interval arithmetic at "
+                                                    f"{ce['bits']} bits)"))
+                return Proof(name, statement, "refuted", steps, counterexample=ce,
+                             evidence=Evidence("certified sign", items=[item]))
+        return Proof(name, statement, "unknown", steps,
+                     note="no certified counterexample found (a pair's frequencies may be equal "
+                          "in a way no exact rewriting showed, or differ by less than the "
+                          "precisions tried)")
 
-    def _pair_witness(self, s: int, c: int) -> dict[str, Any] | None:
+    def _pair_witness(self, s: int, c: int) -> tuple[dict[str, Any], Sign] | None:
+        """A certified pair witness: the only 2×2 block mapping (PE_s, PE_c) at two positions
+        to their successors, contradicted at a third (exact residual, certified sign)."""
         delta = 1
-        with mpmath.workdps(dps()):
-            def row(x: int) -> list[mpmath.mpf]:
-                return [self.m.pe_mp(s, x), self.m.pe_mp(c, x)]
-            xs = [0, 1]
-            mat = mpmath.matrix([row(x) for x in xs])
-            if abs(mpmath.det(mat)) < mpmath.mpf(10) ** -10:
-                xs = [1, 2]
-                mat = mpmath.matrix([row(x) for x in xs])
-                if abs(mpmath.det(mat)) < mpmath.mpf(10) ** -10:
-                    return None
-            forced = mpmath.inverse(mat) * mpmath.matrix([row(x + delta) for x in xs])
+        enc = self.enc
+
+        def row(x: Any) -> list[sp.Expr]:
+            return [column(enc, s, x), column(enc, c, x)]
+        for xs in ((0, 1), (1, 2)):
+            m = sp.Matrix([row(sp.Integer(x)) for x in xs])
+            det = m[0, 0] * m[1, 1] - m[0, 1] * m[1, 0]
+            if witness_sign("det", det, deadline=self.deadline) is None:
+                continue
+            n = sp.Matrix([row(sp.Integer(x + delta)) for x in xs])
+            forced = sp.Matrix([[m[1, 1], -m[0, 1]], [-m[1, 0], m[0, 0]]]) * n / det
+            pred = sp.Matrix([row(X)]) * forced
+            true = row(X + delta)
             for x in (3, 5, 17, 1234):
-                pred = mpmath.matrix([row(x)]) * forced
-                true = row(x + delta)
-                r = max(abs(pred[0, i] - true[i]) for i in range(2))
-                if r > mpmath.mpf(10) ** -CONFIRM_DIGITS:
+                for i in range(2):
+                    self.deadline.check("the pair witness")
+                    found = witness_sign(f"(PE(x)·T_forced − PE(x+1))[{(s, c)[i]}] at x = {x}",
+                                         sp.Add(pred[0, i], -true[i]), {X: x},
+                                         deadline=self.deadline)
+                    if found is None:
+                        continue
+                    item, bits = found
+                    with mpmath.workdps(dps()):
+                        fb = [[fmt(mp_entry(forced[a, b], {})) for b in range(2)]
+                              for a in range(2)]
                     return {"x": x, "delta": delta, "columns": [s, c], "kind": "pair witness",
-                            "forced_block": [[fmt(forced[i, j]) for j in range(2)]
-                                             for i in range(2)],
-                            "residual": fmt(r), "dps": DEFAULT_DPS,
+                            "forced_by": list(xs), "forced_block": fb,
+                            "residual": fmt(abs(mpmath.mpf(item.lo) + mpmath.mpf(item.hi)) / 2),
+                            "residual_enclosure": [item.lo, item.hi], "bits": bits,
+                            "dps": DEFAULT_DPS,
+                            "certified": "interval arithmetic: the residual's enclosure "
+                                         "excludes 0",
                             "explanation": f"the only 2×2 block mapping PE(x)[{s},{c}] to "
                                            f"PE(x+1)[{s},{c}] at x = {xs[0]}, {xs[1]} "
-                                           f"fails at x = {x}"}
+                                           f"fails at x = {x}"}, item
+            return None
         return None
 
     def search(self, name: str, statement: str, steps: list[Step],
@@ -279,14 +350,16 @@ class Engine(KernelTheorems, StructureTheorems):
                           f"{'…' if len(cols) > 8 else ''}", "exact rewriting"))
         randoms = list(zip(self.m.points(), self.m.points(), strict=True))
         # The pretest's points too: a group certainly false there is where the search stops.
-        ce = validated_search(sides, candidate_points([*randoms, *pretest_points(X, DELTA)]),
-                              self.deadline)
-        if ce is None:
+        found = witness_search(sides, candidate_points([*randoms, *pretest_points(X, DELTA)]),
+                               self.deadline)
+        if found is None:
             return Proof(name, statement, "unknown", steps,
                          note="no symbolic proof, and no counterexample at the exact points "
                               f"tried (interval arithmetic up to {MAX_BITS} bits)")
+        ce, item = found
         steps.append(Step(f"counterexample at x = {ce['x']}, Δ = {ce['delta']}: residual "
                           f"{ce['residual']}, enclosure [{ce['residual_enclosure'][0]}, "
                           f"{ce['residual_enclosure'][1]}] excludes 0",
                           f"interval arithmetic at {ce['bits']} bits"))
-        return Proof(name, statement, "refuted", steps, counterexample=ce)
+        return Proof(name, statement, "refuted", steps, counterexample=ce,
+                     evidence=Evidence("certified sign", items=[item]))

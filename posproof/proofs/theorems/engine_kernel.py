@@ -8,10 +8,15 @@ from __future__ import annotations
 import mpmath
 import sympy as sp
 
+from ...evidence import Evidence
 from ...model.encoding import X
 from ...precise import DEFAULT_DPS, mp_values
 from ...report import Proof, Step
-from .identities import CONFIRM_DIGITS, W, Y, dps, fmt
+from ..witness import proved_evidence, sign_item, witness_sign
+from .identities import W, Y, dps, fmt, positive
+from .search import column
+
+_S = sp.Symbol("s", integer=True)
 
 __all__ = ["KernelTheorems"]
 
@@ -22,7 +27,8 @@ class KernelTheorems:
     # -- dot product and norm ----------------------------------------------------
     def dot_product(self) -> Proof:
         name = "dot_product"
-        statement = "PE(x)·PE(y) = Σ_k cos(ω_k (x − y)), a function of x − y only"
+        statement = ("PE(x)·PE(y) = Σ_k cos(ω_k (x − y)), a function of x − y only"
+                     + self.padding_clause("x", "y"))
         steps, unproved = [], []
         for cols in self.m.groups:
             freqs = self.m.group_freqs(cols)
@@ -49,25 +55,47 @@ class KernelTheorems:
                 cc = self.crosscheck(name, lambda x, y: self._dot(x, y, sampled=True)
                                      - self._kernel(x - y, sampled=True),
                                      scale=lambda x, y: self.enc.dim * (abs(x) + abs(y)))
+                pairs = [g for g in self.evidence_groups() if len(g) == 2]
+                cols = self.sample_columns()
             else:
                 steps.append(self._regroup_step(regrouped))
                 cc = self.crosscheck(name, lambda x, y: self._dot(x, y)
                                      - self._kernel_of(regrouped, x - y),
                                      scale=lambda x, y: self.enc.dim * (abs(x) + abs(y)))
-            return Proof(name, statement, "proved", steps, crosscheck=cc)
+                pairs = regrouped[:2]
+                cols = [j for p in pairs for j in p]
+            enc = self.enc
+            gap = (sp.Add(*(column(enc, j, X) * column(enc, j, Y) for j in cols))
+                   - sp.Add(*(sp.cos(enc.column_frequency(p[0]) * (X - Y)) for p in pairs)))
+            ev = self.zero_evidence(name, cc, lambda x, y: (gap, {X: x, Y: y}))
+            return Proof(name, statement, "proved", steps, crosscheck=cc, evidence=ev)
         steps.append(Step(f"{len(unproved)} group(s) are not (sin, cos) pairs of one frequency, "
                           f"e.g. dims {unproved[0]}", "pair structure"))
+        cols = [j for j in range(self.enc.dim) if self.enc.column_funcs[j] != "zero"]
+        gap = sp.Add(*(column(self.enc, j, X) * column(self.enc, j, Y)
+                       - column(self.enc, j, X + _S) * column(self.enc, j, Y + _S)
+                       for j in cols))
         for x, y, shift in [(0, 1, 1), (1, 3, 5), (10, 17, 100), (123, 4567, 89)]:
+            self.deadline.check("the dot-product witness")
+            env = {X: x, Y: y, _S: shift}
+            found = witness_sign(f"PE(x)·PE(y) − PE(x+s)·PE(y+s) at x = {x}, y = {y}, s = {shift}",
+                                 gap, env, deadline=self.deadline)
+            if found is None:
+                continue
+            item, bits = found
             with mpmath.workdps(dps()):
                 a, b = self._dot(x, y), self._dot(x + shift, y + shift)
-                if abs(a - b) > mpmath.mpf(10) ** -CONFIRM_DIGITS:
-                    steps.append(Step(f"PE({x})·PE({y}) = {fmt(a)} but PE({x + shift})·"
-                                      f"PE({y + shift}) = {fmt(b)}: same offset, different "
-                                      "values", f"mpmath at {DEFAULT_DPS} digits"))
-                    return Proof(name, statement, "refuted", steps, counterexample={
-                        "x": x, "y": y, "shift": shift, "lhs": fmt(a), "rhs": fmt(b),
-                        "residual": fmt(abs(a - b)), "dps": DEFAULT_DPS})
-        return Proof(name, statement, "unknown", steps, note="no counterexample found")
+            steps.append(Step(f"PE({x})·PE({y}) = {fmt(a)} but PE({x + shift})·"
+                              f"PE({y + shift}) = {fmt(b)}: same offset, different "
+                              "values", f"interval arithmetic at {bits} bits"))
+            return Proof(name, statement, "refuted", steps, counterexample={
+                "x": x, "y": y, "shift": shift, "lhs": fmt(a), "rhs": fmt(b),
+                "residual": fmt(abs(a - b)), "residual_enclosure": [item.lo, item.hi],
+                "bits": bits, "dps": DEFAULT_DPS,
+                "certified": "interval arithmetic: the difference's enclosure excludes 0"},
+                evidence=Evidence("certified sign", items=[item]))
+        return Proof(name, statement, "unknown", steps,
+                     note="no certified counterexample found at the points tried")
 
     def _frequency_pairs(self) -> list[tuple[int, int]] | None:
         """Columns regrouped by exact frequency: one (sin, cos) pair per frequency, when the
@@ -123,7 +151,8 @@ class KernelTheorems:
 
     def norm(self) -> Proof:
         n = self.enc.n_pairs
-        name, statement = "norm", f"‖PE(x)‖² = n = {n} for every x (norm √(d/2))"
+        name = "norm"
+        statement = f"‖PE(x)‖² = n = {n} for every x (norm √(d/2))" + self.padding_clause("x")
         steps = []
         broken = []
         for cols in self.m.groups:
@@ -145,30 +174,53 @@ class KernelTheorems:
                 cc = self.crosscheck(name, lambda x, y: self._dot(x, x, sampled=True) - sum(
                     len(g) == 2 for g in self.m.sample_groups()),
                     scale=lambda x, y: self.enc.dim)
+                cols = self.sample_columns()
+                pairs = sum(len(g) == 2 for g in self.evidence_groups())
             else:
                 steps.append(self._regroup_step(regrouped))
                 steps.append(Step(f"{n} pairs contribute 1 each, zero columns 0", "sum"))
                 cc = self.crosscheck(name, lambda x, y: self._dot(x, x) - n,
                                      scale=lambda x, y: self.enc.dim)
-            return Proof(name, statement, "proved", steps, crosscheck=cc)
+                cols = [j for p in regrouped[:2] for j in p]
+                pairs = len(regrouped[:2])
+            if self.enc.padding_idx is not None:
+                steps.append(Step(f"the padding row x = {self.enc.padding_idx} is zeroed in the "
+                                  f"table (‖row‖² = 0 ≠ {n}); it is excluded from the statement",
+                                  "padding row"))
+            gap = sp.Add(*(column(self.enc, j, X) ** 2 for j in cols)) - pairs
+            ev = self.zero_evidence(name, cc, lambda x, y: (gap, {X: x}))
+            return Proof(name, statement, "proved", steps, crosscheck=cc, evidence=ev)
         steps.append(Step(f"{len(broken)} group(s) do not reduce to 1, e.g. dims {broken[0]}",
                           "pythagoras"))
+        gap = sp.Add(*(column(self.enc, j, X) ** 2 for j in range(self.enc.dim))) - n
         for x in (0, 1, 2, 10):
+            if x == self.enc.padding_idx:
+                continue
+            self.deadline.check("the norm witness")
+            found = witness_sign(f"‖PE(x)‖² − {n} at x = {x}", gap, {X: x},
+                                 deadline=self.deadline)
+            if found is None:
+                continue
+            item, bits = found
             value = self._dot(x, x)
-            if abs(value - n) > mpmath.mpf(10) ** -CONFIRM_DIGITS:
-                steps.append(Step(f"‖PE({x})‖² = {fmt(value)} ≠ {n}",
-                                  f"mpmath at {DEFAULT_DPS} digits"))
-                return Proof(name, statement, "refuted", steps, counterexample={
-                    "x": x, "lhs": fmt(value), "rhs": str(n),
-                    "residual": fmt(abs(value - n)), "dps": DEFAULT_DPS})
-        return Proof(name, statement, "unknown", steps, note="no counterexample found")
+            steps.append(Step(f"‖PE({x})‖² = {fmt(value)} ≠ {n}",
+                              f"interval arithmetic at {bits} bits"))
+            return Proof(name, statement, "refuted", steps, counterexample={
+                "x": x, "lhs": fmt(value), "rhs": str(n),
+                "residual": fmt(abs(value - n)), "residual_enclosure": [item.lo, item.hi],
+                "bits": bits, "dps": DEFAULT_DPS,
+                "certified": "interval arithmetic: the residual's enclosure excludes 0"},
+                evidence=Evidence("certified sign", items=[item]))
+        return Proof(name, statement, "unknown", steps,
+                     note="no certified counterexample found at the points tried")
 
     def bounded(self) -> Proof:
         steps = [Step("each column is sin(ω x), cos(ω x) with ω a positive real number, or 0",
                       "column structure")]
-        if not all(v > 0 for v in mp_values(self.enc.frequencies, 30)):
+        freqs = list(self.enc.frequencies)
+        if not all(positive(f) for f in freqs):
             return Proof("bounded", "|PE_i(x)| ≤ 1", "unknown", steps,
-                         note="a frequency is not known to be real")
+                         note="a frequency is not certified real and positive")
         steps.append(Step("|sin t| ≤ 1 and |cos t| ≤ 1 for real t", "bound"))
 
         def residual(x: int, y: int) -> mpmath.mpf:
@@ -177,5 +229,10 @@ class KernelTheorems:
                             for j in cols)
             return max(worst - 1, mpmath.mpf(0))
         cc = self.crosscheck("bounded", residual)
+        shown = sorted({0, len(freqs) - 1})[:2] if freqs else []
+        items = [sign_item(f"ω_{k} > 0 (a real angle ω_{k}·x)", freqs[k], "positive")
+                 for k in shown]
+        ev = proved_evidence("structural: |sin t|, |cos t| ≤ 1 for real t", items,
+                             "structural", frequencies=len(freqs))
         return Proof("bounded", "|PE_i(x)| ≤ 1 for every i and real x", "proved", steps,
-                     crosscheck=cc)
+                     crosscheck=cc, evidence=ev)

@@ -14,6 +14,7 @@ from ...model.layouts import LAYOUTS, permutation
 from ...precise import mp_value
 from ...report import Proof, Step
 from ...validated import exact_ratio, irrational
+from ..witness import proved_evidence, sign_item, weighted_sum, zero_item
 from .identities import A, B, count, dps, is_zero, mp_entry
 from .search import column
 
@@ -54,7 +55,7 @@ class StructureTheorems:
         problems = self.enc.broken_pairs()
         if problems:
             return Proof(name, statement, "unknown", [Step(problems[0], "pair structure")],
-                         note="T(Δ) does not exist for this encoding")
+                         note="no block rotation T(Δ) could be built for this encoding")
         dok = self.translation("row")
         steps = []
         if self.outside_entries(dok):  # pragma: no cover - the encoding builds blocks only
@@ -74,7 +75,27 @@ class StructureTheorems:
                           f"({len(shapes)} generic shape{'s' if len(shapes) > 1 else ''})",
                           "expand_trig"))
         cc = self.crosscheck(name, lambda a, b: self._structure_residual(name, a, b))
-        return Proof(name, statement, "proved", steps, crosscheck=cc)
+        gap = self._structure_gap(name)
+        ev = self.zero_evidence(name, cc, lambda a, b: (gap, {A: a, B: b}))
+        return Proof(name, statement, "proved", steps, crosscheck=cc, evidence=ev)
+
+    def _structure_gap(self, name: str) -> sp.Expr:
+        """Σ of the squared entries of the statement's residual matrix on the sampled blocks,
+        exact, in the symbols a (Δ) and b (the second shift of the group law)."""
+        dok = self.translation("row")
+        parts = []
+        for cols in self.evidence_groups():
+            def mat(delta: sp.Expr, cols: tuple[int, ...] = cols) -> sp.Matrix:
+                return sp.Matrix([[sp.sympify(dok.get((i, j), 0)).xreplace({DELTA: delta})
+                                   for j in cols] for i in cols])
+            ta, eye = mat(A), sp.eye(len(cols))
+            diff = {"orthogonal": lambda: ta.T * ta - eye,
+                    "determinant": lambda: sp.Matrix([[ta.det() - 1]]),
+                    "identity_at_zero": lambda: mat(sp.Integer(0)) - eye,
+                    "group_law": lambda: ta * mat(B) - mat(A + B),
+                    "inverse_is_transpose": lambda: mat(-A) - ta.T}[name]()
+            parts.extend(diff)
+        return weighted_sum(parts)
 
     def _structure_residual(self, name: str, a: int, b: int) -> mpmath.mpf:
         dok = self.translation("row")
@@ -103,6 +124,7 @@ class StructureTheorems:
         if enc.schedule is None or enc.broken_pairs():
             return Proof(name, statement, "unknown", note="only for schedule-built encodings")
         steps = []
+        gaps: list[sp.Expr] = []
         n, pad = enc.n_pairs, bool(enc.dim % 2)
         t_src = self.translation("row")
         for other in LAYOUTS:
@@ -127,12 +149,19 @@ class StructureTheorems:
                     for ij in mapped):
                 return Proof(name, statement, "unknown", steps,
                              note=f"T_{other} ≠ Pᵀ T P entrywise")
+            for j in range(0, enc.dim, max(1, enc.dim // 3))[:3]:
+                gaps.append(sp.Add(column(alt, j, X), -column(enc, perm[j], X)))
             steps.append(Step(f"{other}: column j of PE_{other} is column perm[j] of "
                               f"PE_{enc.layout.name}, perm = {perm[:8]}"
                               f"{'…' if len(perm) > 8 else ''}; "
                               "T entries agree exactly under the same permutation",
                               "permutation"))
-        return Proof(name, statement, "proved", steps,
+        gap = weighted_sum(gaps)
+        points = (7, 123457, -98765)     # fixed: the cross-checks' random stream is untouched
+        ev = proved_evidence("exact entrywise comparison",
+                             [zero_item(f"Σ (PE_L[j] − PE[perm j])² at x = {x}", gap, {X: x})
+                              for x in points], "all", layouts=len(LAYOUTS))
+        return Proof(name, statement, "proved", steps, evidence=ev,
                      crosscheck={"method": "exact entrywise comparison", "layouts": len(LAYOUTS)})
 
     def periodicity(self) -> Proof:
@@ -155,12 +184,18 @@ class StructureTheorems:
                              "irrationality proof)")
             if ratio is False:
                 reason = irrational(sp.Mul(f.doit(), 1 / base.doit()))
+                ev = proved_evidence(
+                    "exact: an irrational frequency ratio (named proof)",
+                    [sign_item("ω_0 > 0", base, "positive"),
+                     sign_item(f"ω_{k} > 0", f, "positive"),
+                     sign_item(f"ω_{k}/ω_0 − 1 ≠ 0", sp.Mul(f, 1 / base) - 1, "nonzero")],
+                    "structural", proof=reason)
                 steps.append(Step(f"ω_{k}/ω_0 = {sp.sstr(sp.Pow(f, 1) / base)} is irrational: "
                                   f"{reason}", "irrational ratio"))
                 steps.append(Step("a common period would make ω_k/ω_0 = m_k/m_0 rational",
                                   "contradiction"))
                 return Proof(name, "the curve of positions is aperiodic (no P > 0 with "
-                             "PE(x+P) = PE(x))", "proved", steps,
+                             "PE(x+P) = PE(x))", "proved", steps, evidence=ev,
                              crosscheck={"method": "exact: irrationality of a frequency "
                                          "ratio", "pair": [0, k], "proof": reason},
                              values={"period": "none"})
@@ -183,6 +218,10 @@ class StructureTheorems:
                 return max(abs(self.m.pe_mp(j, x + p) - self.m.pe_mp(j, x))
                            for cols in self.m.sample_groups() for j in cols)
         cc = self.crosscheck(name, residual, scale=lambda x, y: float(period))
-        return Proof(name, f"the curve of positions is periodic with exact period {period}",
+        gap = weighted_sum(column(self.enc, j, X + period) - column(self.enc, j, X)
+                             for j in self.sample_columns())
+        ev = self.zero_evidence(name, cc, lambda x, y: (gap, {X: x}))
+        return Proof(name, f"the curve of positions is periodic with exact period {period}"
+                     + self.padding_clause("x", "x+P"),
                      "proved", steps, crosscheck=cc, latex=sp.latex(period),
-                     values={"period": str(period)}, exact=period)
+                     values={"period": str(period)}, exact=period, evidence=ev)

@@ -24,6 +24,7 @@ import sympy as sp
 from ...errors import PosproofError
 from ...model.encoding import Encoding
 from ...precise import DEFAULT_DPS, mp_value, mp_values
+from ...validated import sign
 from .budget import Deadline
 from .trigzero import is_zero_exp, largest_multiple, nonzero_somewhere
 
@@ -49,6 +50,7 @@ __all__ = [
     "is_zero",
     "mp",
     "mp_entry",
+    "positive",
     "pythagoras",
     "same_number",
     "tol",
@@ -117,8 +119,12 @@ def same_number(a: sp.Expr, b: sp.Expr) -> bool:
     """Exact equality of two numbers written differently (10000**(-1/2) and 1/100)."""
     if a == b:
         return True
-    if abs(mp_value(a, 30) - mp_value(b, 30)) > mpmath.mpf(10) ** -25 * (1 + abs(mp_value(b, 30))):
-        return False
+    try:
+        order = sign(sp.Add(a, -b), budget_bits=256)   # enclosures apart, or exactly 0
+    except (TypeError, ValueError):
+        order = None
+    if order is not None:
+        return order == 0
     return bool(sp.simplify(sp.Add(a, -b).doit()) == 0)
 
 
@@ -246,6 +252,34 @@ def visibly_nonzero(exprs: Sequence[sp.Expr], deadline: Deadline | None = None) 
     """True when an identity is certainly false at an exact rational point (an interval
     enclosure excludes 0): no symbolic attempt is worth making."""
     return nonzero_somewhere(exprs, deadline)
+
+
+def positive(expr: sp.Expr) -> bool:
+    """True only when the constant ``expr`` is certainly > 0.
+
+    By structure first (a positive rational, π, e, and sums, products and rational powers
+    of such numbers: exact rules, no assumption flag), else by a certified sign
+    (:func:`posproof.validated.sign`).
+
+    >>> positive(sp.Integer(10**4) ** sp.Rational(-3, 8)), positive(sp.sqrt(2) - sp.Rational(7, 5))
+    (True, True)
+    >>> positive(sp.log(8) / sp.log(2) - 3)
+    False
+    """
+    expr = sp.sympify(expr)
+    return _structurally_positive(expr) or sign(expr, budget_bits=1 << 12) == 1
+
+
+def _structurally_positive(expr: sp.Expr) -> bool:
+    if expr.is_Rational:
+        return bool(expr > 0)
+    if expr is sp.pi or expr is sp.E:
+        return True
+    if expr.is_Pow:
+        return expr.args[1].is_Rational and _structurally_positive(expr.args[0])
+    if expr.is_Mul or expr.is_Add:
+        return all(_structurally_positive(a) for a in expr.args)
+    return False
 
 
 def count(n: int, noun: str, plural: str | None = None) -> str:

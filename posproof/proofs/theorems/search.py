@@ -28,14 +28,16 @@ from typing import Any
 import mpmath
 import sympy as sp
 
+from ...evidence import Sign
 from ...model.encoding import DELTA, Encoding, X
 from ...validated import bounds, digits_of
+from ..witness import _outward
 from .budget import Deadline
 from .identities import TRIG, exact
 from .trigzero import enclosure
 
 __all__ = ["MAX_BITS", "candidate_points", "column", "spread", "translation_sides",
-           "validated_search"]
+           "validated_search", "witness_search"]
 
 #: Precisions (bits) of the search, in the order they are tried.
 BITS = (192, 640, 2048)
@@ -98,6 +100,16 @@ def validated_search(residuals: Sequence[tuple[dict[str, Any], sp.Expr, sp.Expr]
     ``residuals`` holds (where, lhs, rhs): exact expressions in ``X`` and ``DELTA``
     and what to report about them (a column, a layout …).
     """
+    found = witness_search(residuals, points, deadline, bits)
+    return None if found is None else found[0]
+
+
+def witness_search(residuals: Sequence[tuple[dict[str, Any], sp.Expr, sp.Expr]],
+                   points: Sequence[Point], deadline: Deadline | None = None,
+                   bits: Sequence[int] = (*BITS, MAX_BITS)
+                   ) -> tuple[dict[str, Any], Sign] | None:
+    """:func:`validated_search`, with the certified residual as an evidence item: the exact
+    ``lhs − rhs`` in ``X``, ``DELTA``, its exact point and the sign its enclosure showed."""
     deadline = deadline or Deadline(None)
     pending = [(p, r) for p in points for r in residuals]
     for prec in bits:
@@ -110,7 +122,13 @@ def validated_search(residuals: Sequence[tuple[dict[str, Any], sp.Expr, sp.Expr]
                 unresolved.append(((x, dl), (where, lhs, rhs)))
                 continue
             lo, hi = bounds(abs(diff))
+            d_lo, d_hi = bounds(diff)
             left, right = enclosure(lhs, env, prec), enclosure(rhs, env, prec)
+            e_lo, e_hi = _outward(d_lo, d_hi)
+            at = ", ".join(f"{k} {v}" for k, v in where.items())
+            item = Sign(f"lhs − rhs at the witness ({at})", sp.Add(lhs, -rhs),
+                        "positive" if diff > 0 else "negative", env, e_lo, e_hi,
+                        engine="mpmath interval (posproof.validated)")
             with mpmath.workprec(prec):
                 return {"x": exact(x), "delta": exact(dl), **where,
                         "lhs": _num(sum(bounds(left)) / 2) if left is not None else "?",
@@ -119,7 +137,7 @@ def validated_search(residuals: Sequence[tuple[dict[str, Any], sp.Expr, sp.Expr]
                         "residual_enclosure": [_num(lo), _num(hi)],
                         "bits": prec, "dps": digits_of(prec),
                         "certified": "interval arithmetic: |lhs − rhs| ≥ "
-                                     f"{_num(lo, 6)} > 0"}
+                                     f"{_num(lo, 6)} > 0"}, item
         pending = unresolved
         if not pending:
             break
