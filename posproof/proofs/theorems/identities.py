@@ -29,7 +29,6 @@ from .budget import Deadline
 from .trigzero import is_zero_exp, largest_multiple, nonzero_somewhere
 
 __all__ = [
-    "CONFIRM_DIGITS",
     "DSYM",
     "KSYM",
     "MAX_OPS",
@@ -68,7 +67,6 @@ NSYM = sp.Symbol("n", integer=True, positive=True)
 TRIG = {"sin": sp.sin, "cos": sp.cos}
 MAX_OPS = 400           # identities larger than this are not attempted: answer unknown
 _MAX_MULTIPLE = 12      # expand_trig turns sin(m·u) into a degree-m polynomial: only small m
-CONFIRM_DIGITS = 20     # a residual above 10**-20 at 50 digits is a confirmed counterexample
 
 
 # --------------------------------------------------------------------------- identities
