@@ -49,6 +49,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..audit import apply as audit_verdict
 from ..errors import (
     InvalidParameter,
     PosproofError,
@@ -181,7 +182,7 @@ def run_checks(encoding: Encoding, *, max_len: int = DEFAULT_MAX_LEN, dps: int =
         ctx.label = name
         ctx.tick(0, 1)
         try:
-            out.append(_RUNNERS[name](ctx))
+            out.append(audit_verdict(_RUNNERS[name](ctx)))
         except NotApplicable as exc:
             out.append(not_applicable(name, str(exc)))
         except PosproofError as exc:

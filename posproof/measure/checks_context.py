@@ -107,8 +107,8 @@ class Context:
 
 
 def inconsistent(what: str) -> str:
-    return (f"toolkit inconsistency: {what} disagrees with mpmath beyond its bound; "
-            "please report this as a bug")
+    return (f"toolkit inconsistency: {what} disagrees with its certified value beyond its "
+            "bound; please report this as a bug")
 
 
 def not_applicable(name: str, reason: str) -> Check:
