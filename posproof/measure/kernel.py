@@ -127,6 +127,23 @@ _RATIONAL_COS = {sp.Integer(0): sp.Integer(1), sp.Rational(1, 6): sp.Rational(1,
                  sp.Rational(1, 2): sp.Integer(-1)}
 
 
+def _ends(func: Callable[..., Any], x: Any, prec: int) -> tuple[Any, Any]:
+    """Raw ends enclosing func(x) (mpf_cos or mpf_sin): the value rounded down at ``prec``
+    bits, widened by 1 ulp below and 2 ulp above."""
+    y = func(x, prec, round_floor)
+    if y[1] == 0:                                      # 0 (cannot happen for x ≠ 0): be wide
+        tiny = (0, 1, -prec, 1)
+        return mpf_neg(tiny), tiny
+    ulp = (0, 1, y[2] + y[3] - prec, 1)
+    return (mpf_sub(y, ulp, prec, round_floor),
+            mpf_add(y, mpf_shift(ulp, 1), prec, round_ceiling))
+
+
+def _mul(a: sp.Expr, b: sp.Expr) -> sp.Expr:
+    """a·b unevaluated (exact numbers commute: no assumption queries)."""
+    return sp.Mul._from_args((a, b), True)
+
+
 def _key_mpf(x: Any) -> mpmath.mpf:
     return mpmath.mp.make_mpf(x)
 
@@ -135,8 +152,8 @@ def exact_rational(value: Any) -> sp.Rational:
     """A threshold as an exact rational: int, Fraction, SymPy Rational, or the exact binary
     value of a float / mpmath number.
 
-    >>> exact_rational(0.5), exact_rational(mpmath.mpf(3)), exact_rational(Fraction(1, 3))
-    (1/2, 3, 1/3)
+    >>> exact_rational(0.5), exact_rational(mpmath.mpf(-3)), exact_rational(Fraction(1, 3))
+    (1/2, -3, 1/3)
     """
     if isinstance(value, bool):
         raise InvalidParameter(f"threshold={value!r} is not a number")
@@ -151,8 +168,8 @@ def exact_rational(value: Any) -> sp.Rational:
     if isinstance(value, mpmath.mpf):
         if not mpmath.isfinite(value):
             raise InvalidParameter(f"threshold={value!r} is not a finite number")
-        man, exp = value.man_exp
-        return sp.Integer(man) * sp.Integer(2) ** exp
+        sign, man, exp, _ = value._mpf_
+        return (-1 if sign else 1) * sp.Integer(int(man)) * sp.Integer(2) ** exp
     value = sp.sympify(value)
     if not value.is_Rational:
         raise InvalidParameter(f"threshold={value} is not an exact rational; pass a rational "
@@ -352,9 +369,10 @@ class OffsetKernel:
         n·2^-prec absolutely.
 
         Each ω_k·Δ is enclosed exactly from the validated ends of ω_k (an exact product),
-        cos/sin is evaluated at the midpoint with directed rounding (round_floor /
-        round_ceiling: the guarantee :mod:`mpmath.ctx_iv` itself rests on) and widened
-        by the half-width (cos and sin are 1-Lipschitz); sums are rounded outward.
+        cos/sin is evaluated at the midpoint rounded down (the directed rounding
+        :mod:`mpmath.ctx_iv` itself rests on), widened by one unit in the last place below
+        and two above (a margin for that rounding) and by the half-width of the angle
+        (cos and sin are 1-Lipschitz); sums are rounded outward.
         """
         delta = abs(int(delta))
         key = (kind, delta, prec)
@@ -373,11 +391,13 @@ class OffsetKernel:
             mid = mpf_shift(mpf_add(a, b), -1)                   # exact
             rad = mpf_shift(mpf_sub(b, a), -1)                   # exact
             if kind == "cos":
-                t_lo = mpf_sub(mpf_cos(mid, work, round_floor), rad, work, round_floor)
-                t_hi = mpf_add(mpf_cos(mid, work, round_ceiling), rad, work, round_ceiling)
+                c_lo, c_hi = _ends(mpf_cos, mid, work)
+                t_lo = mpf_sub(c_lo, rad, work, round_floor)
+                t_hi = mpf_add(c_hi, rad, work, round_ceiling)
             else:
-                s_lo = mpf_sub(mpf_sin(mid, work, round_floor), rad, work, round_floor)
-                s_hi = mpf_add(mpf_sin(mid, work, round_ceiling), rad, work, round_ceiling)
+                c_lo, c_hi = _ends(mpf_sin, mid, work)
+                s_lo = mpf_sub(c_lo, rad, work, round_floor)
+                s_hi = mpf_add(c_hi, rad, work, round_ceiling)
                 if mpf_sign(s_lo) > 0:
                     t_lo = mpf_mul(s_lo, s_lo, work, round_floor)
                     t_hi = mpf_mul(s_hi, s_hi, work, round_ceiling)
@@ -592,7 +612,7 @@ class OffsetKernel:
         delta = abs(int(delta))
         key = ("distance", delta, dps)
         if key not in self._value_cache:
-            gap = self._digits((delta,), (), sp.Integer(0), "gap", dps + 5)
+            gap = self._digits((delta,), (), sp.Integer(0), "gap", dps + 1)
             with mpmath.workdps(dps + 10):
                 value = 2 * mpmath.sqrt(gap)
             with mpmath.workdps(dps):
@@ -601,24 +621,29 @@ class OffsetKernel:
 
     # .................................................................. evidence
     def quantity(self, decision: Decision) -> sp.Expr:
-        """The exact SymPy quantity of a decision (unevaluated: built in O(n))."""
+        """The exact SymPy quantity of a decision (unevaluated: built in O(n)).
+
+        >>> k = OffsetKernel([1, sp.pi / 2])
+        >>> k.quantity(k.decide([3], [2]))
+        cos(1*3) + cos((pi/2)*3) - cos(1*2) - cos((pi/2)*2)
+        """
         if decision.kind == "gap":
             half = sp.Rational(decision.plus[0], 2)
             two = sp.Integer(2)
-            terms = [sp.Pow(sp.Basic.__new__(sp.sin, sp.Mul._from_args((w, half))), two,
-                            evaluate=False) for w in self.frequencies]
-            return sp.Add._from_args(terms) if len(terms) > 1 else terms[0]
+            terms = [sp.Pow(sp.Basic.__new__(sp.sin, _mul(w, half)), two, evaluate=False)
+                     for w in self.frequencies]
+            return sp.Add._from_args(terms, True) if len(terms) > 1 else terms[0]
         terms: list[sp.Expr] = []
         minus_one = sp.Integer(-1)
         for deltas, neg in ((decision.plus, False), (decision.minus, True)):
             for d in deltas:
                 di = sp.Integer(d)
                 for w in self.frequencies:
-                    term = sp.Basic.__new__(sp.cos, sp.Mul._from_args((w, di)))
-                    terms.append(sp.Mul._from_args((minus_one, term)) if neg else term)
+                    term = sp.Basic.__new__(sp.cos, _mul(w, di))
+                    terms.append(_mul(minus_one, term) if neg else term)
         if decision.const != 0:
             terms.append(-decision.const)
-        return sp.Add._from_args(terms) if len(terms) > 1 else terms[0]
+        return sp.Add._from_args(terms, True) if len(terms) > 1 else terms[0]
 
     def sign_item(self, label: str, decision: Decision) -> Sign | None:
         """An evidence :class:`~posproof.evidence.Sign` for a decided sign (None if undecided)."""
