@@ -140,13 +140,18 @@ def kernel_first_negative(frequencies: Sequence[Any], length: int, *,
     """The first m ∈ 0 … L with B(m) = Σ_k cos(mθ_k) < 0, certified (``m=None``: none).
 
     The scan is :class:`posproof.measure.kernel.OffsetKernel` (a chunked GEMM with a
-    rigorous float64 bound); values within the bound are recomputed in mpmath,
-    and the answer is confirmed there at m and m − 1.
+    rigorous float64 bound); every value within the bound of 0 is decided by the
+    certified sign of the exact B(m) (interval arithmetic from the exact frequencies,
+    precision raised as needed; an exact zero is proved, and is not negative).  When a
+    sign cannot be decided, ``decided`` is False, ``m`` is None and ``undecided_at``
+    names the offset.
 
     >>> kernel_first_negative([1], 10)["m"]
     2
     >>> kernel_first_negative([1, sp.Rational(1, 100)], 10)["m"] is None
     True
+    >>> kernel_first_negative([1, sp.pi - 1 + sp.Rational(1, 10**45)], 20)["m"]
+    1
     """
     length = length_arg(length)
     dps = check_int("dps", dps, minimum=15, maximum=1000)
@@ -154,10 +159,17 @@ def kernel_first_negative(frequencies: Sequence[Any], length: int, *,
     crossing = kernel.first_crossing(0, below=True, start=0, stop=length + 1, dps=dps)
     out: dict[str, Any] = {"length": length, "bound": kernel.scan_bound(length + 1),
                            "certified": f"float64 GEMM scan (bound "
-                                        f"{kernel.scan_bound(length + 1):.1e}), crossing "
-                                        f"recomputed in mpmath at {dps} digits"}
+                                        f"{kernel.scan_bound(length + 1):.1e}); values within "
+                                        "the bound decided by certified signs (interval "
+                                        f"arithmetic), values to {dps} digits",
+                           "decided": True}
     if crossing is None:
         out.update(m=None, summary=f"B(m) ≥ 0 for every m ≤ {length}")
+        return out
+    if not crossing.decided:
+        out.update(m=None, decided=False, undecided_at=crossing.delta, consistent=True,
+                   rechecked=crossing.rechecked,
+                   summary=f"undecided: {crossing.note}")
         return out
     out.update(m=crossing.delta, value_mp=_nstr(crossing.value_mp, 15),
                previous_mp=(None if crossing.previous_mp is None
