@@ -20,7 +20,7 @@ from ..evidence import Evidence, Sign, Spot
 from ..report import Check, Proof
 from ..validated import irrational, rational_value
 from .checks_context import Context, fmt, g, inconsistent
-from .kernel import Crossing, Decision, Extreme, OffsetKernel, exact_rational
+from .kernel import Crossing, Decision, Extreme, OffsetKernel, Scan, exact_rational
 
 __all__ = ["decay", "near_return", "periodicity", "separation"]
 
@@ -63,18 +63,20 @@ def _extreme_spot(kernel: OffsetKernel, ext: Extreme) -> Spot:
                             [], ext.f, ext.bound)
 
 
-def _crossing_items(kernel: OffsetKernel, c: Crossing | None, *, diff: bool) -> list[Any]:
-    items: list[Any] = []
-    if c is not None:
-        items += _signs(kernel, c.decisions, _ITEMS_PER_CROSSING)
-    closest = None if c is None else c.closest
+def _crossing_items(kernel: OffsetKernel, c: Crossing | None, scan: Scan, *,
+                    diff: bool) -> list[Any]:
+    """The signs that decided a crossing (or, without one, the rechecked offsets) and the
+    float64 value nearest the threshold that the scan's bound decided alone."""
+    decisions = c.decisions if c is not None else scan.decisions
+    items: list[Any] = _signs(kernel, decisions, _ITEMS_PER_CROSSING)
+    closest = c.closest if c is not None else scan.closest
     if closest is not None:
         d, v = closest
         plus, minus = ([d + 1], [d]) if diff else ([d], [])
         what = f"f({d + 1}) − f({d})" if diff else f"f({d})"
         items.append(kernel.spot_item(f"float64 {what} closest to the threshold among the "
                                       "offsets the scan decided alone", plus, minus, v,
-                                      c.bound if c is not None else 0.0))
+                                      scan.bound))
     return items
 
 
@@ -131,17 +133,19 @@ def near_return(ctx: Context) -> Check:
                      evidence=Evidence("exhaustive comparison", details={"offsets": 0}))
     ext = kernel.maximum(lo, hi, dps=ctx.dps, progress=ctx.tick)
     n = kernel.n
+    scan = Scan()
     if ctx.near_tol is None:
         tol = float(kernel.distance_mp(1, ctx.dps))
         tol_text = "the distance of neighbouring positions (threshold f(1), exact)"
         crossing = (kernel.first_crossing(below=False, start=2, stop=length, dps=ctx.dps,
-                                          at=1, progress=ctx.tick) if length > 2 else None)
+                                          at=1, scan=scan, progress=ctx.tick)
+                    if length > 2 else None)
     else:
         tol = ctx.near_tol
         threshold = n - exact_rational(tol) ** 2 / 2
         tol_text = "near_tol (threshold n − tol²/2, exact)"
         crossing = (kernel.first_crossing(threshold, below=False, start=2, stop=length,
-                                          dps=ctx.dps, progress=ctx.tick)
+                                          dps=ctx.dps, scan=scan, progress=ctx.tick)
                     if length > 2 else None)
     period: Any = crossing.delta if crossing is not None else f"none up to {length}"
     values = {
@@ -156,7 +160,7 @@ def near_return(ctx: Context) -> Check:
                  f"arithmetic ({ext.candidates} candidate(s)), distance certified to "
                  f"{ctx.dps} digits; tolerance = {tol_text}")
     items: list[Any] = [_extreme_spot(kernel, ext), *_gap_item(kernel, ext)]
-    items += _crossing_items(kernel, crossing, diff=False)
+    items += _crossing_items(kernel, crossing, scan, diff=False)
     if crossing is not None:
         certified += (f"; first crossing decided by certified signs at Δ and Δ−1 "
                       f"({crossing.rechecked} near-threshold value(s) rechecked)")
@@ -165,7 +169,7 @@ def near_return(ctx: Context) -> Check:
     evidence = Evidence("certified scan", "all", items=items,
                         details={"bound": ext.bound, "offsets_scanned": length - 2,
                                  "range": [lo, hi], "candidates": ext.candidates,
-                                 "rechecked": 0 if crossing is None else crossing.rechecked})
+                                 "rechecked": scan.rechecked})
     consistent = ext.consistent and (crossing is None or crossing.consistent)
     if not consistent:
         return _unknown("near_return", values, certified, inconsistent("the kernel"), evidence)
@@ -277,9 +281,11 @@ def periodicity(ctx: Context) -> Check:
 
 def decay(ctx: Context) -> Check:
     kernel, length = ctx.kernel, ctx.length
+    neg_scan, rise_scan = Scan(), Scan()
     neg = kernel.first_crossing(0, below=True, start=0, stop=length, dps=ctx.dps,
-                                progress=ctx.tick)
-    rise = kernel.first_increase(start=0, stop=length, dps=ctx.dps, progress=ctx.tick)
+                                scan=neg_scan, progress=ctx.tick)
+    rise = kernel.first_increase(start=0, stop=length, dps=ctx.dps, scan=rise_scan,
+                                 progress=ctx.tick)
     none = f"none up to {length}"
 
     def described(c: Crossing | None, what: str) -> dict[str, Any]:
@@ -300,13 +306,13 @@ def decay(ctx: Context) -> Check:
                  "threshold decided by the certified sign of the exact quantity (interval "
                  f"arithmetic, {ctx.dps} digits and more; exact ties proved exactly); values "
                  f"certified to {ctx.dps} digits")
-    items = (_crossing_items(kernel, neg, diff=False)
-             + _crossing_items(kernel, rise, diff=True))
-    rechecked = sum(c.rechecked for c in (neg, rise) if c is not None)
+    items = (_crossing_items(kernel, neg, neg_scan, diff=False)
+             + _crossing_items(kernel, rise, rise_scan, diff=True))
     evidence = Evidence("certified scan", "all", items=items,
-                        details={"bound": bound, "epsilon_negative": neg.bound if neg else None,
-                                 "epsilon_increase": rise.bound if rise else None,
-                                 "offsets_scanned": length, "rechecked": rechecked})
+                        details={"bound": bound, "epsilon_negative": neg_scan.bound,
+                                 "epsilon_increase": rise_scan.bound,
+                                 "offsets_scanned": length,
+                                 "rechecked": neg_scan.rechecked + rise_scan.rechecked})
     consistent = all(c is None or c.consistent for c in (neg, rise))
     if not consistent:
         return _unknown("decay", values, certified, inconsistent("a first crossing"), evidence)

@@ -94,6 +94,7 @@ __all__ = [
     "Decision",
     "Extreme",
     "OffsetKernel",
+    "Scan",
     "block_for",
     "exact_rational",
 ]
@@ -238,6 +239,20 @@ class Extreme:
     collision: bool | None = False
     decisions: list[Decision] = field(default_factory=list)
     note: str | None = None
+
+
+@dataclass
+class Scan:
+    """What a :meth:`OffsetKernel.first_crossing` / :meth:`~OffsetKernel.first_increase` scan
+    decided, filled in whether or not it found a crossing: ``bound`` (the float64 margin),
+    ``rechecked`` (offsets decided by certified signs), ``decisions`` (a few of those
+    signs), ``closest`` (offset, float64 value) decided by the bound alone nearest the
+    threshold."""
+
+    bound: float = 0.0
+    rechecked: int = 0
+    decisions: list[Decision] = field(default_factory=list)
+    closest: tuple[int, float] | None = None
 
 
 @dataclass
@@ -439,12 +454,13 @@ class OffsetKernel:
 
     def decide(self, plus: Sequence[int], minus: Sequence[int] = (), const: Any = 0, *,
                kind: str = "cos", dps: int = DEFAULT_DPS,
-               budget_bits: int = BUDGET_BITS) -> Decision:
+               budget_bits: int | None = None) -> Decision:
         """The certified sign of Σ_{plus} f − Σ_{minus} f − const (``kind="cos"``) or of
         Σ_k sin²(ω_k Δ/2) at Δ = plus[0] (``kind="gap"``); see :class:`Decision`.
 
-        The precision starts at ``dps`` digits and doubles up to ``budget_bits``; an
-        enclosure that excludes 0 decides ±1; 0 is answered only when proved exactly.
+        The precision starts at ``dps`` digits and doubles up to ``budget_bits`` (default
+        :data:`~posproof.validated.BUDGET_BITS`); an enclosure that excludes 0 decides ±1;
+        0 is answered only when proved exactly.
 
         >>> k = OffsetKernel([sp.pi / 2])
         >>> k.decide([1]).sign, k.decide([2]).sign, k.decide([3], [1]).sign
@@ -452,6 +468,7 @@ class OffsetKernel:
         >>> OffsetKernel([1, sp.pi - 1 + sp.Rational(1, 10**45)]).decide([1]).sign
         -1
         """
+        budget_bits = BUDGET_BITS if budget_bits is None else int(budget_bits)
         plus_t = tuple(abs(int(d)) for d in plus)
         minus_t = tuple(abs(int(d)) for d in minus)
         c = exact_rational(const)
@@ -959,7 +976,7 @@ class OffsetKernel:
 
     def first_crossing(self, threshold: Any = 0, *, below: bool = True,
                        start: int = 0, stop: int, dps: int = DEFAULT_DPS,
-                       max_recheck: int = 256, at: int | None = None,
+                       max_recheck: int = 256, at: int | None = None, scan: Scan | None = None,
                        progress: Callable[[int, int], None] | None = None) -> Crossing | None:
         """The first Δ ∈ [start, stop) with f(Δ) < threshold (``below``) or > threshold.
 
@@ -969,7 +986,8 @@ class OffsetKernel:
         within the bound are decided by the certified sign of f(Δ) − threshold
         (:meth:`decide`: an exact tie is not a crossing).  An offset whose sign
         cannot be decided stops the scan: the crossing returned there has
-        ``decided=False``.  ``None`` when no offset in the range crosses.
+        ``decided=False``.  ``None`` when no offset in the range crosses.  ``scan``
+        (a :class:`Scan`), when given, receives what the scan decided.
 
         >>> c = OffsetKernel([1]).first_crossing(0, stop=10)
         >>> c.delta, c.value_mp > -1, c.previous_mp > 0
@@ -996,7 +1014,9 @@ class OffsetKernel:
             return sign == (-1 if below else 1)
 
         rechecked = 0
-        checked: list[Decision] = []
+        record = scan if scan is not None else Scan()
+        record.bound = eps
+        checked = record.decisions
         closest: tuple[int, float] | None = None
         for lo, values in self.chunks(start, stop, progress=progress):
             maybe = values < thr + eps if below else values > thr - eps
@@ -1014,6 +1034,7 @@ class OffsetKernel:
                         f"{self.name}: more than {max_recheck} kernel values lie within "
                         f"{eps:.1e} of the threshold {thr}; pass another threshold")
                 rechecked += 1
+                record.rechecked = rechecked
                 dec = decide(delta)
                 if dec.sign is None or holds(dec.sign):
                     found = (i, dec, dec.sign is not None)
@@ -1021,7 +1042,8 @@ class OffsetKernel:
                 if len(checked) < 2:
                     checked.append(dec)
             end = found[0] if found is not None else values.size
-            closest = _closest(closest, lo, values[:end], ~maybe[:end], thr, below)
+            closest = record.closest = _closest(closest, lo, values[:end], ~maybe[:end], thr,
+                                                below)
             if found is None:
                 continue
             i, dec, ok = found
@@ -1030,7 +1052,8 @@ class OffsetKernel:
                 assert dec is not None
                 return Crossing(delta=delta, value=float(values[i]), value_mp=self.mp(delta, dps),
                                 previous_mp=None, bound=eps, rechecked=rechecked,
-                                dps=dps, decided=False, decisions=checked, closest=closest,
+                                dps=dps, decided=False, decisions=list(checked),
+                                closest=closest,
                                 note=(f"the sign of f({delta}) − threshold is {dec.how}: "
                                       f"whether Δ={delta} crosses is unknown"))
             return self._crossing(delta, float(values[i]), eps, rechecked, dps, start,
@@ -1057,7 +1080,7 @@ class OffsetKernel:
                         decisions=decisions, closest=closest)
 
     def first_increase(self, *, start: int = 0, stop: int, dps: int = DEFAULT_DPS,
-                       max_recheck: int = 256,
+                       max_recheck: int = 256, scan: Scan | None = None,
                        progress: Callable[[int, int], None] | None = None) -> Crossing | None:
         """The first Δ ∈ [start, stop−1) with f(Δ+1) > f(Δ): where f stops decreasing.
 
@@ -1077,7 +1100,9 @@ class OffsetKernel:
 
         prev_last: float | None = None
         rechecked = 0
-        checked: list[Decision] = []
+        record = scan if scan is not None else Scan()
+        record.bound = eps
+        checked = record.decisions
         closest: tuple[int, float] | None = None
         for lo, values in self.chunks(start, stop, progress=progress):
             ext = values if prev_last is None else np.concatenate([[prev_last], values])
@@ -1096,6 +1121,7 @@ class OffsetKernel:
                         f"{self.name}: more than {max_recheck} kernel steps lie within "
                         f"{eps:.1e} of 0; the kernel is too flat to locate its first rise")
                 rechecked += 1
+                record.rechecked = rechecked
                 dec = decide(delta)
                 if dec.sign is None or dec.sign > 0:
                     found = (i, dec, dec.sign is not None)
@@ -1103,7 +1129,8 @@ class OffsetKernel:
                 if len(checked) < 2:
                     checked.append(dec)
             end = found[0] if found is not None else diff.size
-            closest = _closest(closest, first, diff[:end], ~maybe[:end], 0.0, False)
+            closest = record.closest = _closest(closest, first, diff[:end], ~maybe[:end], 0.0,
+                                                False)
             if found is None:
                 continue
             i, dec, ok = found
@@ -1113,7 +1140,7 @@ class OffsetKernel:
                 return Crossing(delta=delta, value=float(diff[i]),
                                 value_mp=self.difference_mp(delta, dps), previous_mp=None,
                                 bound=eps, rechecked=rechecked, dps=dps, decided=False,
-                                decisions=checked, closest=closest,
+                                decisions=list(checked), closest=closest,
                                 note=(f"the sign of f({delta + 1}) − f({delta}) is {dec.how}: "
                                       f"whether f rises after Δ={delta} is unknown"))
             here = decide(delta)
