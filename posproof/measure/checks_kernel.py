@@ -117,8 +117,8 @@ def separation(ctx: Context) -> Check:
         return Check("separation", "fail", values, certified,
                      f"positions x and x+{ext.delta} have the same encoding for every x "
                      f"(distance proved exactly 0: every ω_k·{ext.delta} is a multiple of 2π); "
-                     f"use fewer than {ext.delta + 1} positions or another schedule",
-                     evidence=evidence)
+                     f"use fewer than {ext.delta + 1} positions or another schedule"
+                     + (f" ({ext.note})" if ext.note else ""), evidence=evidence)
     return Check("separation", "pass", values, certified, ext.note, evidence=evidence)
 
 

@@ -919,6 +919,17 @@ class OffsetKernel:
                 note = (f"more than {keep} offsets lie within 2·bound of the maximum; the "
                         f"ones not kept may exceed Δ={winner}")
         gap = self.decide((winner,), kind="gap", dps=dps)
+        if gap.sign == 0 and not decided:
+            # an exact return: with every turn ω_k/2π a proved rational p_k/q_k, the returns
+            # are exactly the multiples of lcm(q_k); the first one in range is the argmax
+            first = self._first_return(start, stop)
+            if first is not None:
+                winner, decided, note = first, True, None
+                gap = self.decide((winner,), kind="gap", dps=dps)
+                f_mp = self.mp(winner, dps)
+                if winner not in float_of:
+                    float_of[winner] = float(self([winner])[0])
+                    eps = max(eps, self.call_bound(winner))
         decisions.insert(0, gap)
         if gap.sign == 0:
             collision: bool | None = True
@@ -938,6 +949,18 @@ class OffsetKernel:
                        distance_bound=dist_bound, distance_mp=distance_mp,
                        candidates=total, truncated=truncated, consistent=consistent, dps=dps,
                        decided=decided, collision=collision, decisions=decisions, note=note)
+
+    def _first_return(self, start: int, stop: int) -> int | None:
+        """The first Δ ∈ [max(start, 1), stop) with every ω_kΔ ∈ 2πℤ, when every turn ω_k/2π
+        is a proved rational (Δ a multiple of the lcm of their denominators); else None."""
+        turns = self._exact_turns()
+        if len(turns) != self.n or any(t is None for t in turns):
+            return None
+        period = 1
+        for t in turns:
+            period = math.lcm(period, int(t.q))                 # type: ignore[union-attr]
+        first = max(-(-max(start, 1) // period) * period, period)
+        return first if first < stop else None
 
     def _winner(self, remaining: list[int], dps: int, decisions: list[Decision]
                 ) -> tuple[int, bool, str | None]:
