@@ -2,7 +2,8 @@
 
 Each example was decided independently here with mpmath at 300 digits (or exactly).  The
 thresholds are tested from both sides and at equality: a quantity 10⁻⁴⁵, 10⁻⁶⁰ or 10⁻¹⁰⁰
-above its threshold, the same below, and exactly on it (a tie, proved exactly, is not a
+or 10⁻²⁵⁰ (beyond the first precision doublings) above its threshold, the same below,
+and exactly on it (a tie, proved exactly, is not a
 crossing).  A planted wrong evidence item turns a verdict into unknown.
 """
 
@@ -23,7 +24,7 @@ from posproof.measure.explore import kernel_first_negative
 from posproof.measure.kernel import OffsetKernel
 from posproof.report import Check
 
-TINY = [45, 60, 100]
+TINY = [45, 60, 100, 250]
 
 
 def _explicit(freqs: list[str], dim: int) -> object:
@@ -293,3 +294,24 @@ def test_thresholds_are_exact_numbers() -> None:
     assert kernel.decide([2], [], rounded).sign == (-1 if below else 1)
     with pytest.raises(Exception, match="not an exact rational"):
         kernel.first_crossing(sp.sqrt(2), stop=5)
+
+
+# --------------------------------------------------------------------------- maximum and near_tol
+@pytest.mark.parametrize(("delta", "winner"), [(1, 5), (-1, 1), (0, 1)])
+def test_maximum_near_ties_from_both_sides(delta: int, winner: int) -> None:
+    """ω = π/3 + δ: f(1) ≈ 1/2 − 0.87δ, f(5) ≈ 1/2 + 4.3δ.  δ = ±10⁻⁴⁵ picks 5 or 1; δ = 0 is
+    an exact tie (proved) and the smaller offset wins."""
+    ext = OffsetKernel([sp.pi / 3 + delta * sp.Rational(1, 10**45)]).maximum(1, 6)
+    assert (ext.delta, ext.decided, ext.collision) == (winner, True, False)
+    assert ext.f_mp == pytest.approx(0.5)
+    assert ext.distance_mp == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(("tol", "first"), [(1.0, 6), (1.0 + 2**-40, 5), (1.0 - 2**-40, 6)])
+def test_near_return_tolerance_from_both_sides(tol: float, first: int) -> None:
+    """ω = π/3 (n = 1): the threshold n − tol²/2 is exactly 1/2 = f(5) for tol = 1 (a tie:
+    first closer offset 6); a tolerance an ulp-scale above makes f(5) closer, below does not."""
+    enc = _explicit(["pi/3"], 2)
+    c = check(enc, max_len=10, near_tol=tol, checks=["near_return"])["near_return"]
+    assert c.status == "pass", c.note
+    assert c.values["effective_period"] == first
