@@ -24,8 +24,9 @@ from .kernel import Crossing, Decision, Extreme, OffsetKernel, Scan, exact_ratio
 
 __all__ = ["decay", "near_return", "periodicity", "separation"]
 
-#: Sign items kept per crossing (the crossing, the offset before it, one rechecked offset).
-_ITEMS_PER_CROSSING = 3
+#: Sign items kept per crossing (the crossing and the offset before it; without a crossing,
+#: the first offsets decided by interval arithmetic).
+_ITEMS_PER_CROSSING = 2
 
 
 def _unknown(name: str, values: dict[str, Any], certified: str, why: str,
