@@ -36,8 +36,10 @@ What makes each check pass or fail:
                          hold, the phase error of x·ω formed in it, translation residuals
 =======================  ===================================================================
 
-A kernel check is unknown on a toolkit inconsistency (float64 against its certified
-value) or an undecided sign, and fails with a note on encodings whose columns are not
+The table checks fail when a table entry disagrees with mpmath beyond its bound (the
+table is wrong); a kernel check is unknown on a toolkit inconsistency (the float64 kernel
+against its certified value) or an undecided sign, and fails with a note on encodings
+whose columns are not
 (sin, cos) pairs of one frequency (no dot-product theorem, no T(Δ)).
 
 >>> from posproof import preset

@@ -86,7 +86,7 @@ def bounds(ctx: Context) -> Check:
         values["summary"] = f"max|PE_i| = {g(max_abs)}, ‖PE‖² spread {g(spread)}"
     certified = (f"float64 table rows (first, last and {_SAMPLE} random positions); "
                  f"tolerance on ‖PE‖² {tol:.1e} from the rounding of sin, cos and the sum; "
-                 f"worst row recomputed in mpmath at {ctx.dps} digits")
+                 f"worst row recomputed in mpmath at {ctx.dps} digits plus the digits of |ω·x|")
     return Check("bounds", "pass" if ok else "fail", values, certified, note)
 
 
@@ -179,7 +179,8 @@ def toeplitz(ctx: Context) -> Check:
     certified = ("float64 Gram of consecutive rows; tolerance from the rounding of the table "
                  "(2u|xω| + t per entry) and of the dot products")
     if kernel is not None:
-        certified += f"; one diagonal compared with f(lag) in mpmath at {ctx.dps} digits"
+        certified += (f"; one diagonal compared with f(lag) certified to {ctx.dps} digits "
+                      "(interval arithmetic)")
     if not consistent:
         return Check("toeplitz", "fail", values, certified,
                      inconsistent("a Gram diagonal against the kernel"))
