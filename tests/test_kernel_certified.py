@@ -315,3 +315,23 @@ def test_near_return_tolerance_from_both_sides(tol: float, first: int) -> None:
     c = check(enc, max_len=10, near_tol=tol, checks=["near_return"])["near_return"]
     assert c.status == "pass", c.note
     assert c.values["effective_period"] == first
+
+
+def test_explore_values_follow_the_size_of_the_angle() -> None:
+    """decay_curve's mpmath values keep their digits when |θ·Δ| ≈ 10⁶³ (θ = √2·10⁶⁰)."""
+    from posproof.measure.explore import decay_curve
+
+    curve = decay_curve([sp.sqrt(2) * 10**60, 1], [0, 1, 2, 999])
+    with mpmath.workdps(300):
+        w = [mpmath.sqrt(2) * mpmath.mpf(10) ** 60, mpmath.mpf(1)]
+
+        def exact(d: int) -> mpmath.mpf:
+            acc, total = mpmath.mpc(0), mpmath.mpf(0)
+            for x in w:
+                acc += mpmath.expj(x * d)
+                total += abs(acc)
+            return total / 2
+
+        for key in ("min", "last"):
+            got = mpmath.mpf(curve[key]["value_mp"])
+            assert got == pytest.approx(exact(curve[key]["delta"]), rel=1e-13)

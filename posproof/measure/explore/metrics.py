@@ -218,7 +218,7 @@ def decay_curve(frequencies: Sequence[Any], deltas: Any) -> dict[str, Any]:
                                         f"{DEFAULT_DPS} digits"}
     if positive.size:
         i_min = int(positive[np.argmin(values[positive])])
-        thetas = mp_values(freqs, DEFAULT_DPS + len(str(int(d.max()))) + 10)
+        thetas = mp_values(freqs, _angle_dps(float(theta.max()), int(d.max())))
         out["min"] = {"delta": int(d[i_min]), "value": float(values[i_min]),
                       "value_mp": _nstr(_decay_mp(thetas, int(d[i_min])), 15)}
         out["last"] = {"delta": int(d[-1]),
@@ -226,9 +226,17 @@ def decay_curve(frequencies: Sequence[Any], deltas: Any) -> dict[str, Any]:
     return out
 
 
+def _angle_dps(theta_max: float, delta_max: int, extra: int = 10) -> int:
+    """Digits that keep DEFAULT_DPS digits of every angle Δ·θ ≤ delta_max·theta_max (its
+    integer part costs log10(Δθ) digits): the precision grows with the size of the angle."""
+    top = abs(theta_max) * abs(delta_max)
+    lost = math.ceil(math.log10(top + 1)) if math.isfinite(top) else 400
+    return DEFAULT_DPS + extra + lost
+
+
 def _decay_mp(thetas: Sequence[mpmath.mpf], delta: int) -> mpmath.mpf:
-    """The decay value at Δ in mpmath, from frequencies given to ≥ 50 + digits(Δ) digits."""
-    dps = DEFAULT_DPS + len(str(delta)) + 10
+    """The decay value at Δ in mpmath, from frequencies given to :func:`_angle_dps` digits."""
+    dps = _angle_dps(float(max(abs(t) for t in thetas)), delta)
     with mpmath.workdps(dps):
         total, acc = mpmath.mpf(0), mpmath.mpc(0)
         for w in thetas:
@@ -327,7 +335,9 @@ def dtype_audit(frequencies: Sequence[Any], length: int,
     freqs = pair_frequencies(frequencies)
     length = length_arg(length)
     dtypes = check_sequence("dtypes", dtypes, strings=True)
-    thetas_mp = mp_values(freqs, DEFAULT_DPS + 20)
+    theta_f = np.array([float(v) for v in mp_values(freqs, 30)])
+    work = _angle_dps(float(theta_f.max()), length, extra=20)
+    thetas_mp = mp_values(freqs, work)
     theta = np.array([float(v) for v in thetas_mp])
     order = np.argsort(-theta)
     pos = np.arange(length, dtype=np.float64)
@@ -357,7 +367,7 @@ def dtype_audit(frequencies: Sequence[Any], length: int,
         m, k = where
         angle = float(model.round([float(model.round([float(m)])[0])
                                    * float(model.round([theta[k]])[0])])[0])
-        with mpmath.workdps(DEFAULT_DPS + 20):
+        with mpmath.workdps(work):
             exact = m * thetas_mp[k]
             phase = abs(mpmath.mpf(angle) - exact) if math.isfinite(angle) else mpmath.inf
             cos_err = (abs(mpmath.cos(mpmath.mpf(angle)) - mpmath.cos(exact))
