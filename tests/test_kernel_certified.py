@@ -335,3 +335,22 @@ def test_explore_values_follow_the_size_of_the_angle() -> None:
         for key in ("min", "last"):
             got = mpmath.mpf(curve[key]["value_mp"])
             assert got == pytest.approx(exact(curve[key]["delta"]), rel=1e-13)
+
+
+def test_long_sums_that_cancel_exactly_are_ties() -> None:
+    """64 pairs (a, π − a): f(odd Δ) = 0 exactly (SymPy's rewriting cancels the 128 cosines);
+    the ties are not negative, so the first negative offset is 4 (f(4) = 2Σcos 4a < 0)."""
+    freqs: list[sp.Expr] = []
+    for j in range(1, 65):
+        a = sp.Rational(j, 67)
+        freqs += [a, sp.pi - a]
+    kernel = OffsetKernel(freqs)
+    assert kernel.decide([1]).sign == 0
+    assert kernel.decide([1]).how == "exact rewriting"
+    with mpmath.workdps(60):
+        f = [2 * mpmath.fsum(mpmath.cos(d * mpmath.mpf(j) / 67) for j in range(1, 65))
+             for d in (2, 4)]
+    assert f[0] > 0 > f[1]
+    crossing = kernel.first_crossing(0, stop=10)
+    assert crossing is not None
+    assert crossing.delta == 4

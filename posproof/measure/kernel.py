@@ -122,6 +122,10 @@ _SYMPY_TERMS = 64
 _ELIMINATE_BITS = 4096
 _ELIMINATE_TERMS = 4096
 _SYMPY_BITS = 4096
+#: Up to this many cosines, SymPy's automatic rewriting is tried (it may cancel the sum).
+_SYMPY_CANCEL_TERMS = 1024
+#: A scan stops (undecided) after this many signs that needed more than the first precision.
+_MAX_HARD = 16
 #: cos(2πu) for the u ∈ [0, 1/2] whose cosine is rational (Niven).
 _RATIONAL_COS = {sp.Integer(0): sp.Integer(1), sp.Rational(1, 6): sp.Rational(1, 2),
                  sp.Rational(1, 4): sp.Integer(0), sp.Rational(1, 3): sp.Rational(-1, 2),
@@ -138,6 +142,20 @@ def _ends(func: Callable[..., Any], x: Any, prec: int) -> tuple[Any, Any]:
     ulp = (0, 1, y[2] + y[3] - prec, 1)
     return (mpf_sub(y, ulp, prec, round_floor),
             mpf_add(y, mpf_shift(ulp, 1), prec, round_ceiling))
+
+
+def _budget_bits(terms: int) -> int:
+    """The largest precision (bits) a decision over ``terms`` cosines may reach: BUDGET_BITS
+    (≈ 4900 digits) for short sums, halved while terms × (the cost of one cosine, measured
+    at about 17 ms at 16384 bits, growing like bits²) exceeds a second.
+
+    >>> _budget_bits(2), _budget_bits(512), _budget_bits(65536)
+    (16384, 4096, 512)
+    """
+    bits = BUDGET_BITS
+    while bits > 512 and terms * 0.017 * (bits / 16384) ** 2 > 1.0:
+        bits //= 2
+    return bits
 
 
 def _mul(a: sp.Expr, b: sp.Expr) -> sp.Expr:
@@ -459,8 +477,9 @@ class OffsetKernel:
         Σ_k sin²(ω_k Δ/2) at Δ = plus[0] (``kind="gap"``); see :class:`Decision`.
 
         The precision starts at ``dps`` digits and doubles up to ``budget_bits`` (default
-        :data:`~posproof.validated.BUDGET_BITS`); an enclosure that excludes 0 decides ±1;
-        0 is answered only when proved exactly.
+        :data:`~posproof.validated.BUDGET_BITS`, lowered for long sums so that one decision
+        takes about a second at most: :func:`_budget_bits`); an enclosure that excludes 0
+        decides ±1; 0 is answered only when proved exactly.
 
         >>> k = OffsetKernel([sp.pi / 2])
         >>> k.decide([1]).sign, k.decide([2]).sign, k.decide([3], [1]).sign
@@ -468,9 +487,10 @@ class OffsetKernel:
         >>> OffsetKernel([1, sp.pi - 1 + sp.Rational(1, 10**45)]).decide([1]).sign
         -1
         """
-        budget_bits = BUDGET_BITS if budget_bits is None else int(budget_bits)
         plus_t = tuple(abs(int(d)) for d in plus)
         minus_t = tuple(abs(int(d)) for d in minus)
+        terms = (len(plus_t) + len(minus_t)) * self.n
+        budget_bits = _budget_bits(terms) if budget_bits is None else int(budget_bits)
         c = exact_rational(const)
         key = (kind, plus_t, minus_t, c, dps, budget_bits)
         if key in self._decisions:
@@ -553,11 +573,14 @@ class OffsetKernel:
             if not rest:
                 return int(sp.sign(total)), "exact turns"
         terms = (len(plus) + len(minus)) * self.n
-        if kind == "cos" and terms <= _SYMPY_TERMS:
+        if kind == "cos" and terms <= _SYMPY_CANCEL_TERMS:
+            # SymPy's exact rewrites (cos(π − a) = −cos a, like terms combined) may cancel
+            # the sum to a number; the enclosure already contains it
             expr = sp.Add(*[sp.cos(w * d) for d in plus for w in self.frequencies],
                           *[-sp.cos(w * d) for d in minus for w in self.frequencies], -c)
-            s = validated.sign(expr, budget_bits=_SYMPY_BITS)
-            if s == 0:
+            if expr.is_Rational:
+                return int(sp.sign(expr)), "exact rewriting"
+            if terms <= _SYMPY_TERMS and validated.sign(expr, budget_bits=_SYMPY_BITS) == 0:
                 return 0, "exact rewriting"
         return None, ""
 
@@ -573,7 +596,8 @@ class OffsetKernel:
         prec = self._start_bits(dps)
         tenth = from_rational(1, 10**dps, 64, round_floor)
         mid = mpmath.mpf(0)
-        while prec <= BUDGET_BITS:
+        budget = max(_budget_bits((len(plus) + len(minus)) * self.n), prec)
+        while prec <= budget:
             ends = self._quantity(plus, minus, c, prec, kind)
             if ends is None:
                 raise InvalidParameter(f"{self.name}: a frequency cannot be enclosed by interval "
@@ -1036,7 +1060,8 @@ class OffsetKernel:
         def holds(sign: int | None) -> bool:
             return sign == (-1 if below else 1)
 
-        rechecked = 0
+        rechecked = hard = 0
+        start_bits = self._start_bits(dps)
         record = scan if scan is not None else Scan()
         record.bound = eps
         checked = record.decisions
@@ -1059,8 +1084,9 @@ class OffsetKernel:
                 rechecked += 1
                 record.rechecked = rechecked
                 dec = decide(delta)
-                if dec.sign is None or holds(dec.sign):
-                    found = (i, dec, dec.sign is not None)
+                hard += dec.bits > start_bits
+                if dec.sign is None or holds(dec.sign) or hard > _MAX_HARD:
+                    found = (i, dec, dec.sign is not None and holds(dec.sign))
                     break
                 if len(checked) < 2:
                     checked.append(dec)
@@ -1077,8 +1103,8 @@ class OffsetKernel:
                                 previous_mp=None, bound=eps, rechecked=rechecked,
                                 dps=dps, decided=False, decisions=list(checked),
                                 closest=closest,
-                                note=(f"the sign of f({delta}) − threshold is {dec.how}: "
-                                      f"whether Δ={delta} crosses is unknown"))
+                                note=_undecided_note(f"f({delta}) − threshold", dec, delta,
+                                                     "crosses"))
             return self._crossing(delta, float(values[i]), eps, rechecked, dps, start,
                                   decide, holds, checked, closest)
         return None
@@ -1122,7 +1148,8 @@ class OffsetKernel:
             return self.decide((delta + 1,), (delta,), dps=dps)
 
         prev_last: float | None = None
-        rechecked = 0
+        rechecked = hard = 0
+        start_bits = self._start_bits(dps)
         record = scan if scan is not None else Scan()
         record.bound = eps
         checked = record.decisions
@@ -1146,8 +1173,9 @@ class OffsetKernel:
                 rechecked += 1
                 record.rechecked = rechecked
                 dec = decide(delta)
-                if dec.sign is None or dec.sign > 0:
-                    found = (i, dec, dec.sign is not None)
+                hard += dec.bits > start_bits
+                if dec.sign is None or dec.sign > 0 or hard > _MAX_HARD:
+                    found = (i, dec, dec.sign is not None and dec.sign > 0)
                     break
                 if len(checked) < 2:
                     checked.append(dec)
@@ -1164,8 +1192,8 @@ class OffsetKernel:
                                 value_mp=self.difference_mp(delta, dps), previous_mp=None,
                                 bound=eps, rechecked=rechecked, dps=dps, decided=False,
                                 decisions=list(checked), closest=closest,
-                                note=(f"the sign of f({delta + 1}) − f({delta}) is {dec.how}: "
-                                      f"whether f rises after Δ={delta} is unknown"))
+                                note=_undecided_note(f"f({delta + 1}) − f({delta})", dec,
+                                                     delta, "is where f rises"))
             here = decide(delta)
             exact = self.difference_mp(delta, dps)
             decisions = [here]
@@ -1182,6 +1210,14 @@ class OffsetKernel:
                             consistent=consistent, dps=dps, decisions=decisions,
                             closest=closest)
         return None
+
+
+def _undecided_note(what: str, dec: Decision, delta: int, verb: str) -> str:
+    if dec.sign is None:
+        return f"the sign of {what} is {dec.how}: whether Δ={delta} {verb} is unknown"
+    return (f"the scan stopped at Δ={delta}: more than {_MAX_HARD} offsets lie so close to "
+            "the threshold that their signs needed more than the first precision; whether "
+            f"an offset from Δ={delta} on {verb} is unknown (time budget)")
 
 
 def _outward(lo: mpmath.mpf, hi: mpmath.mpf, digits: int = 25) -> tuple[str, str]:
