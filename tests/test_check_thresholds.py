@@ -131,11 +131,12 @@ def test_translation_residual_tolerance_from_both_sides(monkeypatch: pytest.Monk
 
 
 # --------------------------------------------------------------------------- kernel checks
-@pytest.mark.parametrize(("factor", "status"), [(0.5, "pass"), (2.0, "fail")])
+@pytest.mark.parametrize(("factor", "status"), [(0.5, "pass"), (2.0, "unknown")])
 def test_kernel_bound_from_both_sides(monkeypatch: pytest.MonkeyPatch, factor: float,
                                       status: str) -> None:
-    """separation, near_return and decay compare the float64 kernel with mpmath within the
-    kernel's bound: an mpmath value off by half the bound passes, by twice the bound fails."""
+    """separation, near_return and decay compare the float64 kernel with its certified value
+    within the kernel's bound: a certified value off by half the bound passes, by twice the
+    bound is a toolkit inconsistency (unknown)."""
     from posproof.measure.numeric import OffsetKernel
 
     names = ["separation", "near_return", "decay"]

@@ -53,7 +53,7 @@ def test_separation_is_the_brute_force_minimum(small_report: posproof.Report) ->
     assert values["at_offset"] == abs(int(i) - int(j))
     assert abs(float(values["min_distance_mp"]) - np.sqrt(sq[i, j])) < 1e-9
     assert "argmin Δ=" in report["separation"].certified
-    assert "mpmath at 50 digits" in report["separation"].certified
+    assert "certified to 50 digits by interval arithmetic" in report["separation"].certified
 
 
 def test_decay_values_are_certified_in_mpmath(small_report: posproof.Report) -> None:
@@ -151,8 +151,9 @@ def test_broken_encodings_fail_with_reasons() -> None:
     assert "the norm is not constant" in report["bounds"].note
 
 
-def test_float64_disagreeing_with_mpmath_is_a_failure(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A toolkit inconsistency is reported as a failure with a note, never silently passed."""
+def test_float64_disagreeing_with_mpmath_is_unknown(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A toolkit inconsistency makes the check unknown with a note, never a silent pass (nor a
+    "fail": a bug of the toolkit proves nothing about the encoding)."""
     real_mp = OffsetKernel.mp
 
     def wrong(self: OffsetKernel, delta: int, dps: int = 50) -> mpmath.mpf:
@@ -160,8 +161,9 @@ def test_float64_disagreeing_with_mpmath_is_a_failure(monkeypatch: pytest.Monkey
 
     monkeypatch.setattr(OffsetKernel, "mp", wrong)
     report = check(preset("vaswani", dim=16), max_len=1000, checks=["separation", "decay"])
+    assert not report.ok
     for c in report.checks:
-        assert c.status == "fail", c.name
+        assert c.status == "unknown", c.name
         assert "toolkit inconsistency" in c.note
         assert "please report" in c.note
 

@@ -346,18 +346,26 @@ def test_first_crossings_match_mpmath_scan() -> None:
 
 
 def test_ambiguous_values_are_rechecked_in_mpmath() -> None:
-    """A threshold within the bound of a kernel value is decided in mpmath, not in float64."""
+    """A threshold within the bound of a kernel value is decided by a certified sign, not in
+    float64: f(2) against f(2) exactly (at=2) is a tie, not a crossing; against a 50-digit
+    rounding of cos 2 it is decided by the sign of the exact difference."""
     kernel = OffsetKernel([1])
-    exact = kernel.mp(2)                               # cos 2 < 0
-    crossing = kernel.first_crossing(exact, below=False, start=0, stop=10)
+    crossing = kernel.first_crossing(below=False, start=0, stop=10, at=2)
     # f(0) = 1 > cos 2: the first offset above the threshold is 0, decided for sure
     assert crossing is not None
     assert crossing.delta == 0
-    after = kernel.first_crossing(exact, below=True, start=1, stop=10)
+    after = kernel.first_crossing(below=True, start=1, stop=10, at=2)
     # f(2) equals the threshold exactly: not below it; the first value below is at Δ = 3
     assert after is not None
     assert after.delta == 3
     assert after.rechecked >= 1
+    assert after.decisions[1].sign == 0                 # f(2) − f(2), proved exactly 0
+    rounded = kernel.mp(2)                               # a binary number near cos 2
+    below = kernel.first_crossing(rounded, below=True, start=1, stop=10)
+    with mpmath.workdps(200):
+        cos2_below = mpmath.cos(2) < rounded
+    assert below is not None
+    assert below.delta == (2 if cos2_below else 3)
 
 
 def test_kernel_refuses_bad_input() -> None:

@@ -6,10 +6,14 @@ the eight checks take about 0.8 s, and ``posproof verify`` with its proofs
 takes 3.5 s of CPU from a cold start to exit on two cores — measured by
 ``benchmarks/bench_kernel.py``).  The pairwise checks go through
 the offset kernel f(Δ) = Σ cos(ω_k Δ) of :mod:`posproof.measure.kernel` (one GEMM
-scan, cached when L ≤ 2²⁴, streamed otherwise); every extreme they report is
-recomputed in mpmath at ``dps`` ≥ 50 digits, and a float64 value that
-disagrees with mpmath beyond its bound makes the check fail with a note (a bug
-of the toolkit, never a silent pass).
+scan, cached when L ≤ 2²⁴, streamed otherwise); every value within the scan's
+bound of a decision is decided by a certified sign (interval arithmetic from the
+exact frequencies, precision raised as needed; exact ties proved exactly), every
+extreme they report is certified to ``dps`` ≥ 50 digits, and a sign that cannot
+be decided, or a float64 value that disagrees with its certified value beyond its
+bound (a bug of the toolkit), makes the check ``unknown`` with a note — never a
+silent pass.  Each check carries its :class:`~posproof.evidence.Evidence`, re-checked
+by the independent auditor (:func:`posproof.audit.apply`) before it is returned.
 
 What makes each check pass or fail:
 
@@ -17,7 +21,7 @@ What makes each check pass or fail:
 ``bounds``               fail if some |PE_i| > 1 or ‖PE(x)‖² differs from n beyond rounding
                          (measured on the first, last and 512 random rows)
 ``separation``           fail if two positions collide: min over Δ = 1 … L−1 of
-                         ‖PE(x+Δ) − PE(x)‖ is 0 (certified in mpmath)
+                         ‖PE(x+Δ) − PE(x)‖ is 0 (proved exactly)
 ``near_return``          informational (pass): closest return for Δ in [L/2, L) and the first
                          offset closer than neighbouring positions (an effective period)
 ``periodicity``          pass when the numbers confirm the proof engine: distance 0 at the
@@ -32,8 +36,10 @@ What makes each check pass or fail:
                          hold, the phase error of x·ω formed in it, translation residuals
 =======================  ===================================================================
 
-Every check also fails on a toolkit inconsistency (float64 against mpmath),
-and the kernel checks fail with a note on encodings whose columns are not
+The table checks fail when a table entry disagrees with mpmath beyond its bound (the
+table is wrong); a kernel check is unknown on a toolkit inconsistency (the float64 kernel
+against its certified value) or an undecided sign, and fails with a note on encodings
+whose columns are not
 (sin, cos) pairs of one frequency (no dot-product theorem, no T(Δ)).
 
 >>> from posproof import preset
@@ -49,6 +55,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..audit import apply as audit_verdict
 from ..errors import (
     InvalidParameter,
     PosproofError,
@@ -181,7 +188,7 @@ def run_checks(encoding: Encoding, *, max_len: int = DEFAULT_MAX_LEN, dps: int =
         ctx.label = name
         ctx.tick(0, 1)
         try:
-            out.append(_RUNNERS[name](ctx))
+            out.append(audit_verdict(_RUNNERS[name](ctx)))
         except NotApplicable as exc:
             out.append(not_applicable(name, str(exc)))
         except PosproofError as exc:

@@ -5,6 +5,7 @@ helpers that format numbers and notes.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -63,15 +64,24 @@ class Context:
         self.near_tol = near_tol
         self._kernel: OffsetKernel | None = None
         self._separation: Extreme | None = None
-        self._omega_mp: list[mpmath.mpf] | None = None
+        self._omega_mp: dict[int, list[mpmath.mpf]] = {}
         self._translations: dict[float, tuple[np.ndarray, np.ndarray]] = {}
         self.label = ""
 
-    def omega_mp(self) -> list[mpmath.mpf]:
-        """The encoding's exact frequencies in mpmath at dps + 30 digits (computed once)."""
-        if self._omega_mp is None:
-            self._omega_mp = mp_values(self.enc.frequencies, self.dps + 30)
-        return self._omega_mp
+    def omega_mp(self, position: float = 0) -> list[mpmath.mpf]:
+        """The encoding's exact frequencies in mpmath at :meth:`work_dps` ``(position)``
+        digits: enough for every angle ω·x with |x| ≤ |position| to keep dps + 30 digits."""
+        digits = self.work_dps(position)
+        if digits not in self._omega_mp:
+            self._omega_mp[digits] = mp_values(self.enc.frequencies, digits)
+        return self._omega_mp[digits]
+
+    def work_dps(self, position: float = 0) -> int:
+        """dps + 30 digits, plus the digits of max|ω|·|position| (in steps of 10)."""
+        freq = np.abs(self.enc.frequencies_float)
+        top = float(freq.max()) * abs(float(position)) if freq.size else 0.0
+        extra = math.ceil(math.log10(top + 1) / 10) * 10 if math.isfinite(top) else 400
+        return self.dps + 30 + extra
 
     def translation(self, delta: float) -> tuple[np.ndarray, np.ndarray]:
         """The blocks of the numeric T(Δ): sin and cos per pair (O(d), never d × d), cached."""
@@ -107,8 +117,8 @@ class Context:
 
 
 def inconsistent(what: str) -> str:
-    return (f"toolkit inconsistency: {what} disagrees with mpmath beyond its bound; "
-            "please report this as a bug")
+    return (f"toolkit inconsistency: {what} disagrees with its certified value beyond its "
+            "bound; please report this as a bug")
 
 
 def not_applicable(name: str, reason: str) -> Check:

@@ -326,7 +326,10 @@ def _point_status(kernel: Kernel, base: Any, length: int) -> tuple[str, int | No
     state, witness, _, _ = _classify(kernel, a, c, None, np.zeros(0, dtype=np.int64))
     if state != "open":
         return ("yes" if state == "good" else "no"), witness
-    exact = kernel_first_negative(Geometric(base).frequencies(2 * kernel.n), length)["m"]
+    first = kernel_first_negative(Geometric(base).frequencies(2 * kernel.n), length)
+    if not first["decided"]:
+        return "unknown", None                  # a sign undecided within the bit budget
+    exact = first["m"]
     return ("yes", None) if exact is None else ("no", int(exact))
 
 

@@ -152,7 +152,9 @@ class Exploration:
                 ("base", lambda n: n.get("base") or "—"),
                 ("effective base", lambda n: _cell(n.get("effective_base_float"))),
                 ("first B(m) < 0",
-                 lambda n: str(n["first_negative"]["m"] or f"none ≤ {self.length}")),
+                 lambda n: (f"undecided at {n['first_negative']['undecided_at']}"
+                            if not n["first_negative"].get("decided", True) else
+                            str(n["first_negative"]["m"] or f"none ≤ {self.length}"))),
                 ("base bound (geom.)", lambda n: n.get("base_bound") or "—"),
                 ("base is good", lambda n: n.get("base_ok", "—")),
                 ("pairs covered by L", lambda n: f"{n['bands']['count']}/{n['bands']['pairs']}"),

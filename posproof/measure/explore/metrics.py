@@ -140,13 +140,18 @@ def kernel_first_negative(frequencies: Sequence[Any], length: int, *,
     """The first m ∈ 0 … L with B(m) = Σ_k cos(mθ_k) < 0, certified (``m=None``: none).
 
     The scan is :class:`posproof.measure.kernel.OffsetKernel` (a chunked GEMM with a
-    rigorous float64 bound); values within the bound are recomputed in mpmath,
-    and the answer is confirmed there at m and m − 1.
+    rigorous float64 bound); every value within the bound of 0 is decided by the
+    certified sign of the exact B(m) (interval arithmetic from the exact frequencies,
+    precision raised as needed; an exact zero is proved, and is not negative).  When a
+    sign cannot be decided, ``decided`` is False, ``m`` is None and ``undecided_at``
+    names the offset.
 
     >>> kernel_first_negative([1], 10)["m"]
     2
     >>> kernel_first_negative([1, sp.Rational(1, 100)], 10)["m"] is None
     True
+    >>> kernel_first_negative([1, sp.pi - 1 + sp.Rational(1, 10**45)], 20)["m"]
+    1
     """
     length = length_arg(length)
     dps = check_int("dps", dps, minimum=15, maximum=1000)
@@ -154,10 +159,17 @@ def kernel_first_negative(frequencies: Sequence[Any], length: int, *,
     crossing = kernel.first_crossing(0, below=True, start=0, stop=length + 1, dps=dps)
     out: dict[str, Any] = {"length": length, "bound": kernel.scan_bound(length + 1),
                            "certified": f"float64 GEMM scan (bound "
-                                        f"{kernel.scan_bound(length + 1):.1e}), crossing "
-                                        f"recomputed in mpmath at {dps} digits"}
+                                        f"{kernel.scan_bound(length + 1):.1e}); values within "
+                                        "the bound decided by certified signs (interval "
+                                        f"arithmetic), values to {dps} digits",
+                           "decided": True}
     if crossing is None:
         out.update(m=None, summary=f"B(m) ≥ 0 for every m ≤ {length}")
+        return out
+    if not crossing.decided:
+        out.update(m=None, decided=False, undecided_at=crossing.delta, consistent=True,
+                   rechecked=crossing.rechecked,
+                   summary=f"undecided: {crossing.note}")
         return out
     out.update(m=crossing.delta, value_mp=_nstr(crossing.value_mp, 15),
                previous_mp=(None if crossing.previous_mp is None
@@ -206,7 +218,7 @@ def decay_curve(frequencies: Sequence[Any], deltas: Any) -> dict[str, Any]:
                                         f"{DEFAULT_DPS} digits"}
     if positive.size:
         i_min = int(positive[np.argmin(values[positive])])
-        thetas = mp_values(freqs, DEFAULT_DPS + len(str(int(d.max()))) + 10)
+        thetas = mp_values(freqs, _angle_dps(float(theta.max()), int(d.max())))
         out["min"] = {"delta": int(d[i_min]), "value": float(values[i_min]),
                       "value_mp": _nstr(_decay_mp(thetas, int(d[i_min])), 15)}
         out["last"] = {"delta": int(d[-1]),
@@ -214,9 +226,17 @@ def decay_curve(frequencies: Sequence[Any], deltas: Any) -> dict[str, Any]:
     return out
 
 
+def _angle_dps(theta_max: float, delta_max: int, extra: int = 10) -> int:
+    """Digits that keep DEFAULT_DPS digits of every angle Δ·θ ≤ delta_max·theta_max (its
+    integer part costs log10(Δθ) digits): the precision grows with the size of the angle."""
+    top = abs(theta_max) * abs(delta_max)
+    lost = math.ceil(math.log10(top + 1)) if math.isfinite(top) else 400
+    return DEFAULT_DPS + extra + lost
+
+
 def _decay_mp(thetas: Sequence[mpmath.mpf], delta: int) -> mpmath.mpf:
-    """The decay value at Δ in mpmath, from frequencies given to ≥ 50 + digits(Δ) digits."""
-    dps = DEFAULT_DPS + len(str(delta)) + 10
+    """The decay value at Δ in mpmath, from frequencies given to :func:`_angle_dps` digits."""
+    dps = _angle_dps(float(max(abs(t) for t in thetas)), delta)
     with mpmath.workdps(dps):
         total, acc = mpmath.mpf(0), mpmath.mpc(0)
         for w in thetas:
@@ -315,7 +335,9 @@ def dtype_audit(frequencies: Sequence[Any], length: int,
     freqs = pair_frequencies(frequencies)
     length = length_arg(length)
     dtypes = check_sequence("dtypes", dtypes, strings=True)
-    thetas_mp = mp_values(freqs, DEFAULT_DPS + 20)
+    theta_f = np.array([float(v) for v in mp_values(freqs, 30)])
+    work = _angle_dps(float(theta_f.max()), length, extra=20)
+    thetas_mp = mp_values(freqs, work)
     theta = np.array([float(v) for v in thetas_mp])
     order = np.argsort(-theta)
     pos = np.arange(length, dtype=np.float64)
@@ -345,7 +367,7 @@ def dtype_audit(frequencies: Sequence[Any], length: int,
         m, k = where
         angle = float(model.round([float(model.round([float(m)])[0])
                                    * float(model.round([theta[k]])[0])])[0])
-        with mpmath.workdps(DEFAULT_DPS + 20):
+        with mpmath.workdps(work):
             exact = m * thetas_mp[k]
             phase = abs(mpmath.mpf(angle) - exact) if math.isfinite(angle) else mpmath.inf
             cos_err = (abs(mpmath.cos(mpmath.mpf(angle)) - mpmath.cos(exact))
