@@ -269,6 +269,13 @@ def _separation(ctx: _Grid) -> Check:
             return Check("separation", "fail", values, certified,
                          f"the table's rows at grid positions {p} and {q} are equal; the "
                          "specification separates them")
+    undecided = [a for a, e in enumerate(sep.per_axis)
+                 if e is not None and (e.collision is None or not e.consistent)]
+    if undecided and sep.distance_mp != 0:
+        values["summary"] = f"the closest positions along axes {undecided} are not decided"
+        return Check("separation", "unknown", values, certified,
+                     f"unknown: whether positions collide along axes {undecided} was not "
+                     "decided by a certified sign (see the axis kernels' notes)")
     if sep.distance_mp == 0:
         values["summary"] = f"positions collide: Δ = {sep.delta} along {name}"
         return Check("separation", "fail", values, certified,
