@@ -60,7 +60,13 @@ def _exact(value: Any) -> Any:
 
 
 def _text(expr: sp.Expr, limit: int = 400) -> str:
-    text = sp.sstr(expr)
+    """A short printed form: a long sum is printed by its first terms (printing all of a
+    256-term kernel costs more than auditing it)."""
+    if expr.is_Add and len(expr.args) > 8:
+        head = " + ".join(sp.sstr(a) for a in expr.args[:4])
+        text = f"{head} + … ({len(expr.args)} terms)"
+    else:
+        text = sp.sstr(expr)
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
