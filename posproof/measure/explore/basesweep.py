@@ -149,7 +149,7 @@ def sweep_bad(kernel: Kernel, t_lo: float, t_end: float,
             recent = [(m, t), *[r for r in recent if r[0] != m][:2]]
         return start
 
-    while t < t_end and kernel.work <= max_work:
+    while t < t_end and kernel.work <= max_work and not kernel.expired():
         tick(t)
         new = t
         if recent:
