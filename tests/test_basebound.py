@@ -80,7 +80,7 @@ def test_real_islands_bracket_the_good_integers(dim, length, lo, width):
         inner = any(float(i.start[1]) <= b <= float(i.end[0]) for i in bb.islands)
         assert (b in good) <= outer
         assert inner <= (b in good)
-        assert bb.is_good(b) == ("yes" if b in good else "no")
+        assert bb.status(b) == ("yes" if b in good else "no")
     for i in bb.islands:
         assert float(i.start[1]) - float(i.start[0]) <= 1e-8 * float(i.start[1])
         assert float(i.end[1]) - float(i.end[0]) <= 1e-8 * float(i.end[1])

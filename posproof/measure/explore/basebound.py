@@ -163,6 +163,7 @@ class BaseBound:
     answers: dict[str, BaseAnswer] = field(default_factory=dict)
     smallest_status: str = "certified"  # or "unknown: …" when its evidence is not confirmed
     audit: bool = True
+    audit_seconds: float = 0.0          # time spent in posproof.audit (included in seconds)
     _kernel: Any = None
 
     @property
@@ -207,6 +208,20 @@ class BaseBound:
         """
         return self.decide(base).status
 
+    def status(self, base: Any) -> str:
+        """The same certified answer as :meth:`is_good`, without building and auditing its
+        evidence (for many bases: each audit re-evaluates B(m) in Arb).
+
+        >>> base_bound(30, 4, lowest=2, highest=1e9).status(10**7)
+        'yes'
+        """
+        exact = _exact_base(base)
+        key = sp.sstr(exact)
+        if key in self.answers:
+            return self.answers[key].status
+        deadline = time.perf_counter() + DECIDE_SECONDS
+        return _point(self, exact, deadline, key)[0]
+
     def decide(self, base: Any) -> BaseAnswer:
         """The certified answer for one exact base (int, float as its binary value,
         Fraction, Decimal, SymPy number or expression), with its evidence (cached)."""
@@ -217,7 +232,9 @@ class BaseBound:
             if answer.evidence is not None and self.audit:
                 from ...audit import audit as run_audit
 
+                began = time.perf_counter()
                 result = run_audit(answer.evidence)
+                self.audit_seconds += time.perf_counter() - began
                 if not result.agrees and answer.status != "unknown":
                     verb = "disagrees with" if result.status == "refuted" else "could not confirm"
                     answer.note = (f"unknown: the independent audit ({result.engine}) {verb} "
@@ -259,6 +276,7 @@ class BaseBound:
                 "evaluations": self.evaluations, "seconds": round(self.seconds, 2),
                 "exact_reevaluations": getattr(self._kernel, "sharpened", 0),
                 "time_budget": self.time_budget,
+                "audit_seconds": round(self.audit_seconds, 3),
                 "smallest_status": self.smallest_status,
                 "notes": self.notes,
                 "evidence": {k: v.to_dict() for k, v in self.evidence.items()},
@@ -923,7 +941,9 @@ def _smallest_evidence(out: BaseBound) -> None:
     if out.audit:
         from ...audit import audit as run_audit
 
+        began = time.perf_counter()
         result = run_audit(evidence)
+        out.audit_seconds += time.perf_counter() - began
         if not result.agrees:
             verb = "disagrees with" if result.status == "refuted" else "could not confirm"
             status = (f"unknown: the independent audit ({result.engine}) {verb} its evidence: "
