@@ -71,7 +71,8 @@ HIGHEST = 1e15          # ln b ≤ 34.6 keeps the θ error bound ρ small
 _TINY = 4e6 * U
 MAX_WORK = 4 * 10**10   # length × pairs × evaluations: past it intervals are left undecided
 WINDOW = 4e-3           # ln b (× 65536/L below L = 65536) for the branch and bound per stop
-SHARPEN_MAX = 4         # at most this many m in doubt are re-evaluated exactly per interval
+#: m in doubt × pairs: up to this, an interval's doubtful m are re-evaluated exactly
+SHARPEN_WORK = 256
 #: Seconds a search may take by default: past them the rest of the range is undecided.
 TIME_BUDGET = 45.0
 #: An exact base whose tiny interval leaves more m than this in doubt is answered unknown.
@@ -398,7 +399,7 @@ def _classify(kernel: Kernel, a: float, c: float, cand: np.ndarray | None,
     # a few m whose float64 error is a large part of their value (B(m) near-degenerate, e.g.
     # m near an odd multiple of π): their exact values at p settle far wider balls
     pick = np.flatnonzero(doubt)
-    if pick.size <= SHARPEN_MAX:
+    if pick.size * kernel.n <= SHARPEN_WORK:
         heavy = pick[kernel.parts[0][pick] > 0.25 * np.abs(vals[pick])]
         if heavy.size:
             vals, spread, _ = kernel.sharpen(p, ms, vals, spread, heavy)
@@ -625,8 +626,8 @@ def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1
     >>> bb = base_bound(64, 8, lowest=2, highest=1e4, integer_bases=True)
     >>> bb.bound, bb.witness_m, bb.interval, bb.undecided
     (3889, 22, False, 0)
-    >>> [i.relation for i in bb.evidence["smallest_good_base"].items][:2], \
-    ...     bb.evidence["smallest_good_base"].audit.status
+    >>> ev = bb.evidence["smallest_good_base"]
+    >>> [i.relation for i in ev.items[:2]], ev.audit.status
     (['negative', 'positive'], 'confirmed')
     """
     start = time.perf_counter()
@@ -734,7 +735,7 @@ def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1
         getattr(progress, "close", lambda: None)()   # the CLI's bar clears its line
     if kernel.work > MAX_WORK:
         out.notes.append("the work budget ran out: the rest of the range is undecided")
-    if kernel.expired():
+    if kernel.expired() and any(p.why == "budget" for p in pieces):
         out.notes.append(f"the time budget ({time_budget:g} s) ran out: the rest of the "
                          "range is undecided")
     (_integer_islands if integer_bases else _real_islands)(out)
