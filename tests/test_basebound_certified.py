@@ -49,10 +49,12 @@ def test_is_good_near_an_exact_zero_of_b22(bb30, power):
     assert _b_mp(below, 4, 22) < 0 < _b_mp(above, 4, 22)   # the oracle agrees at 400 digits
     no, yes = bb30.decide(below), bb30.decide(above)
     assert (no.status, no.witness) == ("no", 22)
-    assert yes.status == "yes" and yes.witness is None
+    assert yes.status == "yes"
+    assert yes.witness is None
     assert bb30.is_good(below) == "no"
     assert bb30.is_good(above) == "yes"
-    assert bb30.status(below) == "no" and bb30.status(above) == "yes"
+    assert bb30.status(below) == "no"
+    assert bb30.status(above) == "yes"
     # the evidence: B(22) < 0 below, > 0 above, both confirmed by the Arb auditor
     assert [i.relation for i in no.evidence.items] == ["negative"]
     assert no.evidence.audit.status == "confirmed"
@@ -71,16 +73,20 @@ def test_certified_value_keeps_the_sign_of_a_negative_enclosure():
     """The enclosure's ends are exact and keep their sign (mpf.man_exp drops it)."""
     got = certified_value(kernel_expr(22, 4, "b"), {BASE: B22 - sp.Rational(1, 10**30)})
     sign, lo, hi, _ = got
-    assert sign == -1 and lo <= hi < 0
+    assert sign == -1
+    assert lo <= hi < 0
     got = certified_value(kernel_expr(22, 4, "b"), {BASE: B22 + sp.Rational(1, 10**30)})
-    assert got[0] == 1 and 0 < got[1] <= got[2]
+    assert got[0] == 1
+    assert 0 < got[1] <= got[2]
 
 
 def test_integer_bases_around_the_zero_of_b22():
     """--integer-bases: 6177588 bad (witness 22), 6177589 the first good integer (oracle)."""
     bb = base_bound(30, 4, lowest=6177500, highest=6177700, integer_bases=True)
     assert _b_mp(sp.Integer(6177588), 4, 22) < 0 < _b_mp(sp.Integer(6177589), 4, 22)
-    assert bb.bound == 6177589 and bb.witness_m == 22 and bb.undecided == 0
+    assert bb.bound == 6177589
+    assert bb.witness_m == 22
+    assert bb.undecided == 0
     assert bb.evidence["smallest_good_base"].audit.status == "confirmed"
 
 
@@ -122,11 +128,13 @@ def test_l355_degenerate_search_finishes_and_brackets_the_zero_of_b355():
 def test_degenerate_search_in_process_matches_the_oracle():
     """The region of the zero of B(355) alone: the exact re-evaluation settles it."""
     bb = base_bound(355, 4, lowest=1.38e14, highest=1.4e14)
-    assert bb.undecided == 0 and bb._kernel.sharpened > 0
+    assert bb.undecided == 0
+    assert bb._kernel.sharpened > 0
     lo, hi = (sp.Rational(str(v)) for v in bb.smallest)
     assert bb.witness_m == 355
     assert _b_mp(lo, 4, 355) < 0 < _b_mp(hi, 4, 355)
-    assert bb.is_good(hi) == "yes" and bb.is_good(lo) == "no"
+    assert bb.is_good(hi) == "yes"
+    assert bb.is_good(lo) == "no"
 
 
 def test_a_planted_wrong_evidence_item_is_caught_by_the_audit(bb30):
@@ -135,7 +143,8 @@ def test_a_planted_wrong_evidence_item_is_caught_by_the_audit(bb30):
     evidence = bb30.evidence["smallest_good_base"]
     assert evidence.audit.status == "confirmed"
     sign = evidence.items[0]
-    assert isinstance(sign, Sign) and sign.relation == "negative"
+    assert isinstance(sign, Sign)
+    assert sign.relation == "negative"
     flipped = Evidence("planted", items=[dataclasses.replace(sign, relation="positive")])
     assert audit(flipped).status == "refuted"
     spot = next(i for i in evidence.items if isinstance(i, Spot))
@@ -158,18 +167,21 @@ def test_a_planted_wrong_item_makes_the_answers_unknown(monkeypatch):
     monkeypatch.setattr(bbmod, "_good_items", planted)
     assert _b_mp(sp.Integer(10), 4, 22) < 0          # so the planted claim is false
     bb = base_bound(30, 4, lowest=2, highest=1e9)
-    assert bb.smallest is None and bb.bound is None
+    assert bb.smallest is None
+    assert bb.bound is None
     assert bb.smallest_status.startswith("unknown: the independent audit")
     assert "unknown" in bb.summary()
     answer = bb.decide(10**8)
-    assert answer.status == "unknown" and "audit" in answer.note
+    assert answer.status == "unknown"
+    assert "audit" in answer.note
     # without the audit the planted item is not caught: the audit is what catches it
     assert base_bound(30, 4, lowest=2, highest=1e9, audit=False).bound is not None
 
 
 def test_the_time_budget_leaves_the_range_undecided_never_guessed():
     bb = base_bound(1024, 128, time_budget=0)
-    assert not bb.islands and bb.bound is None
+    assert not bb.islands
+    assert bb.bound is None
     assert bb.undecided >= 1
     assert any("time budget" in n for n in bb.notes)
     assert "no good base certified" in bb.summary()
@@ -184,12 +196,15 @@ def test_a_budget_undecided_range_below_the_first_island_voids_the_smallest(monk
               bbmod.Piece(2.0, 3.0, "good")]
     out = bbmod.BaseBound(30, 4, 1.6, 20.0, False, 1e-9, pieces=pieces)
     bbmod._real_islands(out)
-    assert len(out.islands) == 1 and out.undecided == 1
-    assert out.smallest is None and out.smallest_status.startswith("not certified")
+    assert len(out.islands) == 1
+    assert out.undecided == 1
+    assert out.smallest is None
+    assert out.smallest_status.startswith("not certified")
     pieces[1] = bbmod.Piece(1.0, 2.0, "undecided", why="resolution")   # a bracket: fine
     out = bbmod.BaseBound(30, 4, 1.6, 20.0, False, 1e-9, pieces=pieces)
     bbmod._real_islands(out)
-    assert out.undecided == 0 and out.smallest is not None
+    assert out.undecided == 0
+    assert out.smallest is not None
 
 
 def test_bases_outside_the_range_are_unknown_and_bad_bases_refused(bb30):
@@ -205,7 +220,8 @@ def test_evidence_is_in_the_json(bb30):
     data = bb30.to_dict()
     items = data["evidence"]["smallest_good_base"]["items"]
     assert [i["kind"] for i in items] == ["sign", "sign", "spot"]
-    assert items[0]["relation"] == "negative" and items[1]["relation"] == "positive"
+    assert items[0]["relation"] == "negative"
+    assert items[1]["relation"] == "positive"
     assert data["smallest_status"] == "certified"
     assert data["audit_seconds"] >= 0
     json.dumps(data, default=str)
