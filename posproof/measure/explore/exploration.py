@@ -183,6 +183,11 @@ class Exploration:
         for s, n in zip(self.subjects, self.numbers, strict=True):
             for note in s.notes:
                 lines.append(f"note [{s.label}]: {note}")
+            if n.get("base_ok") == "unknown" and n.get("base_ok_note"):
+                lines.append(f"note [{s.label}]: base is good: unknown ({n['base_ok_note']})")
+            elif n.get("base_ok") == "no" and n.get("base_ok_witness") is not None:
+                lines.append(f"note [{s.label}]: base is good: no, B({n['base_ok_witness']}) < 0 "
+                             "at this base (certified, audited)")
             if n.get("effective_base", n.get("base")) != n.get("base"):
                 at = (f" at sequence length {n['effective_base_seq_len']}"
                       if "effective_base_seq_len" in n else "")
