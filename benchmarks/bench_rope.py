@@ -84,7 +84,8 @@ def main() -> int:
     print(f"load average at start: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
     for length in (1024, 32768):
-        runs = [timed(lambda n=length: base_bound(n, 128)) for _ in range(args.repeat)]
+        runs = [timed(lambda n=length: base_bound(n, 128, time_budget=None))
+                for _ in range(args.repeat)]
         bb, wall, cpu = min(runs, key=lambda r: r[1])
         bar = (f" (bar 10 s: wall {'met' if wall <= 10 else 'NOT met'}, CPU "
                f"{'met' if cpu <= 10 else 'NOT met'})" if length == 32768 else "")
