@@ -312,7 +312,12 @@ class BaseBound:
                 text += (f"; NOT an interval; every base ≥ {_text(self.threshold)} is good")
             else:
                 text += "; NOT an interval; the top of the range is not good"
-        return text + f"; {self.undecided} undecided"
+        text += f"; {self.undecided} undecided"
+        if self.undecided_where:
+            shown = ", ".join(f"[{_text(a)}, {_text(b)}]" for a, b in self.undecided_where[:3])
+            more = "" if len(self.undecided_where) <= 3 else ", …"
+            text += f" ({shown}{more})"
+        return text
 
 
 def parse_base_range(text: str) -> tuple[float, float]:
