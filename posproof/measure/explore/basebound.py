@@ -450,6 +450,14 @@ def _exact_base(base: Any) -> sp.Expr:
         return sp.Rational(*value.as_integer_ratio())
     if isinstance(base, Decimal):
         return sp.Rational(str(base))
+    if isinstance(base, str):   # a decimal number only: text is never evaluated
+        try:
+            value = Decimal(base.strip())
+        except ArithmeticError:
+            raise InvalidParameter(f"base={base!r} is not a decimal number") from None
+        if not value.is_finite():
+            raise InvalidParameter(f"base={base!r} is not a finite number")
+        return sp.Rational(str(value))
     try:
         exact = sp.sympify(base)
     except (sp.SympifyError, TypeError, ValueError):
@@ -499,8 +507,9 @@ def _sign_item(m: int, dim: int, env: dict[Any, Any], where: str, deadline: floa
         if concrete is not None and is_exact_zero(concrete):
             return 0, Sign(f"B({m}) at {where}", expr, "zero", env=dict(env),
                            engine="posproof.validated (exact rewriting)"), ""
-    why = ("not decided within the time" if got is None and time.perf_counter() > deadline
-           else f"|B({m})| below the enclosure's width at {BUDGET_BITS} bits")
+    late = " (its time ran out)" if time.perf_counter() > deadline else ""
+    why = (f"not enclosed{late}" if got is None
+           else f"every enclosure up to {got[3]} bits holds 0{late}")
     return None, None, f"the sign of B({m}) at {where}: {why}"
 
 
