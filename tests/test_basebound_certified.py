@@ -234,3 +234,16 @@ def test_spot_of_the_search_is_within_its_bound_in_mpmath(bb30):
         tt = mpmath.mpf(t.numerator) / t.denominator
         exact = mpmath.cos(22) + mpmath.cos(22 * mpmath.exp(-tt / 2))
         assert abs(exact - spot.value) <= spot.radius
+
+
+def test_integer_bases_at_the_zero_of_b355_are_exact():
+    """The first good integer where B(355) ~ 10⁻²⁴: 138689876644293 (the oracle: B(355) < 0 at
+    the integer below it, > 0 at it)."""
+    bb = base_bound(355, 4, lowest=1.38e14, highest=1.4e14, integer_bases=True)
+    first = 138689876644293
+    assert _b_mp(sp.Integer(first - 1), 4, 355) < 0 < _b_mp(sp.Integer(first), 4, 355)
+    assert bb.bound == first
+    assert bb.witness_m == 355
+    assert bb.undecided == 0
+    assert bb.is_good(first) == "yes"
+    assert bb.is_good(first - 1) == "no"
