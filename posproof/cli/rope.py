@@ -110,8 +110,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
                              "explain default the config's (original_)max_position_embeddings)")
     parser.add_argument("--base-bound", action="store_true",
                         help="also search bases for Men et al.'s base bound at L: a certified "
-                             "branch and bound, every island of good bases (seconds; at most "
-                             "45 s in all, the rest of the range then reported undecided)")
+                             "branch and bound, every island of good bases (seconds)")
     parser.add_argument("--base-range", metavar="LO,HI", default="2,1e12",
                         help="bases searched by --base-bound (default 2,1e12)")
     parser.add_argument("--integer-bases", action="store_true",
