@@ -43,23 +43,44 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, localcontext
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 import sympy as sp
 
 from ...errors import MAX_DIM, InvalidParameter, check_finite, check_int
-from ...model.schedules import Geometric
-from .basekernel import Kernel, block_doubt, good_tail, sweep_good_down
+from ...evidence import Evidence, Sign, Spot
+from ...validated import BUDGET_BITS, is_exact_zero
+from .basekernel import (
+    BASE,
+    LN_B,
+    Kernel,
+    block_doubt,
+    certified_value,
+    good_tail,
+    kernel_expr,
+    sweep_good_down,
+)
 from .basesweep import sweep_bad
-from .metrics import U, kernel_first_negative, length_arg
+from .metrics import U, length_arg
 
 HIGHEST = 1e15          # ln b ≤ 34.6 keeps the θ error bound ρ small
 # a settled ball must be wide enough that its 10⁻⁶ relative slack dwarfs the rounding of p ± r
 _TINY = 4e6 * U
 MAX_WORK = 4 * 10**10   # length × pairs × evaluations: past it intervals are left undecided
 WINDOW = 4e-3           # ln b (× 65536/L below L = 65536) for the branch and bound per stop
+#: m in doubt × pairs: up to this, an interval's doubtful m are re-evaluated exactly
+SHARPEN_WORK = 256
+#: Seconds a search may take by default: past them the rest of the range is undecided.
+TIME_BUDGET = 45.0
+#: An exact base whose tiny interval leaves more m than this in doubt is answered unknown.
+EXACT_MAX = 32
+#: Seconds one base's exact decision (:meth:`BaseBound.decide`) may take.
+DECIDE_SECONDS = 10.0
+METHOD = ("certified branch and bound in ln b (float64 with rigorous error bounds, exact "
+          "interval re-evaluation of near-degenerate B(m))")
 
 
 @dataclass
@@ -70,6 +91,29 @@ class Piece:
     hi: float
     state: str                 # "good", "bad" or "undecided"
     witness: int | None = None  # for "bad": B(witness; b) < 0 on the whole piece
+    why: str | None = None      # for "undecided": "resolution" or "budget" (time or work)
+
+
+@dataclass
+class BaseAnswer:
+    """Is one exact base good (every B(m) ≥ 0, m ≤ L)?  ``status`` 'yes', 'no' or 'unknown'.
+
+    ``witness``: an m with B(m) < 0 at the base (for 'no'); ``evidence``: the certified
+    signs that decided it (B(witness) < 0; or, for 'yes', B(m) > 0 at the m with the
+    smallest value, and its float64 value with a rigorous bound), audited by
+    :mod:`posproof.audit` unless the search was built with ``audit=False``."""
+
+    base: str
+    status: str
+    witness: int | None = None
+    how: str = ""
+    note: str | None = None
+    evidence: Evidence | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"base": self.base, "good": self.status, "witness": self.witness,
+                "decided_by": self.how, "note": self.note,
+                "evidence": None if self.evidence is None else self.evidence.to_dict()}
 
 
 @dataclass
@@ -115,20 +159,28 @@ class BaseBound:
     notes: list[str] = field(default_factory=list)
     top_good: bool = False
     searched_to: float | None = None   # first_only: ln b where the search stopped
+    time_budget: float | None = None
+    evidence: dict[str, Evidence] = field(default_factory=dict)
+    answers: dict[str, BaseAnswer] = field(default_factory=dict)
+    smallest_status: str = "certified"  # or "unknown: …" when its evidence is not confirmed
+    audit: bool = True
+    audit_seconds: float = 0.0          # time spent in posproof.audit (included in seconds)
     _kernel: Any = None
 
     @property
     def bound(self) -> Any:
         """The smallest good base found (good itself; certified minimal when undecided == 0)."""
-        return self.islands[0].start[1] if self.islands else None
+        return self.smallest[1] if self.smallest else None
 
     @property
     def smallest(self) -> tuple[Any, Any] | None:
-        return self.islands[0].start if self.islands else None
+        if not self.islands or self.smallest_status != "certified":
+            return None
+        return self.islands[0].start
 
     @property
     def witness_m(self) -> int | None:
-        return self.islands[0].witness_below if self.islands else None
+        return self.islands[0].witness_below if self.smallest else None
 
     @property
     def interval(self) -> bool | None:
@@ -147,22 +199,60 @@ class BaseBound:
         return self.islands[-1].start[1] if self.islands and self.reaches_top else None
 
     def is_good(self, base: Any) -> str:
-        """'yes', 'no' or 'unknown': is this base (in the range) good, certified."""
-        value = float(base)
-        if not self.lowest <= value <= self.highest:
-            return "unknown"
-        t = math.log(value)
-        slack = 4 * U * abs(t) + 1e-300
-        for p in self.pieces:
-            if p.lo + slack <= t <= p.hi - slack and p.state != "undecided":
-                return "yes" if p.state == "good" else "no"
-        exact = base if isinstance(base, (int, sp.Basic)) else sp.Rational(value)
-        return _point_status(self._kernel, exact, self.length)[0]
+        """'yes', 'no' or 'unknown': is this exact base (in the range) good, certified
+        (see :meth:`decide`, which also gives the witness and the evidence).
+
+        >>> bb = base_bound(30, 4, lowest=2, highest=1e9)
+        >>> b = (22 / (22 - 7 * sp.pi)) ** 2       # B(22) = 0 exactly here, < 0 just below
+        >>> [bb.is_good(b + s * sp.Rational(1, 10**30)) for s in (-1, 0, 1)]
+        ['no', 'yes', 'yes']
+        """
+        return self.decide(base).status
+
+    def status(self, base: Any) -> str:
+        """The same certified answer as :meth:`is_good`, without building and auditing its
+        evidence (for many bases: each audit re-evaluates B(m) in Arb).
+
+        >>> base_bound(30, 4, lowest=2, highest=1e9).status(10**7)
+        'yes'
+        """
+        exact = _exact_base(base)
+        key = sp.sstr(exact)
+        if key in self.answers:
+            return self.answers[key].status
+        deadline = time.perf_counter() + DECIDE_SECONDS
+        return _point(self, exact, deadline, key)[0]
+
+    def decide(self, base: Any) -> BaseAnswer:
+        """The certified answer for one exact base (int, float as its binary value,
+        Fraction, Decimal, SymPy number or expression), with its evidence (cached)."""
+        exact = _exact_base(base)
+        key = sp.sstr(exact)
+        if key not in self.answers:
+            answer = _decide(self, exact, key)
+            if answer.evidence is not None and self.audit:
+                from ...audit import audit as run_audit
+
+                began = time.perf_counter()
+                result = run_audit(answer.evidence)
+                self.audit_seconds += time.perf_counter() - began
+                if not result.agrees and answer.status != "unknown":
+                    verb = "disagrees with" if result.status == "refuted" else "could not confirm"
+                    answer.note = (f"unknown: the independent audit ({result.engine}) {verb} "
+                                   f"the evidence for '{answer.status}': {result.detail}")
+                    answer.status, answer.witness = "unknown", None
+            self.answers[key] = answer
+        return self.answers[key]
 
     def entry(self, base: Any) -> dict[str, Any]:
         """The numbers explore and the sweep metrics report for an encoding of this base."""
+        answer = self.decide(base)
         return {"base_bound": None if self.bound is None else _short(self.bound),
-                "base_ok": self.is_good(base),
+                "base_ok": answer.status,
+                "base_ok_witness": answer.witness,
+                "base_ok_note": answer.note,
+                "base_ok_evidence": None if answer.evidence is None
+                else answer.evidence.to_dict(),
                 "base_all_good_above": None if self.interval or self.threshold is None
                 else _short(self.threshold),
                 "base_good_set_is_interval": self.interval,
@@ -185,16 +275,27 @@ class BaseBound:
                 "undecided": self.undecided,
                 "undecided_where": [[_text(a), _text(b)] for a, b in self.undecided_where],
                 "evaluations": self.evaluations, "seconds": round(self.seconds, 2),
+                "exact_reevaluations": getattr(self._kernel, "sharpened", 0),
+                "time_budget": self.time_budget,
+                "audit_seconds": round(self.audit_seconds, 3),
+                "smallest_status": self.smallest_status,
                 "notes": self.notes,
+                "evidence": {k: v.to_dict() for k, v in self.evidence.items()},
+                "answers": [a.to_dict() for a in self.answers.values()],
                 "certified": "branch and bound in ln b: float64 values with rigorous error "
                              "bounds plus the slope bound |dB(m)/d ln b| <= m*sum_k (2k/d) "
-                             "b^(-2k/d); ambiguous integer bases decided with exact "
-                             "frequencies in mpmath"}
+                             "b^(-2k/d); near-degenerate B(m) and single bases (integer "
+                             "island ends, is_good) decided by certified interval signs "
+                             "(posproof.validated), precision raised as needed; evidence "
+                             "audited with python-flint Arb"}
 
     def summary(self) -> str:
         where = (f"for L={self.length}, d={self.dim}, bases in [{_text(self.lowest)}, "
                  f"{_text(self.highest)}]")
-        if not self.islands:
+        if self.islands and self.smallest_status != "certified":
+            text = (f"good bases {where}: {len(self.islands)} island(s); the smallest good "
+                    f"base is {self.smallest_status}")
+        elif not self.islands:
             text = (f"no good base {where}" if not self.undecided else
                     f"no good base certified {where} (the undecided intervals may hold some)")
         else:
@@ -211,7 +312,12 @@ class BaseBound:
                 text += (f"; NOT an interval; every base ≥ {_text(self.threshold)} is good")
             else:
                 text += "; NOT an interval; the top of the range is not good"
-        return text + f"; {self.undecided} undecided"
+        text += f"; {self.undecided} undecided"
+        if self.undecided_where:
+            shown = ", ".join(f"[{_text(a)}, {_text(b)}]" for a, b in self.undecided_where[:3])
+            more = "" if len(self.undecided_where) <= 3 else ", …"
+            text += f" ({shown}{more})"
+        return text
 
 
 def parse_base_range(text: str) -> tuple[float, float]:
@@ -295,6 +401,20 @@ def _classify(kernel: Kernel, a: float, c: float, cand: np.ndarray | None,
     doubt = vals - spread <= 0
     if not doubt.any():
         return "good", None, ms[:0], ms[:0]
+    # a few m whose float64 error is a large part of their value (B(m) near-degenerate, e.g.
+    # m near an odd multiple of π): their exact values at p settle far wider balls
+    pick = np.flatnonzero(doubt)
+    if pick.size * kernel.n <= SHARPEN_WORK:
+        heavy = pick[kernel.parts[0][pick] > 0.25 * np.abs(vals[pick])]
+        if heavy.size:
+            vals, spread, _ = kernel.sharpen(p, ms, vals, spread, heavy)
+            upper = vals + spread
+            i = int(np.argmin(upper))
+            if upper[i] < 0:
+                return "bad", int(ms[i]), ms, ms[i:i + 1]
+            doubt = vals - spread <= 0
+            if not doubt.any():
+                return "good", None, ms[:0], ms[:0]
     best = ms[np.argpartition(upper, 3)[:4]] if ms.size > 4 else ms
     # what the midpoint settles around itself: the widest bad ball of one m, or the good
     # ball where every m in doubt keeps its sign
@@ -319,23 +439,190 @@ def _classify(kernel: Kernel, a: float, c: float, cand: np.ndarray | None,
     return "open", (core[0], core[1], lo, hi), ms[doubt], best
 
 
-def _point_status(kernel: Kernel, base: Any, length: int) -> tuple[str, int | None]:
-    """Is this exact base good? ("yes" | "no" | "unknown", witness)."""
-    t = math.log(float(base))  # within u/2 + u·|t| of ln(base)
-    a, c = t - 4 * U * (abs(t) + 1), t + 4 * U * (abs(t) + 1)
-    state, witness, _, _ = _classify(kernel, a, c, None, np.zeros(0, dtype=np.int64))
+def _exact_base(base: Any) -> sp.Expr:
+    """A base as an exact SymPy number: a float is its binary value, a Decimal its digits."""
+    if isinstance(base, bool):
+        raise InvalidParameter(f"base={base!r} is not a number")
+    if isinstance(base, (int, np.integer)):
+        return sp.Integer(int(base))
+    if isinstance(base, (float, np.floating)):
+        value = check_finite("base", float(base))
+        return sp.Rational(*value.as_integer_ratio())
+    if isinstance(base, Decimal):
+        return sp.Rational(str(base))
+    if isinstance(base, str):   # a decimal number only: text is never evaluated
+        try:
+            value = Decimal(base.strip())
+        except ArithmeticError:
+            raise InvalidParameter(f"base={base!r} is not a decimal number") from None
+        if not value.is_finite():
+            raise InvalidParameter(f"base={base!r} is not a finite number")
+        return sp.Rational(str(value))
+    try:
+        exact = sp.sympify(base)
+    except (sp.SympifyError, TypeError, ValueError):
+        raise InvalidParameter(f"base={base!r} is not a number") from None
+    if exact.free_symbols or not exact.is_number:
+        raise InvalidParameter(f"base={base!r} is not a number")
+    return exact
+
+
+def _float_down(x: Fraction) -> float:
+    f = float(x)
+    return f if Fraction(f) <= x else math.nextafter(f, -math.inf)
+
+
+def _float_up(x: Fraction) -> float:
+    f = float(x)
+    return f if Fraction(f) >= x else math.nextafter(f, math.inf)
+
+
+def _ln_enclosure(exact: sp.Expr, deadline: float) -> tuple[float, float] | None:
+    """Floats [a, c] with a ≤ ln(base) ≤ c, certified (None: the base is not certainly > 0)."""
+    got = certified_value(sp.log(BASE), {BASE: exact}, 64, BUDGET_BITS, want=1e-15,
+                          deadline=deadline)
+    if got is None or got[0] is None:
+        return None
+    # the enclosure of ln(base) must be a float interval a few ulps wide at most
+    return _float_down(got[1]), _float_up(got[2])
+
+
+def _sign_item(m: int, dim: int, env: dict[Any, Any], where: str, deadline: float
+               ) -> tuple[int | None, Sign | None, str]:
+    """The certified sign of B(m) at one exact point (``env``: {BASE: b} or {LN_B: t}), as
+    a Sign item; (None, None, why) when it cannot be decided."""
+    var = "t" if LN_B in env else "b"
+    expr = kernel_expr(m, dim, var)
+    bits = 64 + m.bit_length() + 16
+    got = certified_value(expr, env, bits, BUDGET_BITS, deadline=deadline)
+    if got is not None and got[0] is not None:
+        sign, lo, hi, prec = got
+        relation = "positive" if sign > 0 else "negative"
+        return sign, Sign(f"B({m}) at {where}", expr, relation, env=dict(env),
+                          lo=_num(lo, False), hi=_num(hi, True),
+                          engine=f"posproof.validated (mpmath intervals, {prec} bits)"), ""
+    if dim <= 16:   # B(m) may be exactly 0 (e.g. cos 22 + cos(22 − 7π)): prove it
+        value = env.get(BASE)
+        concrete = expr.xreplace({BASE: value}) if value is not None else None
+        if concrete is not None and is_exact_zero(concrete):
+            return 0, Sign(f"B({m}) at {where}", expr, "zero", env=dict(env),
+                           engine="posproof.validated (exact rewriting)"), ""
+    late = " (its time ran out)" if time.perf_counter() > deadline else ""
+    why = (f"not enclosed{late}" if got is None
+           else f"every enclosure up to {got[3]} bits holds 0{late}")
+    return None, None, f"the sign of B({m}) at {where}: {why}"
+
+
+def _num(x: Fraction, up: bool) -> str:
+    """x as a decimal string of 20 significant digits, rounded outward (down, or ``up``)."""
+    with localcontext() as ctx:
+        ctx.prec, ctx.rounding = 20, (ROUND_CEILING if up else ROUND_FLOOR)
+        return str(Decimal(x.numerator) / Decimal(x.denominator))
+
+
+def _good_items(kernel: Kernel, dim: int, t: float, env: dict[Any, Any], where: str,
+                deadline: float, skip: set[int] | None = None
+                ) -> tuple[list[Sign | Spot], str]:
+    """For a base decided good: the decisive margin, i.e. the m with the smallest float64
+    B(m) at the float t near it: its certified sign at the base (``env``), and its float64
+    value at t with the rigorous bound (a Spot).  ([], why) when the sign is not certified."""
+    ms, vals, errs, _ = kernel.values(t, None)
+    order = np.argsort(vals)
+    m = int(ms[order[0]])
+    if skip and m in skip:
+        return [], ""
+    sign, item, why = _sign_item(m, dim, env, where, deadline)
+    if sign is None or sign < 0:
+        return [], why or f"B({m}) at {where} is negative"
+    spot = Spot(f"B({m}) at ln b = {t!r} (float64, the smallest of every m ≤ {kernel.length})",
+                kernel_expr(m, dim, "t"), float(vals[order[0]]), float(errs[order[0]]),
+                env={LN_B: Fraction(t)})
+    return [item, spot], ""
+
+
+def _point(out: BaseBound, exact: sp.Expr, deadline: float, key: str
+           ) -> tuple[str, int | None, list[Sign], str, str | None, float, np.ndarray | None]:
+    """Is one exact base good: (status 'yes' | 'no' | 'unknown', witness, the Signs of the
+    m decided exactly, how, why unknown, a float t near ln b, the m decided exactly).
+
+    ln b is enclosed (certified); a decided piece of the search holding the enclosure
+    answers; otherwise float64 with rigorous bounds on that enclosure certifies every m
+    it can, and each m left in doubt gets its certified sign at the exact base."""
+    kernel = out._kernel
+    span = _ln_enclosure(exact, deadline)
+    if span is None:
+        return "unknown", None, [], "", "ln(base) could not be enclosed", 0.0, None
+    a, c = span
+    t = 0.5 * (a + c)
+    outside = a < math.log(out.lowest) * (1 - 4 * U) or c > math.log(out.highest) * (1 + 4 * U)
+    if outside and _certainly_outside(exact, out.lowest, out.highest):
+        return ("unknown", None, [], "", f"outside the searched range "
+                    f"[{_text(out.lowest)}, {_text(out.highest)}]", t, None)
+    piece = next((p for p in out.pieces if p.state != "undecided" and p.lo <= a and c <= p.hi),
+                 None)
+    if piece is not None:
+        how = "its certified piece of the search"
+        return ("yes" if piece.state == "good" else "no"), piece.witness, [], how, None, t, None
+    how = "float64 with rigorous bounds on an enclosure of ln b, exact signs for the rest"
+    state, witness, doubt, _ = _classify(kernel, a, c, None, np.zeros(0, dtype=np.int64))
     if state != "open":
-        return ("yes" if state == "good" else "no"), witness
-    first = kernel_first_negative(Geometric(base).frequencies(2 * kernel.n), length)
-    if not first["decided"]:
-        return "unknown", None                  # a sign undecided within the bit budget
-    exact = first["m"]
-    return ("yes", None) if exact is None else ("no", int(exact))
+        return ("yes" if state == "good" else "no"), witness, [], how, None, t, None
+    if doubt.size > EXACT_MAX:
+        return ("unknown", None, [], how, f"{doubt.size} offsets m are within float64's error "
+                f"bound at this base (more than {EXACT_MAX} to decide exactly)", t, doubt)
+    _, vals, _, _ = kernel.values(t, doubt)
+    items: list[Sign] = []
+    for m in doubt[np.argsort(vals)]:
+        sign, item, why = _sign_item(int(m), out.dim, {BASE: exact}, f"b = {key}", deadline)
+        if sign is None:
+            return "unknown", None, [], how, why, t, doubt
+        if sign < 0:
+            return "no", int(m), [item], how, None, t, doubt
+        items.append(item)
+    return "yes", None, items[:4], how, None, t, doubt
+
+
+def _decide(out: BaseBound, exact: sp.Expr, key: str) -> BaseAnswer:
+    """The certified answer for one exact base, with its evidence (see :meth:`BaseBound.decide`):
+    for 'no' the certified sign of B(witness) < 0 at the base; for 'yes' the signs of the m
+    decided exactly and the decisive margin (:func:`_good_items`)."""
+    deadline = time.perf_counter() + DECIDE_SECONDS
+    where = f"b = {key}"
+    env = {BASE: exact}
+    status, witness, items, how, why, t, doubt = _point(out, exact, deadline, key)
+    if status == "unknown":
+        return BaseAnswer(key, "unknown", how=how, note=why)
+    method = f"{METHOD}; this base by {how}"
+    if status == "no":
+        if not items:
+            sign, item, why = _sign_item(int(witness), out.dim, env, where, deadline)
+            if sign != -1:
+                return BaseAnswer(key, "unknown", how=how, note=why or
+                                  f"B({witness}) at this base was not certified negative")
+            items = [item]
+        return BaseAnswer(key, "no", int(witness), how, None,
+                          Evidence(method, items=items, details={"witness_m": int(witness)}))
+    skip = None if doubt is None else {int(m) for m in doubt}
+    extra, why = _good_items(out._kernel, out.dim, t, env, where, deadline, skip)
+    if why:
+        return BaseAnswer(key, "unknown", how=how, note=why)
+    return BaseAnswer(key, "yes", None, how, None,
+                      Evidence(method, items=[*items, *extra],
+                               details={"m_decided_exactly":
+                                        [] if doubt is None else [int(m) for m in doubt]}))
+
+
+def _certainly_outside(exact: sp.Expr, lowest: float, highest: float) -> bool:
+    from ...validated import compare
+
+    return compare(exact, sp.Rational(*lowest.as_integer_ratio())) == -1 or compare(
+        exact, sp.Rational(*highest.as_integer_ratio())) == 1
 
 
 def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1e12,
                integer_bases: bool = False, rel_tol: float = 1e-9, first_only: bool = False,
-               progress: Callable[[str, int, int], None] | None = None) -> BaseBound:
+               progress: Callable[[str, int, int], None] | None = None,
+               time_budget: float | None = TIME_BUDGET, audit: bool = True) -> BaseBound:
     """Every good base in [lowest, highest] for (d, L), certified by branch and bound.
 
     Bases are searched in t = ln b; an interval is split until it is all good,
@@ -345,11 +632,17 @@ def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1
     once the search has run for a second.  ``first_only``: stop once the first island
     is found (the smallest good base and its witness, certified the same way); the
     islands above it, ``threshold`` and ``interval`` are then not computed (None), and
-    ``searched_to`` says where the search stopped.
+    ``searched_to`` says where the search stopped.  ``time_budget`` (seconds, None: no
+    limit): past it the rest of the range is left undecided (reported, never guessed).
+    ``audit``: the evidence of the smallest good base (and of each :meth:`BaseBound.decide`)
+    is re-checked by :mod:`posproof.audit`; an answer it cannot confirm becomes unknown.
 
     >>> bb = base_bound(64, 8, lowest=2, highest=1e4, integer_bases=True)
     >>> bb.bound, bb.witness_m, bb.interval, bb.undecided
     (3889, 22, False, 0)
+    >>> ev = bb.evidence["smallest_good_base"]
+    >>> [i.relation for i in ev.items[:2]], ev.audit.status
+    (['negative', 'positive'], 'confirmed')
     """
     start = time.perf_counter()
     length, dim = length_arg(length), check_int("dim", dim, minimum=2, maximum=MAX_DIM)
@@ -360,8 +653,14 @@ def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1
     rel_tol = check_finite("rel_tol", rel_tol)
     if not 1e-13 <= rel_tol <= 0.1:
         raise InvalidParameter(f"rel_tol={rel_tol!r} must be in [1e-13, 0.1]")
-    out = BaseBound(length, dim, lowest, highest, bool(integer_bases), rel_tol)
+    if time_budget is not None:
+        time_budget = check_finite("time_budget", time_budget)
+        if time_budget < 0:
+            raise InvalidParameter(f"time_budget={time_budget!r} must be >= 0 (or None)")
+    out = BaseBound(length, dim, lowest, highest, bool(integer_bases), rel_tol,
+                    time_budget=time_budget, audit=bool(audit))
     kernel = out._kernel = Kernel(dim, length)
+    kernel.deadline = None if time_budget is None else start + time_budget
     t_lo = math.log(lowest) * (1 - 4 * U)
     t_hi = math.log(highest) * (1 + 4 * U)
     span = t_hi - t_lo
@@ -385,10 +684,16 @@ def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1
             progress("certified base search", round(1000 * (t - t_lo) / span), 1000)
             shown = True
 
+    def spent() -> bool:
+        return kernel.work > MAX_WORK or kernel.expired()
+
     # the bad stretch from the bottom by a sweep; the rest by branch and bound
     recent: list[int] = []   # the last witnesses: a bad interval's neighbour's often works
     t_from = t_lo
     while t_from < t_tail:   # sweep each bad stretch; branch and bound a window past it
+        if spent():
+            pieces.append(Piece(t_from, t_tail, "undecided", why="budget"))
+            break
         t_stop = sweep_bad(kernel, t_from, t_tail, add, tick, MAX_WORK)
         t_from = min(t_tail, t_stop + WINDOW * max(1.0, 65536 / length))
         stack: list[tuple[float, float, Any, Any, bool]] = [
@@ -397,8 +702,8 @@ def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1
             a, c, cand, tries, likely = stack.pop()
             if isinstance(cand, str):      # a core settled by its parent
                 state, witness = cand, tries
-            elif kernel.work > MAX_WORK:
-                pieces.append(Piece(a, c, "undecided"))
+            elif spent():
+                pieces.append(Piece(a, c, "undecided", why="budget"))
                 continue
             else:
                 if recent:
@@ -421,11 +726,12 @@ def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1
                 stack.append((mid, c, doubt, best, likely))
                 stack.append((a, mid, doubt, best, likely))
             else:
-                if pieces and pieces[-1].state == state and (
+                if pieces and pieces[-1].state == state and state != "undecided" and (
                         state == "good" or pieces[-1].witness == witness):
                     pieces[-1].hi = c
                 else:
-                    pieces.append(Piece(a, c, state, witness))
+                    pieces.append(Piece(a, c, state, witness,
+                                        "resolution" if state == "undecided" else None))
             if progress is not None and time.perf_counter() - start > 1.0:
                 progress("certified base search", round(1000 * ((c if state != "open" else a)
                                                                   - t_lo) / span), 1000)
@@ -443,7 +749,11 @@ def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1
         getattr(progress, "close", lambda: None)()   # the CLI's bar clears its line
     if kernel.work > MAX_WORK:
         out.notes.append("the work budget ran out: the rest of the range is undecided")
+    if kernel.expired() and any(p.why == "budget" for p in pieces):
+        out.notes.append(f"the time budget ({time_budget:g} s) ran out: the rest of the "
+                         "range is undecided")
     (_integer_islands if integer_bases else _real_islands)(out)
+    _smallest_evidence(out)
     out.evaluations = kernel.evals
     out.seconds = time.perf_counter() - start
     return out
@@ -466,14 +776,20 @@ def _real_islands(out: BaseBound) -> None:
             continue
         left = pieces[i - 1].state if i else None
         right = pieces[i + 1].state if i + 1 < len(pieces) else None
-        if {left, right} != {"good", "bad"}:
+        if {left, right} != {"good", "bad"} or p.why == "budget":
             out.undecided += 1
             out.undecided_where.append((_outward(p.lo, False), _outward(p.hi, True)))
+    first_undecided = next((p.lo for p in pieces if p.state == "undecided" and (
+        p.why == "budget" or not _bracket(pieces, p))), None)
     for i, p in enumerate(pieces):
         if p.state != "good":
             continue
         before = pieces[i - 1] if i else None
         after = pieces[i + 1] if i + 1 < len(pieces) else None
+        if not out.islands and first_undecided is not None and first_undecided < p.lo:
+            out.smallest_status = (f"not certified: an undecided interval from "
+                                   f"{_outward(first_undecided, False)} lies below the first "
+                                   "island found")
         if before is None or before.state == "bad":
             start = (_outward(p.lo, False),) * 2 if before is None else (
                 _outward(p.lo, False), _outward(p.lo, True))
@@ -490,7 +806,7 @@ def _real_islands(out: BaseBound) -> None:
         elif after is None:
             end = (Decimal(repr(out.highest)),) * 2
         below = before if before is None or before.state == "bad" else (
-            pieces[i - 2] if i >= 2 else None)
+            pieces[i - 2] if i >= 2 and before.why != "budget" else None)
         out.islands.append(Island(start, end, below.witness if below else None))
     if out.undecided:
         out.notes.append(f"{out.undecided} undecided interval(s) (resolution limit or work "
@@ -502,10 +818,31 @@ def _merge(pieces: list[Piece]) -> list[Piece]:
     merged: list[Piece] = []
     for p in pieces:
         if merged and merged[-1].state == p.state:
-            merged[-1] = Piece(merged[-1].lo, p.hi, p.state, p.witness)
+            why = "budget" if "budget" in (merged[-1].why, p.why) else p.why
+            merged[-1] = Piece(merged[-1].lo, p.hi, p.state, p.witness, why)
         else:
-            merged.append(Piece(p.lo, p.hi, p.state, p.witness))
+            merged.append(Piece(p.lo, p.hi, p.state, p.witness, p.why))
     return merged
+
+
+def _bracket(pieces: list[Piece], p: Piece) -> bool:
+    """Whether the undecided piece ``p`` (of the merged ``pieces``) lies between a bad and a
+    good piece (an island end at the resolution limit)."""
+    i = pieces.index(p)
+    left = pieces[i - 1].state if i else None
+    right = pieces[i + 1].state if i + 1 < len(pieces) else None
+    return {left, right} == {"good", "bad"}
+
+
+def _integer_status(out: BaseBound, n: int) -> tuple[str, int | None]:
+    """One integer base decided on its own (:func:`_point`); unknown once the time is spent."""
+    if out._kernel.expired():
+        return "unknown", None
+    deadline = time.perf_counter() + DECIDE_SECONDS
+    if out._kernel.deadline is not None:
+        deadline = min(deadline, out._kernel.deadline + DECIDE_SECONDS)
+    status, witness = _point(out, sp.Integer(n), deadline, str(n))[:2]
+    return status, witness
 
 
 def _integer_islands(out: BaseBound) -> None:
@@ -518,8 +855,9 @@ def _integer_islands(out: BaseBound) -> None:
         low, high = math.exp(p.lo), math.exp(p.hi)
         first = max(lo_int, math.ceil(low * (1 + 1e-12)))
         last = min(hi_int, math.floor(high * (1 - 1e-12)))
-        if p.state != "undecided" and first <= last:
-            inner.append((first, last, "yes" if p.state == "good" else "no", p.witness))
+        if first <= last and (p.state != "undecided" or last - first > 8):
+            inner.append((first, last, {"good": "yes", "bad": "no"}.get(p.state, "unknown"),
+                          p.witness))
             edges = range(max(lo_int, math.floor(low * (1 - 1e-12))), first)
             edges2 = range(last + 1, min(hi_int, math.ceil(high * (1 + 1e-12))) + 1)
         else:
@@ -528,7 +866,7 @@ def _integer_islands(out: BaseBound) -> None:
             edges2 = range(0)
         for n in (*edges, *edges2):
             if n not in points and n >= lo_int:
-                points[n] = _point_status(out._kernel, n, out.length)
+                points[n] = _integer_status(out, n)
     runs: list[list[Any]] = []   # [first, last, state, witness]
     for first, last, state, witness in sorted(inner + [(n, n, s, w) for n, (s, w) in
                                                         points.items()]):
@@ -545,6 +883,9 @@ def _integer_islands(out: BaseBound) -> None:
         if state == "unknown":
             out.undecided += 1
             out.undecided_where.append((first, last))
+            if not out.islands and any(r[2] == "yes" for r in runs[i:]):
+                out.smallest_status = (f"not certified: the integers {first}…{last} are "
+                                       "undecided, below the first island found")
         elif state == "yes":
             below = runs[i - 1] if i else None
             out.islands.append(Island((first, first), (last, last),
@@ -554,3 +895,74 @@ def _integer_islands(out: BaseBound) -> None:
     if out.searched_to is not None and out.islands and runs and runs[-1][2] == "yes":
         last = out.islands[-1]      # the island goes on past the search
         out.islands[-1] = Island(last.start, (last.end[0], None), last.witness_below)
+
+
+def _smallest_evidence(out: BaseBound) -> None:
+    """The evidence of the smallest good base (``evidence["smallest_good_base"]``): B(witness)
+    < 0 at the end of the bad piece just below it (certified sign), and at the reported
+    smallest good base the certified sign of B(m) > 0 for the m with the smallest value
+    there, with its float64 value and rigorous bound (a Spot); or, when no base is good,
+    B(witness) < 0 at the top of the range (``evidence["no_good_base"]``).  Audited unless
+    ``out.audit`` is False; an evidence that is not confirmed makes the answer unknown."""
+    kernel, dim = out._kernel, out.dim
+    deadline = time.perf_counter() + DECIDE_SECONDS
+    items: list[Sign | Spot] = []
+    merged = _merge(out.pieces)
+    if out.smallest is None:
+        if out.islands or out.undecided or not merged or merged[-1].state != "bad":
+            return
+        top = merged[-1]
+        sign, item, why = _sign_item(int(top.witness), dim, {LN_B: Fraction(top.hi)},
+                                     f"ln b = {top.hi!r} (the top of the range)", deadline)
+        key, details = "no_good_base", {"witness_m": top.witness}
+        if sign != -1:
+            out.notes.append(f"no good base: its evidence failed ({why})")
+            return
+        items.append(item)
+    else:
+        lo, hi = out.smallest
+        w = out.witness_m
+        key, details = "smallest_good_base", {"bracket": [_text(lo), _text(hi)],
+                                              "witness_m": w}
+        why = ""
+        if w is not None:
+            if out.integer_bases:
+                env: dict[Any, Any] = {BASE: sp.Integer(int(lo) - 1)}
+                where = f"b = {int(lo) - 1} (the integer just below the smallest good base)"
+            else:
+                first = next(p for p in merged if p.state == "good")
+                below = [p for p in merged if p.state == "bad" and p.hi <= first.lo
+                         and p.witness == w]
+                t = below[-1].hi if below else math.log(float(lo))
+                env = {LN_B: Fraction(t)}
+                where = (f"ln b = {t!r} (b ≈ {math.exp(t):.12g}, the end of the bad piece "
+                         "below the smallest good base)")
+            sign, item, why = _sign_item(int(w), dim, env, where, deadline)
+            if sign == -1:
+                items.append(item)
+            else:
+                why = why or f"B({w}) was not certified negative at {where}"
+        if not why:
+            exact = _exact_base(hi)
+            extra, why = _good_items(kernel, dim, math.log(float(hi)), {BASE: exact},
+                                     f"b = {_text(hi)} (the smallest good base)", deadline)
+            items.extend(extra)
+        if why:
+            out.smallest_status = f"unknown: its evidence failed ({why})"
+            out.notes.append(f"smallest good base: {out.smallest_status}")
+            return
+    evidence = Evidence(METHOD, items=items, details=details)
+    out.evidence[key] = evidence
+    if out.audit:
+        from ...audit import audit as run_audit
+
+        began = time.perf_counter()
+        result = run_audit(evidence)
+        out.audit_seconds += time.perf_counter() - began
+        if not result.agrees:
+            verb = "disagrees with" if result.status == "refuted" else "could not confirm"
+            status = (f"unknown: the independent audit ({result.engine}) {verb} its evidence: "
+                      f"{result.detail}")
+            out.notes.append(f"{key.replace('_', ' ')}: {status}")
+            if key == "smallest_good_base":
+                out.smallest_status = status

@@ -11,13 +11,87 @@ evaluating them and the all-good tail of the range in one piece.
 from __future__ import annotations
 
 import math
+import time
+from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
+import mpmath
 import numpy as np
+import sympy as sp
+from mpmath.libmp import to_rational
 
+from ...validated import BUDGET_BITS, Unresolved, bounds, enclose
 from .metrics import U
 
-__all__ = ["Kernel", "block_doubt", "good_tail", "sweep_good_down"]
+__all__ = ["BASE", "LN_B", "Kernel", "block_doubt", "certified_value", "good_tail",
+           "kernel_expr", "sweep_good_down"]
+
+#: t = ln b and b, the symbols of :func:`kernel_expr` (valued exactly through an env).
+LN_B = sp.Symbol("t", real=True)
+BASE = sp.Symbol("b", positive=True)
+#: Bits the search's exact re-evaluation (:meth:`Kernel.sharpen`) may use: past them the
+#: interval is bisected (and, at the resolution, left undecided).
+SHARPEN_BITS = 1024
+
+
+@lru_cache(maxsize=4096)
+def kernel_expr(m: int, dim: int, var: str = "t") -> sp.Expr:
+    """B(m) = Σ_{k<d/2} cos(m·b^(−2k/d)) exactly, in t = ln b (``"t"``: cos(m·e^(−2kt/d)),
+    the form the float search evaluates) or in b (``"b"``).
+
+    >>> sorted(map(str, kernel_expr(3, 4, "b").args))
+    ['cos(3)', 'cos(3/sqrt(b))']
+    """
+    n = dim // 2
+    # not evaluated: SymPy's cos(…) evaluation (assumption queries) would cost ms a term
+    if var == "t":
+        terms = [m * sp.exp(-sp.Rational(2 * k, dim) * LN_B) for k in range(n)]
+    else:
+        terms = [m * BASE ** sp.Rational(-2 * k, dim) for k in range(n)]
+    return sp.Add(*[sp.cos(x, evaluate=False) for x in terms], evaluate=False)
+
+
+def _fraction(x: mpmath.mpf) -> Fraction:
+    """The exact value of a finite mpf (``man_exp`` drops the sign: not used)."""
+    p, q = to_rational(x._mpf_)
+    return Fraction(int(p), int(q))
+
+
+def certified_value(expr: sp.Expr, env: dict[Any, Any], start_bits: int = 64,
+                    max_bits: int = BUDGET_BITS, want: float = 0.0,
+                    deadline: float | None = None
+                    ) -> tuple[int | None, Fraction, Fraction, int] | None:
+    """(sign, lo, hi, bits): an enclosure [lo, hi] (exact) of ``expr`` by
+    :func:`posproof.validated.enclose`, at ``start_bits`` doubled until it excludes 0 and
+    its width is at most ``want``·|value| (``want`` = 0: a sign is enough), up to
+    ``max_bits``.  ``sign`` is None when every enclosure held 0; None when none could be
+    formed (or the ``deadline``, a ``time.perf_counter`` value, passed).
+
+    >>> s, lo, hi, bits = certified_value(kernel_expr(22, 4, "b"),
+    ...     {BASE: (22 / (22 - 7 * sp.pi)) ** 2 - sp.Rational(1, 10**30)})
+    >>> s, bits, -6.4e-42 < float(lo) <= float(hi) < -6.2e-42
+    (-1, 256, True)
+    """
+    prec, last = max(32, int(start_bits)), None
+    while prec <= max_bits:
+        if deadline is not None and last is not None and time.perf_counter() > deadline:
+            break
+        try:
+            x = enclose(expr, env, prec)
+        except Unresolved:
+            x = None
+        if x is not None:
+            a, b = bounds(x)
+            lo, hi = _fraction(a), _fraction(b)
+            last = (None, lo, hi, prec)
+            if lo > 0 or hi < 0:
+                sign = 1 if lo > 0 else -1
+                if want <= 0 or hi - lo <= Fraction(want) * min(abs(lo), abs(hi)):
+                    return sign, lo, hi, prec
+                last = (sign, lo, hi, prec)
+        prec *= 2
+    return last
 
 
 def _kernel_values(theta: np.ndarray, length: int, weight: np.ndarray | None = None
@@ -66,6 +140,8 @@ class Kernel:
         self.evals = 0
         self.likely_good = False
         self.work = 0
+        self.sharpened = 0                  # exact re-evaluations (:meth:`sharpen`)
+        self.deadline: float | None = None  # time.perf_counter() past which the search stops
 
     def slope(self, a: float) -> float:
         """S with |∂B(m)/∂t| ≤ m·S on [a, ∞)."""
@@ -90,6 +166,7 @@ class Kernel:
         self.parts = (errs, rate, None, None)
         first = rate * radius
         if deriv is None:
+            self.moves = first
             return ms, vals, errs + first
         value, bound = deriv
         self.deriv = value
@@ -97,7 +174,45 @@ class Kernel:
         lin, quad = np.abs(value) + bound, (ms * ms * s2 + ms * s3) * (1 + 1e-9)
         self.parts = (errs, rate, lin, quad)
         second = lin * radius + 0.5 * quad * radius ** 2
-        return ms, vals, errs + np.minimum(first, second * (1 + 1e-9))
+        self.moves = np.minimum(first, second * (1 + 1e-9))
+        return ms, vals, errs + self.moves
+
+    def sharpen(self, t: float, ms: np.ndarray, vals: np.ndarray, spread: np.ndarray,
+                pick: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """After :meth:`spread` at ``t``: the m = ``ms[pick]`` re-evaluated exactly at t
+        (the float t is an exact binary number) by :func:`certified_value`, so that their
+        error is the enclosure's, not float64's (near-degenerate B(m), e.g. m ≈ an odd
+        multiple of π).  Returns (values, spread, sharpened): ``sharpened`` says which of
+        ``pick`` got an enclosure (the others keep their float64 value and bound).
+        :meth:`reach` then uses the new errors."""
+        vals, spread = vals.copy(), spread.copy()
+        errs = self.parts[0].copy()
+        done = np.zeros(pick.size, dtype=bool)
+        tt = Fraction(t)
+        for j, i in enumerate(pick):
+            if self.expired():
+                break
+            m = int(ms[i])
+            bits = 64 + m.bit_length() + int(abs(t)).bit_length() + 16
+            got = certified_value(kernel_expr(m, 2 * self.n), {LN_B: tt}, bits,
+                                  SHARPEN_BITS, want=0.25, deadline=self.deadline)
+            self.sharpened += 1
+            if got is None:
+                continue
+            lo, hi = got[1], got[2]
+            mid = float((lo + hi) / 2)
+            rad = float(max(hi - Fraction(mid), Fraction(mid) - lo)) * (1 + 4 * U) + 1e-300
+            if rad >= errs[i]:
+                continue
+            vals[i], errs[i] = mid, rad
+            spread[i] = (rad + self.moves[i]) * (1 + 4 * U)
+            done[j] = True
+        self.parts = (errs, *self.parts[1:])
+        return vals, spread, done
+
+    def expired(self) -> bool:
+        """Whether the search's time budget (``deadline``, a perf_counter value) is spent."""
+        return self.deadline is not None and time.perf_counter() > self.deadline
 
     def reach(self, margin: np.ndarray, pick: np.ndarray) -> np.ndarray:
         """Per m (``pick`` into the last :meth:`spread`): the radius r around its t over which
@@ -106,7 +221,8 @@ class Kernel:
         room = margin - errs
         r = room / np.maximum(rate, 1e-300)
         if lin is not None:  # ½q r² + l r = room  ⇔  r = 2·room / (l + √(l² + 2q·room))
-            r = np.maximum(r, 2 * room / (lin + np.sqrt(lin * lin + 2 * quad * room)))
+            with np.errstate(invalid="ignore"):     # room ≤ 0: no ball, answered below
+                r = np.maximum(r, 2 * room / (lin + np.sqrt(lin * lin + 2 * quad * room)))
         return np.where(room > 0, r * (1 - 1e-6), 0.0)
 
     def values(self, t: float, ms: np.ndarray | None) -> tuple[np.ndarray, np.ndarray,
@@ -228,6 +344,8 @@ def good_tail(kernel: Kernel, t_lo: float, t_hi: float, steps: int = 10) -> floa
     if good(t_lo):
         return t_lo
     for _ in range(steps):
+        if kernel.expired():
+            break
         mid = 0.5 * (hi + lo)
         hi, lo = (mid, lo) if good(mid) else (hi, mid)
     return hi
@@ -239,7 +357,7 @@ def sweep_good_down(kernel: Kernel, t_floor: float, t_top: float,
     of m, then the few m left by :meth:`Kernel.spread` on the whole step), w growing on
     success and halving on failure; stops once w < ``smallest``.  Returns the new end."""
     t, w, few = t_top, 0.01, (kernel.length + 1) // 8
-    while t > t_floor and w >= smallest:
+    while t > t_floor and w >= smallest and not kernel.expired():
         a = max(t_floor, t - w)
         doubt = block_doubt(kernel, a, t, few, give_up=0.9)
         ok = doubt is not None and not doubt.size

@@ -110,11 +110,14 @@ def _chain(t: float, ms: np.ndarray, lo: np.ndarray, hi: np.ndarray
 
 
 def _families(recent: list[tuple[int, float]], t: float, dim: int, length: int,
-              drift: tuple[float, float] = (-0.1, 0.6)) -> np.ndarray:
+              drift: tuple[float, float] = (-0.1, 0.6), limit: int | None = None
+              ) -> np.ndarray | None:
     """A guess (no rigour needed): witnesses come in families that drift slowly with t.
     A witness m at t_w has successors near m·e^(c·(t − t_w)) for c in ``drift``, and
-    relatives near m·b^(±2/d) (scaling m by b^(2/d) shifts every phase by one pair)."""
-    out = []
+    relatives near m·b^(±2/d) (scaling m by b^(2/d) shifts every phase by one pair).
+    None when the pool would hold more than ``limit`` m (its ranges merged first, so no
+    large array is built for nothing)."""
+    spans = []
     for m, t_w in recent:
         gap = t - t_w
         for j in (-1, 0, 1):
@@ -122,8 +125,18 @@ def _families(recent: list[tuple[int, float]], t: float, dim: int, length: int,
             lo = max(1, math.floor(base * math.exp(drift[0] * gap)) - 2)
             hi = min(length, math.ceil(base * math.exp(drift[1] * gap)) + 2)
             if lo <= hi:
-                out.append(np.arange(lo, hi + 1))
-    return np.unique(np.concatenate(out)) if out else np.zeros(0, dtype=np.int64)
+                spans.append((lo, hi))
+    merged: list[list[int]] = []
+    for lo, hi in sorted(spans):
+        if merged and lo <= merged[-1][1] + 1:
+            merged[-1][1] = max(merged[-1][1], hi)
+        else:
+            merged.append([lo, hi])
+    if limit is not None and sum(hi - lo + 1 for lo, hi in merged) > limit:
+        return None
+    if not merged:
+        return np.zeros(0, dtype=np.int64)
+    return np.concatenate([np.arange(lo, hi + 1) for lo, hi in merged])
 
 
 def sweep_bad(kernel: Kernel, t_lo: float, t_end: float,
@@ -149,12 +162,12 @@ def sweep_bad(kernel: Kernel, t_lo: float, t_end: float,
             recent = [(m, t), *[r for r in recent if r[0] != m][:2]]
         return start
 
-    while t < t_end and kernel.work <= max_work:
+    while t < t_end and kernel.work <= max_work and not kernel.expired():
         tick(t)
         new = t
         if recent:
-            pool = _families(recent, t, 2 * kernel.n, kernel.length)
-            if pool.size <= few:
+            pool = _families(recent, t, 2 * kernel.n, kernel.length, limit=few)
+            if pool is not None:
                 new = bad(_evaluate(kernel, t, pool))
         if new == t:
             new = bad(_evaluate(kernel, t, None))

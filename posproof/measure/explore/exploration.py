@@ -20,7 +20,7 @@ from ...errors import InvalidParameter, check_int, check_sequence
 from ...model.encoding import Encoding
 from ...model.schedules import Schedule
 from ...precise import mp_value
-from .basebound import BaseBound, base_bound
+from .basebound import TIME_BUDGET, BaseBound, base_bound
 from .metrics import (
     DTYPES,
     MAX_LENGTH,
@@ -185,6 +185,11 @@ class Exploration:
         for s, n in zip(self.subjects, self.numbers, strict=True):
             for note in s.notes:
                 lines.append(f"note [{s.label}]: {note}")
+            if n.get("base_ok") == "unknown" and n.get("base_ok_note"):
+                lines.append(f"note [{s.label}]: base is good: unknown ({n['base_ok_note']})")
+            elif n.get("base_ok") == "no" and n.get("base_ok_witness") is not None:
+                lines.append(f"note [{s.label}]: base is good: no, B({n['base_ok_witness']}) < 0 "
+                             "at this base (certified, audited)")
             if n.get("effective_base", n.get("base")) != n.get("base"):
                 at = (f" at sequence length {n['effective_base_seq_len']}"
                       if "effective_base_seq_len" in n else "")
@@ -236,7 +241,8 @@ def explore(encodings: Sequence[Any], length: int = 4096, *, proofs: bool = True
             train_length: int | None = None, seed: int = 0,
             base_range: tuple[float, float] = (2.0, 1e12), integer_bases: bool = False,
             first_only: bool = False,
-            progress: Callable[[str, int, int], None] | None = None) -> Exploration:
+            progress: Callable[[str, int, int], None] | None = None,
+            base_budget: float = TIME_BUDGET) -> Exploration:
     """Compare encodings (Rotary or sinusoidal Encoding) at context length L.
 
     For each: the theorems (:func:`posproof.proofs.rotary.prove_rotary`, or
@@ -248,8 +254,9 @@ def explore(encodings: Sequence[Any], length: int = 4096, *, proofs: bool = True
     geometric base bound for L: :func:`base_bound`'s certified search over
     ``base_range`` (``integer_bases``: integer bases only; ``first_only``: up to
     the first island, see :func:`base_bound`), ``progress`` its
-    progress callback; each encoding gets ``base_ok`` = 'yes', 'no' or
-    'unknown' (is its own base good, certified).
+    progress callback, ``base_budget`` the seconds all of them may take together (the
+    rest of a range is then undecided); each encoding gets ``base_ok`` = 'yes', 'no' or
+    'unknown' (is its own base good, certified; ``base_ok_evidence`` the audited evidence).
 
     >>> from posproof.model.rope import rotary
     >>> ex = explore([rotary(10000, 8), rotary(10000, 8, scaling="linear", factor=2)], 64,
@@ -280,6 +287,7 @@ def explore(encodings: Sequence[Any], length: int = 4096, *, proofs: bool = True
             s.label = f"{s.label}#{seen[s.label]}"
     reports, numbers = [], []
     bounds: dict[int, BaseBound] = {}
+    base_deadline: float | None = None
     for s in subjects:
         if proofs and isinstance(s.obj, Rotary):
             reports.append(prove_rotary(s.obj, seed=seed))
@@ -313,9 +321,13 @@ def explore(encodings: Sequence[Any], length: int = 4096, *, proofs: bool = True
                                                              train_length or length)
         if base_bounds and s.base is not None:
             if s.dim not in bounds:
+                # one budget for every rotated dim's search together
+                base_deadline = base_deadline or time.perf_counter() + base_budget
                 bounds[s.dim] = base_bound(length, s.dim, lowest=base_range[0],
                                            highest=base_range[1], integer_bases=integer_bases,
-                                           first_only=first_only, progress=progress)
+                                           first_only=first_only, progress=progress,
+                                           time_budget=max(0.0, base_deadline
+                                                           - time.perf_counter()))
             entry.update(bounds[s.dim].entry(s.base))
         numbers.append(entry)
     out = Exploration(length, subjects, reports, numbers, bounds)
