@@ -105,8 +105,12 @@ def arb_ball(expr: sp.Expr, prec: int) -> Any:
         return _walk(flint, sp.sympify(expr))
 
 
-def _walk(flint: Any, expr: sp.Expr) -> Any:  # noqa: C901 - one case per SymPy node
+def _walk(flint: Any, expr: sp.Expr, env: dict | None = None) -> Any:  # noqa: C901
+    """The ball of ``expr`` (one case per SymPy node); ``env`` gives exact values of its
+    symbols (substituted here, not by SymPy, whose re-evaluation of b**(p/q) is slow)."""
     arb = flint.arb
+    if env and expr.is_Symbol and expr in env:
+        return _walk(flint, env[expr])
     if expr.is_Integer:
         return arb(flint.fmpz(int(expr)))
     if expr.is_Rational:
@@ -122,33 +126,33 @@ def _walk(flint: Any, expr: sp.Expr) -> Any:  # noqa: C901 - one case per SymPy 
     if expr.is_Add:
         out = arb(0)
         for a in expr.args:
-            out = out + _walk(flint, a)
+            out = out + _walk(flint, a, env)
         return _finite(out)
     if expr.is_Mul:
         out = arb(1)
         for a in expr.args:
-            out = out * _walk(flint, a)
+            out = out * _walk(flint, a, env)
         return _finite(out)
     if expr.is_Pow:
         base, exp = expr.args
         if exp.is_Integer:
-            b = _walk(flint, base)
+            b = _walk(flint, base, env)
             e = int(exp)
             if e < 0 and b.contains(0):
                 raise _Undecided("1/x of a ball that contains 0")
             return _finite(_integer_power(flint, b, e))
-        b = _walk(flint, base)
+        b = _walk(flint, base, env)
         if not b > 0:
             raise _Undecided("a real power of a ball not certainly positive")
         if exp.is_Rational and int(exp.p) == 1:
             return _finite(b.root(int(exp.q)))
-        return _finite((_walk(flint, exp) * b.log()).exp())
+        return _finite((_walk(flint, exp, env) * b.log()).exp())
     if isinstance(expr, sp.Abs):
-        return abs(_walk(flint, expr.args[0]))
+        return abs(_walk(flint, expr.args[0], env))
     funcs = {sp.sin: "sin", sp.cos: "cos", sp.exp: "exp", sp.tan: "tan"}
     name = funcs.get(expr.func)
     if name is not None:
-        x = _walk(flint, expr.args[0])
+        x = _walk(flint, expr.args[0], env)
         if name == "tan":
             c = x.cos()
             if c.contains(0):
@@ -156,12 +160,12 @@ def _walk(flint: Any, expr: sp.Expr) -> Any:  # noqa: C901 - one case per SymPy 
             return _finite(x.sin() / c)
         return _finite(getattr(x, name)())
     if isinstance(expr, sp.log) and len(expr.args) == 1:
-        x = _walk(flint, expr.args[0])
+        x = _walk(flint, expr.args[0], env)
         if not x > 0:
             raise _Undecided("log of a ball not certainly positive")
         return _finite(x.log())
     if isinstance(expr, (sp.floor, sp.ceiling)):
-        x = _walk(flint, expr.args[0])
+        x = _walk(flint, expr.args[0], env)
         lo, hi = x.lower(), x.upper()
         f = (lo.floor(), hi.floor()) if isinstance(expr, sp.floor) else (lo.ceil(), hi.ceil())
         if not (f[0] == f[1]):
@@ -226,17 +230,18 @@ def decide(item: Sign | Spot, max_bits: int = AUDIT_BITS) -> tuple[str, str]:
     """The auditor's answer about one item: (``confirmed`` | ``refuted`` | ``undecided``, why)."""
     flint = _flint()
     try:
-        expr = item.bound_expr()
+        expr, env = item.exact_env()
     except (TypeError, ValueError, sp.SympifyError) as exc:
         return "undecided", f"{item.label}: {exc}"
-    if expr.free_symbols:
-        return "undecided", f"{item.label}: no value for {sorted(map(str, expr.free_symbols))}"
+    if expr.free_symbols - set(env):
+        return "undecided", (f"{item.label}: no value for "
+                             f"{sorted(map(str, expr.free_symbols - set(env)))}")
     last = "no precision tried"
     prec = _START_BITS
     while prec <= max_bits:
         try:
             with flint.ctx.workprec(prec):
-                ball = _walk(flint, expr)
+                ball = _walk(flint, expr, env)
                 verdict = _judge(flint, item, ball)
         except _Undecided as exc:
             last = str(exc)

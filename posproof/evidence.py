@@ -93,10 +93,12 @@ class Sign:
 
     def bound_expr(self) -> sp.Expr:
         """The quantity with its symbols replaced by their exact values."""
-        expr = sp.sympify(self.expr)
-        if self.env:
-            expr = expr.xreplace({_symbol(k): _exact(v) for k, v in self.env.items()})
-        return expr
+        expr, env = self.exact_env()
+        return expr.xreplace(env) if env else expr
+
+    def exact_env(self) -> tuple[sp.Expr, dict[sp.Symbol, sp.Expr]]:
+        """The quantity and the exact values of its symbols (matched by name)."""
+        return _exact_env(self.expr, self.env)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": "sign", "label": self.label, "relation": self.relation,
@@ -120,10 +122,11 @@ class Spot:
     engine: str = "float64 with a rigorous error bound"
 
     def bound_expr(self) -> sp.Expr:
-        expr = sp.sympify(self.expr)
-        if self.env:
-            expr = expr.xreplace({_symbol(k): _exact(v) for k, v in self.env.items()})
-        return expr
+        expr, env = self.exact_env()
+        return expr.xreplace(env) if env else expr
+
+    def exact_env(self) -> tuple[sp.Expr, dict[sp.Symbol, sp.Expr]]:
+        return _exact_env(self.expr, self.env)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": "spot", "label": self.label,
@@ -133,6 +136,19 @@ class Spot:
         if self.env:
             out["at"] = {str(k): _json_exact(v) for k, v in self.env.items()}
         return out
+
+
+def _exact_env(expr: Any, env: Mapping[Any, Any]) -> tuple[sp.Expr, dict[sp.Symbol, sp.Expr]]:
+    expr = sp.sympify(expr)
+    if not env:
+        return expr, {}
+    by_name = {str(s): s for s in expr.free_symbols}
+    out = {}
+    for key, value in env.items():
+        sym = key if isinstance(key, sp.Symbol) and key in expr.free_symbols else by_name.get(
+            str(key), _symbol(key))
+        out[sym] = _exact(value)
+    return expr, out
 
 
 def _symbol(key: Any) -> sp.Symbol:
