@@ -20,9 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import posproof  # noqa: E402
-from posproof import audit as audit_module  # noqa: E402
-from posproof.evidence import Audit  # noqa: E402
+import posproof
+from posproof import audit as audit_module
+from posproof.evidence import Audit
 
 
 class _Timer:

@@ -105,7 +105,7 @@ def arb_ball(expr: sp.Expr, prec: int) -> Any:
         return _walk(flint, sp.sympify(expr))
 
 
-def _walk(flint: Any, expr: sp.Expr, env: dict | None = None) -> Any:  # noqa: C901
+def _walk(flint: Any, expr: sp.Expr, env: dict | None = None) -> Any:
     """The ball of ``expr`` (one case per SymPy node); ``env`` gives exact values of its
     symbols (substituted here, not by SymPy, whose re-evaluation of b**(p/q) is slow)."""
     arb = flint.arb
@@ -135,6 +135,8 @@ def _walk(flint: Any, expr: sp.Expr, env: dict | None = None) -> Any:  # noqa: C
         return _finite(out)
     if expr.is_Pow:
         base, exp = expr.args
+        if env and exp.free_symbols and exp.free_symbols <= set(env):
+            exp = exp.xreplace(env)                  # an exponent valued exactly: R = 1
         if exp.is_Integer:
             b = _walk(flint, base, env)
             e = int(exp)

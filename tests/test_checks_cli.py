@@ -322,7 +322,7 @@ def test_render_table_shows_summaries_and_failure_notes() -> None:
     assert "positions x and x+32 have the same encoding" in table
     assert "(0.2 s)" in table or "(0.3 s)" in table
     md = render_markdown(report, "posproof check")
-    assert "**verdict: CHECK FAILED — checks 0/1 pass**" in md
+    assert "**verdict: CHECK FAILED — checks 0/1 pass" in md
 
 
 def test_progress_bar_draws_and_clears() -> None:

@@ -77,4 +77,6 @@ def test_every_check_carries_audited_evidence():
 def test_rotary_alibi_t5_xpos_verdicts_carry_audited_evidence():
     _require_evidence(posproof.prove_rotary(posproof.rotary(10000, 8)), "prove_rotary")
     _require_evidence(posproof.prove_alibi(posproof.alibi(8)), "prove_alibi")
-    _require_evidence(posproof.prove_t5(posproof.t5_buckets(32, 128)), "prove_t5")
+    _require_evidence(Report({}, posproof.prove_t5(posproof.t5_buckets(32, 128))), "prove_t5")
+    _require_evidence(posproof.prove_xpos(posproof.XPos(16)), "prove_xpos")
+    _require_evidence(posproof.prove_permutation(), "prove_permutation")

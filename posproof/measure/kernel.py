@@ -137,8 +137,8 @@ def _ends(func: Callable[..., Any], x: Any, prec: int) -> tuple[Any, Any]:
     bits, widened by 1 ulp below and 2 ulp above."""
     y = func(x, prec, round_floor)
     if y[1] == 0:                                      # 0 (cannot happen for x ≠ 0): be wide
-        tiny = (0, 1, -prec, 1)
-        return mpf_neg(tiny), tiny
+        wide = (0, 1, -prec, 1)
+        return mpf_neg(wide), wide
     ulp = (0, 1, y[2] + y[3] - prec, 1)
     return (mpf_sub(y, ulp, prec, round_floor),
             mpf_add(y, mpf_shift(ulp, 1), prec, round_ceiling))
@@ -692,7 +692,7 @@ class OffsetKernel:
             return None
         lo = hi = None
         if decision.sign != 0 and mpmath.isfinite(decision.lo):
-            lo, hi = _outward(decision.lo, decision.hi)
+            lo, hi = outward(decision.lo, decision.hi)
         return Sign(label, self.quantity(decision), decision.relation, lo=lo, hi=hi,
                     engine=f"interval arithmetic ({decision.how}, {decision.bits} bits)")
 
@@ -1220,7 +1220,7 @@ def _undecided_note(what: str, dec: Decision, delta: int, verb: str) -> str:
             f"an offset from Δ={delta} on {verb} is unknown (time budget)")
 
 
-def _outward(lo: mpmath.mpf, hi: mpmath.mpf, digits: int = 25) -> tuple[str, str]:
+def outward(lo: mpmath.mpf, hi: mpmath.mpf, digits: int = 25) -> tuple[str, str]:
     """Decimal strings of an enclosure's ends, rounded outward (widened by 10^-18 relatively
     before printing 25 digits, so the printed interval contains the exact one)."""
     with mpmath.workprec(256):

@@ -33,7 +33,8 @@ import numpy as np
 
 from ..errors import InvalidParameter, check_int
 
-__all__ = ["DEFAULT_UP_TO_CAP", "T5Buckets", "log_targets", "magnitude_starts", "t5_buckets"]
+__all__ = ["DEFAULT_UP_TO_CAP", "T5Buckets", "bigint",
+           "log_targets", "magnitude_starts", "t5_buckets"]
 
 #: Exhaustive checks run over |Δ| ≤ 2·max_distance by default, capped here (memory, time).
 DEFAULT_UP_TO_CAP = 4_000_000
@@ -50,7 +51,7 @@ def log_targets(max_exact: int, per_direction: int, max_distance: int) -> tuple[
     return _log_targets(int(max_exact), int(per_direction), int(max_distance))
 
 
-def _bigint() -> Any:
+def bigint() -> Any:
     """GMP integers (python-flint's fmpz) when available: the same exact integers, faster."""
     try:
         from flint import fmpz
@@ -61,7 +62,7 @@ def _bigint() -> Any:
 
 @lru_cache(maxsize=4)
 def _log_targets(m: int, per: int, d: int) -> tuple[Any, ...]:
-    big = _bigint()
+    big = bigint()
     r = per - m
     out = []
     t = big(m) ** r
@@ -74,7 +75,7 @@ def _log_targets(m: int, per: int, d: int) -> tuple[Any, ...]:
 
 def _root_ceil(t: Any, r: int, guess: int) -> int:
     """The least s ≥ 0 with s^r ≥ t, from a nearby guess (exact integer comparisons)."""
-    big = _bigint()
+    big = bigint()
     s = max(guess, 0)
     while big(s) ** r < t:
         s += 1

@@ -32,13 +32,16 @@ from ..evidence import Evidence, Sign
 from ..model.alibi import Alibi, exact_slope, is_power_of_two, reference_exponents, slope_difference
 from ..report import Proof, Report, Step
 
-__all__ = ["ALIBI_THEOREMS", "GENERAL_ALIBI_THEOREMS", "prove_alibi"]
+__all__ = ["ALIBI_THEOREMS", "GENERAL_ALIBI_THEOREMS", "SYMBOL_I", "SYMBOL_J", "SYMBOL_M",
+           "prove_alibi"]
 
 ALIBI_THEOREMS = ("toeplitz", "scores-offset", "monotone", "geometric", "mpt-matches-reference")
 GENERAL_ALIBI_THEOREMS = ("geometric-iff-power-of-two", "mpt-matches-reference")
 
 _M = sp.Symbol("m", positive=True)
 _I, _J, _T = sp.symbols("i j t", integer=True)
+#: The slope and the query / key positions of the bias expressions (used by the testing helpers).
+SYMBOL_M, SYMBOL_I, SYMBOL_J = _M, _I, _J
 #: Largest n checked exhaustively when a statement is proved for every n.
 EXHAUSTIVE_HEADS = 256
 

@@ -29,7 +29,7 @@ from ..model.schedules import exact_number
 from ..precise import DEFAULT_DPS, mp_value
 from ..report import Proof, Step
 from ..validated import Unenclosable, Unresolved, bounds, compare, enclose, exact_ratio, sign
-from .witness import _outward, proved_evidence, sign_item, weighted_sum
+from .witness import outward, proved_evidence, sign_item, weighted_sum
 
 __all__ = ["bound_claim", "parse_permutation", "period_claim", "permutation_claim"]
 
@@ -146,7 +146,7 @@ def _exact_point(value: mpmath.mpf) -> sp.Rational:
 
 def _sign_item(label: str, r: sp.Expr, z: Any) -> Sign:
     lo, hi = bounds(z)
-    a, b = _outward(lo, hi)
+    a, b = outward(lo, hi)
     return sign_item(f"lhs − rhs, {label}", r, "positive" if z > 0 else "negative", None, a, b)
 
 

@@ -240,8 +240,8 @@ def _refute(name: str, statement: str, *, pe: bool, causal: bool, why: str) -> P
                          counterexample=cex, evidence=Evidence(
                              "certified sign (interval arithmetic, 120 bits)", "all",
                              [Sign(f"A(PX) − P·A(X), entry {[i, j]}",
-                                   dict(map(lambda t: (tuple(t[0]), t[1]),
-                                            _exact_difference(pe=pe, causal=causal)))[(i, j)],
+                                   {tuple(ij): e for ij, e in
+                                    _exact_difference(pe=pe, causal=causal)}[(i, j)],
                                    "positive" if diff.a > 0 else "negative",
                                    lo=to_str(diff._mpi_[0], 30),
                                    hi=to_str(diff._mpi_[1], 30))]))

@@ -19,6 +19,7 @@ from typing import Any
 import mpmath
 import sympy as sp
 
+from ..evidence import Evidence, Sign
 from ..model.scaling.rules import (
     DynamicNTKScaling,
     LinearScaling,
@@ -29,7 +30,6 @@ from ..model.scaling.rules import (
     YaRNScaling,
     rotary_dim,
 )
-from ..evidence import Evidence, Sign
 from ..model.schedules import Schedule
 from ..precise import mp_value, mp_values
 from ..validated import sign as certified_sign

@@ -24,7 +24,7 @@ import sympy as sp
 from ..audit import apply
 from ..errors import check_int
 from ..evidence import Evidence, Sign
-from ..model.t5_buckets import DEFAULT_UP_TO_CAP, T5Buckets, _bigint, log_targets
+from ..model.t5_buckets import DEFAULT_UP_TO_CAP, T5Buckets, bigint, log_targets
 from ..report import Proof, Step
 
 __all__ = ["T5_THEOREMS", "direct_bucket", "prove_t5"]
@@ -42,7 +42,7 @@ def direct_bucket(spec: T5Buckets, n: int) -> int:
         return n
     r = per - m
     targets = log_targets(m, per, d)
-    power = _bigint()(n) ** r
+    power = bigint()(n) ** r
     lo, hi = 0, r - 1                       # T_0 = m^R ≤ n^R: k = 0 holds
     while lo < hi:
         mid = (lo + hi + 1) // 2
@@ -92,7 +92,7 @@ def prove_t5(spec: T5Buckets, *, theorems: Any = None, up_to: int | None = None
             steps.append(Step("for n ≥ m: ⌊R·log(n/m)/log(D/m)⌋ ≥ k ⇔ (n/m)^R ≥ (D/m)^k ⇔ "
                               "n^R ≥ D^k·m^(R−k) (log increasing, D > m, both sides > 0)",
                               "monotone log, integer powers"))
-            big = _bigint()
+            big = bigint()
             for s, t in zip(starts[m:], log_targets(m, per, d), strict=True):
                 ok = ok and big(s) ** r >= t and big(s - 1) ** r < t
             steps.append(Step(f"each start s_k satisfies s_k^R ≥ T_k > (s_k − 1)^R in integers "
@@ -163,7 +163,7 @@ def _evidence(spec: T5Buckets, name: str, cc: dict[str, Any]) -> Evidence:
         k, s = r - 1, starts[-1]
         env = {_S: s, _D: d, _MM: m, _R: r, _K: k}
         above = _S ** _R - _D ** _K * _MM ** (_R - _K)
-        big_pos = _bigint()(s) ** r - log_targets(m, per, d)[k]
+        big_pos = bigint()(s) ** r - log_targets(m, per, d)[k]
         items.append(Sign(f"s_{k}^R − D^{k}·m^(R−{k}) (≥ 0: bucket {m + k} starts at {s})",
                           above, "positive" if big_pos > 0 else "zero", env=env,
                           engine="exact integers"))

@@ -27,14 +27,14 @@ import sympy as sp
 from ..evidence import Evidence, Sign
 from ..validated import Unenclosable, bounds, enclose
 
-__all__ = ["WITNESS_BITS", "certify", "proved_evidence", "sign_item", "weighted_sum",
+__all__ = ["WITNESS_BITS", "certify", "outward", "proved_evidence", "sign_item", "weighted_sum",
            "witness_sign", "zero_item"]
 
 #: Precisions (bits) at which a witness's residual is enclosed, in order.
 WITNESS_BITS = (128, 512, 2048, 8192)
 
 
-def _outward(lo: mpmath.mpf, hi: mpmath.mpf) -> tuple[str, str]:
+def outward(lo: mpmath.mpf, hi: mpmath.mpf) -> tuple[str, str]:
     """The enclosure [lo, hi] as decimal strings, widened so rounding to 15 digits keeps it."""
     with mpmath.workprec(max(mpmath.mp.prec, 128)):
         pad = (abs(lo) + abs(hi)) * mpmath.mpf(2) ** -40
@@ -57,7 +57,7 @@ def certify(expr: sp.Expr, env: Mapping[Any, Any] | None = None,
             continue
         if x > 0 or x < 0:
             lo, hi = bounds(x)
-            a, b = _outward(lo, hi)
+            a, b = outward(lo, hi)
             return (1 if x > 0 else -1), a, b, prec
     return None
 

@@ -275,7 +275,9 @@ def _evidence(target: _Target, spec: Alibi, score: float) -> Evidence:
     items = []
     w = cov.get("worst") or {}
     if w and np.isfinite(w.get("impl", np.nan)) and cov["status"] == "pass":
-        from ..proofs.alibi import _I, _J, _M
+        from ..proofs.alibi import SYMBOL_I as _I
+        from ..proofs.alibi import SYMBOL_J as _J
+        from ..proofs.alibi import SYMBOL_M as _M
 
         items.append(Spot(f"bias of head {w['head']} at (i, j) = ({w['i']}, {w['j']})",
                           -_M * (_I - _J), w["impl"], w["tolerance"],

@@ -64,7 +64,7 @@ class Derivation:
     >>> from posproof import preset
     >>> doc = derive(preset("vaswani", dim=4), max_len=100, general=False, figures=[])
     >>> sorted(doc.to_dict())[:4], doc.latex().splitlines()[2].endswith("{article}")
-    (['checks', 'command', 'encoding', 'guide'], True)
+    (['audit', 'checks', 'command', 'encoding'], True)
     """
 
     encoding: Encoding

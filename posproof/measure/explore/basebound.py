@@ -262,7 +262,7 @@ class BaseBound:
         return {"length": self.length, "dim": self.dim,
                 "range": [_text(self.lowest), _text(self.highest)],
                 "searched_up_to": None if self.searched_to is None
-                else _text(_outward(self.searched_to, False)),
+                else _text(outward(self.searched_to, False)),
                 "integer_bases": self.integer_bases,
                 "resolution": "exact integers" if self.integer_bases
                 else f"relative {self.rel_tol:g}",
@@ -304,7 +304,7 @@ class BaseBound:
             text = (f"good bases {where}: {len(self.islands)} island(s); smallest good base "
                     f"{first} (B({self.witness_m}) < 0 just below)")
             if self.searched_to is not None:
-                text += (f"; searched only up to {_short(_outward(self.searched_to, False))} "
+                text += (f"; searched only up to {_short(outward(self.searched_to, False))} "
                          "(first_only): islands above it not searched")
             elif self.interval:
                 text += "; the good set is one interval up to the top of the range"
@@ -348,7 +348,7 @@ def _text(value: Any) -> Any:
     return float(value) if float(value).is_integer() and abs(value) < 2**53 else str(value)
 
 
-def _outward(t: float, up: bool) -> Decimal:
+def outward(t: float, up: bool) -> Decimal:
     """e^t rounded outward to 12 significant digits (math.exp is within 1e-15)."""
     value = Decimal(math.exp(t) * (1 + 1e-14 if up else 1 - 1e-14))
     digits = value.adjusted() - 11
@@ -778,7 +778,7 @@ def _real_islands(out: BaseBound) -> None:
         right = pieces[i + 1].state if i + 1 < len(pieces) else None
         if {left, right} != {"good", "bad"} or p.why == "budget":
             out.undecided += 1
-            out.undecided_where.append((_outward(p.lo, False), _outward(p.hi, True)))
+            out.undecided_where.append((outward(p.lo, False), outward(p.hi, True)))
     first_undecided = next((p.lo for p in pieces if p.state == "undecided" and (
         p.why == "budget" or not _bracket(pieces, p))), None)
     for i, p in enumerate(pieces):
@@ -788,21 +788,21 @@ def _real_islands(out: BaseBound) -> None:
         after = pieces[i + 1] if i + 1 < len(pieces) else None
         if not out.islands and first_undecided is not None and first_undecided < p.lo:
             out.smallest_status = (f"not certified: an undecided interval from "
-                                   f"{_outward(first_undecided, False)} lies below the first "
+                                   f"{outward(first_undecided, False)} lies below the first "
                                    "island found")
         if before is None or before.state == "bad":
-            start = (_outward(p.lo, False),) * 2 if before is None else (
-                _outward(p.lo, False), _outward(p.lo, True))
+            start = (outward(p.lo, False),) * 2 if before is None else (
+                outward(p.lo, False), outward(p.lo, True))
         else:
-            start = (_outward(before.lo, False), _outward(p.lo, True))
+            start = (outward(before.lo, False), outward(p.lo, True))
         if after is None or after.state == "bad":
-            end = (_outward(p.hi, False), _outward(p.hi, True))
+            end = (outward(p.hi, False), outward(p.hi, True))
         else:
-            end = (_outward(p.hi, False), _outward(after.hi, True))
+            end = (outward(p.hi, False), outward(after.hi, True))
         if before is None:
             start = (Decimal(repr(out.lowest)),) * 2
         if after is None and out.searched_to is not None:
-            end = (_outward(p.hi, False), None)    # the island goes on past the search
+            end = (outward(p.hi, False), None)    # the island goes on past the search
         elif after is None:
             end = (Decimal(repr(out.highest)),) * 2
         below = before if before is None or before.state == "bad" else (

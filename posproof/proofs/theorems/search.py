@@ -31,7 +31,7 @@ import sympy as sp
 from ...evidence import Sign
 from ...model.encoding import DELTA, Encoding, X
 from ...validated import bounds, digits_of
-from ..witness import _outward
+from ..witness import outward
 from .budget import Deadline
 from .identities import TRIG, exact
 from .trigzero import enclosure
@@ -124,7 +124,7 @@ def witness_search(residuals: Sequence[tuple[dict[str, Any], sp.Expr, sp.Expr]],
             lo, hi = bounds(abs(diff))
             d_lo, d_hi = bounds(diff)
             left, right = enclosure(lhs, env, prec), enclosure(rhs, env, prec)
-            e_lo, e_hi = _outward(d_lo, d_hi)
+            e_lo, e_hi = outward(d_lo, d_hi)
             at = ", ".join(f"{k} {v}" for k, v in where.items())
             item = Sign(f"lhs − rhs at the witness ({at})", sp.Add(lhs, -rhs),
                         "positive" if diff > 0 else "negative", env, e_lo, e_hi,
