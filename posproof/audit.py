@@ -105,9 +105,32 @@ def arb_ball(expr: sp.Expr, prec: int) -> Any:
         return _walk(flint, sp.sympify(expr))
 
 
+#: Balls of powers of numbers per precision (the frequencies ω_k recur in every item of a
+#: report): bounded, cleared when full.
+_MEMO: dict[tuple[sp.Expr, int], Any] = {}
+_MEMO_SIZE = 1 << 17
+
+
 def _walk(flint: Any, expr: sp.Expr, env: dict | None = None) -> Any:
-    """The ball of ``expr`` (one case per SymPy node); ``env`` gives exact values of its
-    symbols (substituted here, not by SymPy, whose re-evaluation of b**(p/q) is slow)."""
+    """The ball of ``expr``; ``env`` gives exact values of its symbols (substituted here, not
+    by SymPy, whose re-evaluation of b**(p/q) is slow). Powers of numbers are memoised per
+    precision."""
+    # memoised: powers of numbers (the frequencies b^(−2k/d) recur in every item); the test
+    # is O(1), where free_symbols would walk the whole tree at every node
+    if not (expr.is_Pow and expr.args[0].is_Number and expr.args[1].is_Number):
+        return _node(flint, expr, env)
+    key = (expr, flint.ctx.prec)
+    ball = _MEMO.get(key)
+    if ball is None:
+        ball = _node(flint, expr, env)
+        if len(_MEMO) >= _MEMO_SIZE:
+            _MEMO.clear()
+        _MEMO[key] = ball
+    return ball
+
+
+def _node(flint: Any, expr: sp.Expr, env: dict | None = None) -> Any:  # noqa: C901
+    """One SymPy node as a ball (one case per node type)."""
     arb = flint.arb
     if env and expr.is_Symbol and expr in env:
         return _walk(flint, env[expr])

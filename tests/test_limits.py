@@ -25,6 +25,7 @@ from posproof.errors import MAX_DIM
 from posproof.measure.checks import MAX_DPS_WORK
 from posproof.measure.explore import MAX_EXPLORE_DIM, MAX_EXPLORE_WORK, MAX_LENGTH
 from posproof.measure.numeric import MAX_LEN, MAX_SCAN_WORK
+from posproof.measure.scan_limits import MAX_CHECK_DIM
 from posproof.sweep.limits import HARD_MAX_POINTS
 from posproof.testing.rotary import MAX_HEAD_DIM
 
@@ -32,7 +33,7 @@ resource = pytest.importorskip("resource")
 
 ROOT = Path(__file__).resolve().parent.parent
 GIB4 = 4 << 30
-MAX_SCAN_LEN = MAX_SCAN_WORK // MAX_DIM         # the longest scan at the largest dim
+MAX_SCAN_LEN = MAX_SCAN_WORK // MAX_CHECK_DIM   # the longest scan at the checks' largest dim
 MAX_EXPLORE_LEN = MAX_EXPLORE_WORK // MAX_EXPLORE_DIM   # the longest context at explore's dim
 
 
@@ -136,8 +137,8 @@ def test_a_grid_point_beyond_the_scan_limit_is_refused_before_running(tmp_path):
 # ----------------------------------------------------------------- at the limits: exit 0 or 1
 @pytest.mark.slow
 def test_check_at_the_largest_dim_and_its_longest_scan(tmp_path):
-    out = _runs(["check", "--dim", str(MAX_DIM), "--max-len", str(MAX_SCAN_LEN), "--dps",
-                 str(MAX_DPS_WORK // MAX_DIM), "--json"], tmp_path)
+    out = _runs(["check", "--dim", str(MAX_CHECK_DIM), "--max-len", str(MAX_SCAN_LEN), "--dps",
+                 str(MAX_DPS_WORK // MAX_CHECK_DIM), "--json"], tmp_path)
     assert len(json.loads(out)["checks"]) == 8
 
 
@@ -188,7 +189,7 @@ def test_check_impl_at_the_longest_scan(tmp_path):
 
 @pytest.mark.slow
 def test_verify_at_the_largest_dim_and_its_longest_scan(tmp_path):
-    out = _runs(["verify", "--dim", str(MAX_DIM), "--max-len", str(MAX_SCAN_LEN), "--json"],
+    out = _runs(["verify", "--dim", str(MAX_CHECK_DIM), "--max-len", str(MAX_SCAN_LEN), "--json"],
                 tmp_path)
     report = json.loads(out)
     assert report["theorems"]
@@ -197,7 +198,7 @@ def test_verify_at_the_largest_dim_and_its_longest_scan(tmp_path):
 
 @pytest.mark.slow
 def test_derive_at_the_largest_dim_and_its_longest_scan(tmp_path):
-    _runs(["derive", "--dim", str(MAX_DIM), "--max-len", str(MAX_SCAN_LEN), "--out", "doc",
+    _runs(["derive", "--dim", str(MAX_CHECK_DIM), "--max-len", str(MAX_SCAN_LEN), "--out", "doc",
            "--figures", "png"], tmp_path)
     assert (tmp_path / "doc" / "derivation.md").stat().st_size > 0
 

@@ -46,38 +46,45 @@ def limits() -> list[Limit]:
     from ..measure.explore.basebound import HIGHEST
     from ..measure.multiaxis import MAX_GRID_VALUES
     from ..measure.numeric import MAX_LEN, MAX_SCAN_WORK
+    from ..measure.scan_limits import MAX_CHECK_DIM
     from ..model.alibi import MAX_BIAS_DENOMINATOR, MAX_BIAS_MAX, MAX_HEADS
     from ..model.expressions import MAX_LENGTH as MAX_TEXT
     from ..sweep.limits import HARD_MAX_POINTS, MAX_POINTS, MAX_RANGE_VALUES
     from ..testing.rotary import MAX_HEAD_DIM
     from .testing import MAX_TABLE_BYTES
 
-    scan_len = MAX_SCAN_WORK // MAX_DIM
+    scan_len = MAX_SCAN_WORK // MAX_CHECK_DIM
+    check_dps = MAX_DPS_WORK // MAX_CHECK_DIM
     explore_len = MAX_EXPLORE_WORK // MAX_EXPLORE_DIM
     side = int(MAX_GRID_VALUES ** 0.5) // 64      # a square grid well inside the value limit
     return [
         Limit("dimension d (`--dim`, `dim=` of a spec, a config's head_dim)",
-              "every command (explore: see below)", f"2 … {MAX_DIM}",
+              "prove (and every command; explore: see below)", f"2 … {MAX_DIM}",
               at=(("prove", "--dim", str(MAX_DIM), "--json"),),
-              beyond=((("check", "--dim", str(MAX_DIM + 2), "--max-len", "10"), ("dim",)),
-                      (("prove", "--dim", str(MAX_DIM + 2)), ("dim",)))),
+              beyond=((("prove", "--dim", str(MAX_DIM + 2)), ("dim",)),)),
+        Limit("dimension d of the numeric checks", "check, verify, derive",
+              f"2 … {MAX_CHECK_DIM} (each check certifies its values from every exact "
+              "frequency; verify and derive also prove, each stage within the minute)",
+              beyond=((("check", "--dim", str(MAX_CHECK_DIM + 2), "--max-len", "10"),
+                       ("dim", str(MAX_CHECK_DIM))),
+                      (("verify", "--dim", str(MAX_DIM), "--max-len", "10"),
+                       ("dim", str(MAX_CHECK_DIM))))),
         Limit("scan length L (`--max-len`)", "verify, check, derive",
               f"1 … {MAX_LEN:.0e}".replace("e+0", "e")
-              + f", and L·d ≤ 2^{MAX_SCAN_WORK.bit_length() - 1} = {MAX_SCAN_WORK}: L ≤ {MAX_SCAN_WORK // 512} at d = 512, L ≤ {scan_len} at "
-              f"d = {MAX_DIM}",
-              at=(("check", "--dim", str(MAX_DIM), "--max-len", str(scan_len), "--dps",
-                   str(MAX_DPS_WORK // MAX_DIM), "--json"),),
+              + f", and L·d ≤ 2^{MAX_SCAN_WORK.bit_length() - 1} = {MAX_SCAN_WORK}: "
+              f"L ≤ {MAX_SCAN_WORK // 512} at d = 512, L ≤ {scan_len} at d = {MAX_CHECK_DIM}",
+              at=(("check", "--dim", str(MAX_CHECK_DIM), "--max-len", str(scan_len), "--dps",
+                   str(check_dps), "--json"),),
               beyond=((("check", "--dim", "2", "--max-len", str(MAX_LEN + 1)), ("max_len",)),
-                      (("check", "--dim", str(MAX_DIM), "--max-len", str(scan_len + 1)),
+                      (("check", "--dim", str(MAX_CHECK_DIM), "--max-len", str(scan_len + 1)),
                        ("max_len", str(scan_len))),
-                      (("verify", "--dim", str(MAX_DIM), "--max-len", "1e6"), ("max_len",)))),
+                      (("verify", "--dim", str(MAX_CHECK_DIM), "--max-len", "1e7"),
+                       ("max_len",)))),
         Limit("digits of the certification (`--dps`)", "verify, check",
-              f"50 … 1000, and dps·d ≤ {MAX_DPS_WORK}: dps ≤ {MAX_DPS_WORK // MAX_DIM} at "
-              f"d = {MAX_DIM}",
+              f"50 … 1000, and dps·d ≤ {MAX_DPS_WORK}: dps ≤ {check_dps} at d = {MAX_CHECK_DIM}",
               beyond=((("check", "--dim", "8", "--max-len", "10", "--dps", "1001"), ("dps",)),
-                      (("check", "--dim", str(MAX_DIM), "--max-len", "10", "--dps",
-                        str(MAX_DPS_WORK // MAX_DIM + 1)),
-                       ("dps", str(MAX_DPS_WORK // MAX_DIM))))),
+                      (("check", "--dim", str(MAX_CHECK_DIM), "--max-len", "10", "--dps",
+                        str(check_dps + 1)), ("dps", str(check_dps))))),
         Limit("context length L (`--length`, `--train-length`)", "explore, explain",
               f"1 … {MAX_LENGTH} (2^24), and L·d ≤ 2^{MAX_EXPLORE_WORK.bit_length() - 1} for "
               f"each encoding: L ≤ {explore_len} at d = {MAX_EXPLORE_DIM}",

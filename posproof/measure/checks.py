@@ -75,7 +75,7 @@ from .checks_kernel import decay, near_return, periodicity, separation
 from .checks_table import TOEPLITZ_LEN as TOEPLITZ_LEN
 from .checks_table import bounds, toeplitz, translation
 from .dtypes import dtype_model
-from .scan_limits import check_scan
+from .scan_limits import MAX_CHECK_DIM, check_scan
 
 __all__ = [
     "AUDIT_DTYPES",
@@ -129,6 +129,11 @@ def check_scan_options(encoding: Encoding, max_len: Any, dps: Any) -> tuple[int,
     >>> check_scan_options(preset("vaswani", dim=8), 1000, 50)
     (1000, 50)
     """
+    if encoding.dim > MAX_CHECK_DIM:
+        raise InvalidParameter(
+            f"dim={encoding.dim} is too large for the numeric checks; at most {MAX_CHECK_DIM} is "
+            "checked (each certifies its values from every exact frequency: about a minute "
+            "at d = 65536); posproof prove takes d up to 65536")
     length = check_scan(encoding, max_len)
     try:
         dps = check_int("dps", dps, minimum=50, maximum=1000)

@@ -71,7 +71,9 @@ class Context:
     def omega_mp(self, position: float = 0) -> list[mpmath.mpf]:
         """The encoding's exact frequencies in mpmath at :meth:`work_dps` ``(position)``
         digits: enough for every angle ω·x with |x| ≤ |position| to keep dps + 30 digits."""
-        digits = self.work_dps(position)
+        # one precision for the whole run: enough for the last position scanned (computing
+        # all n frequencies again at each new precision cost seconds at large d)
+        digits = max(self.work_dps(position), self.work_dps(self.enc.offset + self.length))
         if digits not in self._omega_mp:
             self._omega_mp[digits] = mp_values(self.enc.frequencies, digits)
         return self._omega_mp[digits]

@@ -370,7 +370,14 @@ class OffsetKernel:
 
     def _omega_mp(self, dps: int) -> list[mpmath.mpf]:
         if dps not in self._mp_cache:
-            self._mp_cache[dps] = mp_values(self.frequencies, dps)
+            # values already certified to more digits serve (all n of them cost seconds at
+            # large d for each new precision)
+            more = [d for d in self._mp_cache if d >= dps]
+            if more:
+                self._mp_cache[dps] = self._mp_cache[min(more)]
+            else:   # a margin, so that the next few precisions asked for reuse these
+                self._mp_cache[dps] = self._mp_cache[dps + 60] = mp_values(
+                    self.frequencies, dps + 60)
         return self._mp_cache[dps]
 
     # ------------------------------------------------------------------ certified values

@@ -11,6 +11,7 @@ from ..model.encoding import Encoding
 
 __all__ = [
     "MAX_LEN",
+    "MAX_CHECK_DIM",
     "MAX_SCAN_WORK",
     "check_scan",
     "check_scan_work",
@@ -25,6 +26,10 @@ MAX_LEN = 10**9
 #: most 67 108 864 and at d = 65536 at most 524 288 (each about a minute or less
 #: on two cores within 4 GiB; see docs/cli.md, "Limits").
 MAX_SCAN_WORK = 1 << 35
+#: Largest d the numeric checks take: every check certifies its deciding values from the
+#: n = d/2 exact frequencies (interval enclosures, the auditor's balls), a cost in
+#: proportion to d whatever L; at d = 65536 that alone took a minute on two cores.
+MAX_CHECK_DIM = 1 << 15
 
 
 def check_max_len(max_len: Any) -> int:
