@@ -129,7 +129,7 @@ def _walk(flint: Any, expr: sp.Expr, env: dict | None = None) -> Any:
     return ball
 
 
-def _node(flint: Any, expr: sp.Expr, env: dict | None = None) -> Any:  # noqa: C901
+def _node(flint: Any, expr: sp.Expr, env: dict | None = None) -> Any:
     """One SymPy node as a ball (one case per node type)."""
     arb = flint.arb
     if env and expr.is_Symbol and expr in env:

@@ -70,8 +70,29 @@ def _text(expr: sp.Expr, limit: int = 400) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
+class _Quantity:
+    """What Sign and Spot share: an exact quantity ``expr`` with exact values ``env``."""
+
+    expr: sp.Expr
+    env: Mapping[Any, Any]
+
+    def bound_expr(self) -> sp.Expr:
+        """The quantity with its symbols replaced by their exact values."""
+        expr, env = self.exact_env()
+        return expr.xreplace(env) if env else expr
+
+    def exact_env(self) -> tuple[sp.Expr, dict[sp.Symbol, sp.Expr]]:
+        """The quantity and the exact values of its symbols (matched by name)."""
+        return _exact_env(self.expr, self.env)
+
+    def _json_at(self, out: dict[str, Any]) -> dict[str, Any]:
+        if self.env:
+            out["at"] = {str(k): _json_exact(v) for k, v in self.env.items()}
+        return out
+
+
 @dataclass(frozen=True)
-class Sign:
+class Sign(_Quantity):
     """An exact real quantity with a certified sign (or proved exactly zero).
 
     ``expr`` is exact (SymPy); ``env`` maps its free symbols to exact numbers; ``lo``,
@@ -91,27 +112,16 @@ class Sign:
         if self.relation not in RELATIONS:
             raise ValueError(f"relation={self.relation!r}; use one of {RELATIONS}")
 
-    def bound_expr(self) -> sp.Expr:
-        """The quantity with its symbols replaced by their exact values."""
-        expr, env = self.exact_env()
-        return expr.xreplace(env) if env else expr
-
-    def exact_env(self) -> tuple[sp.Expr, dict[sp.Symbol, sp.Expr]]:
-        """The quantity and the exact values of its symbols (matched by name)."""
-        return _exact_env(self.expr, self.env)
-
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"kind": "sign", "label": self.label, "relation": self.relation,
-                               "quantity": _text(sp.sympify(self.expr)), "engine": self.engine}
-        if self.env:
-            out["at"] = {str(k): _json_exact(v) for k, v in self.env.items()}
+        out = self._json_at({"kind": "sign", "label": self.label, "relation": self.relation,
+                             "quantity": _text(sp.sympify(self.expr)), "engine": self.engine})
         if self.lo is not None:
             out["enclosure"] = [self.lo, self.hi]
         return out
 
 
 @dataclass(frozen=True)
-class Spot:
+class Spot(_Quantity):
     """A float value with a rigorous error bound: ``|quantity − value| ≤ radius``."""
 
     label: str
@@ -121,21 +131,11 @@ class Spot:
     env: Mapping[Any, Any] = field(default_factory=dict)
     engine: str = "float64 with a rigorous error bound"
 
-    def bound_expr(self) -> sp.Expr:
-        expr, env = self.exact_env()
-        return expr.xreplace(env) if env else expr
-
-    def exact_env(self) -> tuple[sp.Expr, dict[sp.Symbol, sp.Expr]]:
-        return _exact_env(self.expr, self.env)
-
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"kind": "spot", "label": self.label,
-                               "quantity": _text(sp.sympify(self.expr)),
-                               "value": float(self.value), "radius": float(self.radius),
-                               "engine": self.engine}
-        if self.env:
-            out["at"] = {str(k): _json_exact(v) for k, v in self.env.items()}
-        return out
+        return self._json_at({"kind": "spot", "label": self.label,
+                              "quantity": _text(sp.sympify(self.expr)),
+                              "value": float(self.value), "radius": float(self.radius),
+                              "engine": self.engine})
 
 
 def _exact_env(expr: Any, env: Mapping[Any, Any]) -> tuple[sp.Expr, dict[sp.Symbol, sp.Expr]]:
