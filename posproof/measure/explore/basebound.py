@@ -394,27 +394,28 @@ def _classify(kernel: Kernel, a: float, c: float, cand: np.ndarray | None,
         cand = cand if doubt is None else doubt
     ms, vals, spread = kernel.spread(p, cand, a, radius)
     kernel.likely_good = bool(vals.min() >= 0)
-    upper = vals + spread
-    i = int(np.argmin(upper))
-    if upper[i] < 0:
-        return "bad", int(ms[i]), ms, ms[i:i + 1]
-    doubt = vals - spread <= 0
-    if not doubt.any():
-        return "good", None, ms[:0], ms[:0]
+
+    def decided() -> tuple | None:
+        """'bad' (an m certainly negative) or 'good' (none possibly negative), else None."""
+        i = int(np.argmin(vals + spread))
+        if vals[i] + spread[i] < 0:
+            return "bad", int(ms[i]), ms, ms[i:i + 1]
+        if not (vals - spread <= 0).any():
+            return "good", None, ms[:0], ms[:0]
+        return None
+    if (answer := decided()) is not None:
+        return answer
     # a few m whose float64 error is a large part of their value (B(m) near-degenerate, e.g.
     # m near an odd multiple of π): their exact values at p settle far wider balls
-    pick = np.flatnonzero(doubt)
+    pick = np.flatnonzero(vals - spread <= 0)
     if pick.size * kernel.n <= SHARPEN_WORK:
         heavy = pick[kernel.parts[0][pick] > 0.25 * np.abs(vals[pick])]
         if heavy.size:
             vals, spread, _ = kernel.sharpen(p, ms, vals, spread, heavy)
-            upper = vals + spread
-            i = int(np.argmin(upper))
-            if upper[i] < 0:
-                return "bad", int(ms[i]), ms, ms[i:i + 1]
-            doubt = vals - spread <= 0
-            if not doubt.any():
-                return "good", None, ms[:0], ms[:0]
+            if (answer := decided()) is not None:
+                return answer
+    upper = vals + spread
+    doubt = vals - spread <= 0
     best = ms[np.argpartition(upper, 3)[:4]] if ms.size > 4 else ms
     # what the midpoint settles around itself: the widest bad ball of one m, or the good
     # ball where every m in doubt keeps its sign
