@@ -197,8 +197,10 @@ def render_table(report: Report, title: str, seconds: float) -> str:
         lines.append(f"  {_SYMBOL[p.status]} {p.name:<{width}}  {p.status:<8}  {_how(p)}")
         if p.status == "refuted":
             lines.append(f"      {p.statement}")
+    status_width = max([8, *(len(c.label) for c in report.checks)])
     for c in report.checks:
-        lines.append(f"  {_SYMBOL[c.status]} {c.name:<{width}}  {c.label:<8}  {_result(c)}")
+        lines.append(f"  {_SYMBOL[c.status]} {c.name:<{width}}  {c.label:<{status_width}}  "
+                     f"{_result(c)}")
         if c.note and c.status != "pass":
             lines.append(f"      {c.note}")
     lines += ["", f"verdict: {_verdict(report)} ({seconds:.1f} s)"]
