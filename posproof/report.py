@@ -132,6 +132,10 @@ class Report:
     encoding: dict[str, Any]
     theorems: list[Proof] = field(default_factory=list)
     checks: list[Check] = field(default_factory=list)
+    #: The canonical SPEC of what was checked (``posproof.model.families``), when known.
+    spec: str | None = None
+    #: Numbers the command measured or derived that belong to no single verdict.
+    numbers: dict[str, Any] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -169,10 +173,10 @@ class Report:
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        return {"encoding": self.encoding, "ok": self.ok,
+        return {"encoding": self.encoding, "ok": self.ok, "spec": self.spec or "",
                 "theorems": [p.to_dict() for p in self.theorems],
                 "checks": [c.to_dict() for c in self.checks],
-                "audit": self.audit_summary()}
+                "numbers": self.numbers, "audit": self.audit_summary()}
 
     def to_json(self) -> str:
         """Deterministic JSON (sorted keys, no timings)."""

@@ -105,7 +105,9 @@ def _prove(args: argparse.Namespace) -> int:
                          general=bool(getattr(args, "general", False)),
                          seed=getattr(args, "seed", 0))
     if args.json:
-        print(report.to_json())
+        from .options import emit_json
+
+        emit_json(report, args)
         return report.exit_status()
     lines = [f"posproof prove --alibi: {spec.n_heads} heads, rule {spec.rule}"
              + (f", alibi_bias_max={spec.alibi_bias_max}" if spec.rule == "mpt" else ""), ""]
@@ -127,11 +129,13 @@ def _check(args: argparse.Namespace) -> int:
 
     spec = _spec(args)
     names = args.dtype or ["float32", "float16", "bfloat16"]
-    check = alibi_dtype_audit(spec, length("max-len", args.max_len), names,
+    check = alibi_dtype_audit(spec, length("length", args.max_len), names,
                               strict=args.dtype or ())
     report = Report(spec.to_dict(), [], [check])
     if args.json:
-        print(report.to_json())
+        from .options import emit_json
+
+        emit_json(report, args)
         return report.exit_status()
     mark = "✓" if check.ok else "✗"
     lines = [f"posproof check --alibi: {spec.n_heads} heads, rule {spec.rule}, "
@@ -159,7 +163,9 @@ def _check_impl(args: argparse.Namespace) -> int:
     report = check_alibi(obj, n_heads=spec.n_heads, rule=spec.rule,
                          alibi_bias_max=spec.alibi_bias_max, seq_len=min(args.max_len, 4096))
     if args.json:
-        print(json.dumps(report.to_dict(), indent=2, default=str))
+        from .options import emit_json
+
+        emit_json(report.to_dict(), args, ok=bool(report.ok))
     else:
         print(f"posproof check-impl --alibi {label}: {report.kind}, "
               + (report.label.upper() if report.label in ("pass", "fail") else report.label))
@@ -179,7 +185,10 @@ def _identify(args: argparse.Namespace) -> int:
         raise InvalidParameter(f"{args.file}: no 1-D array of slopes; --alibi identifies a "
                                "slopes vector (one per head)")
     if args.json:
-        print(json.dumps(found, indent=2))
+        from .options import emit_json
+
+        emit_json({"identified": found}, args,
+                  ok=all(r["rule"] in ("reference", "mpt") for r in found.values()))
     else:
         for name, res in found.items():
             print(f"{name}: {res['n_heads']} heads: {res['note']}")
@@ -206,7 +215,9 @@ def _explain(args: argparse.Namespace) -> int:
            "differs_from_reference": [{"head": h, "reference": f"2^(-{a})", "mpt": f"2^(-{b})"}
                                       for h, a, b in diff]}
     if getattr(args, "json", False):
-        print(json.dumps(out, indent=2))
+        from .options import emit_json
+
+        emit_json({"numbers": out}, args, ok=True)
         return 0
     rule = ("the reference rule (ALiBi paper, BLOOM)" if spec.rule == "reference" else
             f"MPT's gen_slopes, alibi_bias_max={spec.alibi_bias_max}")

@@ -25,6 +25,7 @@ from ..report import Check, Proof, Report
 from ..version import __version__
 from .options import (
     Parser,
+    emit_json,
     ProgressBar,
     build_encoding,
     build_multi,
@@ -37,6 +38,7 @@ from .options import (
     parse_int,
     run_main,
 )
+from .spec import add_spec_argument, apply_spec, normalise_options
 
 __all__ = ["main"]
 
@@ -49,7 +51,7 @@ def _run_checks(enc: Any, args: argparse.Namespace, proofs: Sequence[Proof] = ()
 
     bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
     try:
-        return run_checks(enc, max_len=length("max-len", args.max_len),
+        return run_checks(enc, max_len=length("length", args.max_len),
                           dps=parse_int("dps", args.dps), checks=args.check_names,
                           dtypes=args.dtype, seed=args.seed, proofs=proofs, progress=bar)
     finally:
@@ -135,6 +137,11 @@ def _encoding_line(report: Report) -> str:
                 f"axes={','.join(enc['axis_names'])}"
                 + (f", layout={enc['layout']}" if "layout" in enc else "")
                 + (f", grid={'×'.join(map(str, enc['grid']))}" if "grid" in enc else ""))
+    if enc.get("kind") == "rotary":
+        skip = ("name", "kind", "head_dim", "layout")
+        return (f"rotary: {enc['name']}, head_dim={enc['head_dim']}, layout={enc['layout']}, "
+                + ", ".join(f"{k}={v}" for k, v in enc.items() if k not in skip)
+                + (f"  [spec {report.spec}]" if report.spec else ""))
     if "name" not in enc:  # not an Encoding (xPos, self-attention): its fields as they are
         return "spec: " + ", ".join(f"{k}={v}" for k, v in enc.items())
     params = ", ".join(f"{k}={v}" for k, v in enc.get("schedule", {}).items() if k != "family")
@@ -230,7 +237,7 @@ def _run_prove(args: argparse.Namespace, general: bool) -> int:
     if args.command == "verify":                     # refuse a too large scan before proving
         from ..measure.checks import check_scan_options
 
-        check_scan_options(enc, length("max-len", args.max_len), parse_int("dps", args.dps))
+        check_scan_options(enc, length("length", args.max_len), parse_int("dps", args.dps))
     _report_dir(getattr(args, "report", None))
     start = time.perf_counter()
     report = prove(enc, general=general or getattr(args, "general", False),
@@ -297,10 +304,11 @@ def _output(report: Report, args: argparse.Namespace, seconds: float) -> int:
 
     title = f"posproof {args.command}"
     audit_report(report)      # evidence not audited where it was built is audited here
+    report.spec = report.spec or getattr(args, "spec_text", None)
     if getattr(args, "report", None):
         _write_report(report, title, args.report)
     if args.json:
-        print(report.to_json())
+        emit_json(report, args)
     else:
         print(render_table(report, title, seconds))
     return report.exit_status()
@@ -351,12 +359,14 @@ def make_parser() -> argparse.ArgumentParser:
     verify = sub.add_parser("verify", help="the main job: prove everything about an encoding "
                             "and run the numeric checks on positions 0 … L−1 (default: the "
                             "original, d=512, base 10000, L=1e6)")
+    add_spec_argument(verify)
     encoding_options(verify)
     check_options(verify)
     output_options(verify)
 
     check = sub.add_parser("check", help="numeric checks of one encoding (separation, "
                            "near returns, decay, dtypes…), certified in mpmath")
+    add_spec_argument(check)
     encoding_options(check)
     check_options(check)
     biases_perm.add_options(check)
@@ -364,6 +374,7 @@ def make_parser() -> argparse.ArgumentParser:
     cli_t5.add_t5_option(check)
 
     prove = sub.add_parser("prove", help="prove or refute the theorems for one encoding")
+    add_spec_argument(prove)
     encoding_options(prove)
     prove.add_argument("--general", action="store_true",
                        help="also prove for every even d at once (symbolic pair index)")
@@ -434,6 +445,13 @@ def _run(args: argparse.Namespace) -> int:
 
         print("\n".join(render()))
         return 0
+    normalise_options(args)
+    if hasattr(args, "spec"):
+        apply_spec(args)
+    if getattr(args, "rope_spec", None) is not None:
+        from .rotary import run_rotary
+
+        return run_rotary(args)
     if getattr(args, "alibi", False):
         from . import alibi as cli_alibi
 

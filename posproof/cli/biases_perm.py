@@ -93,9 +93,12 @@ def explain_xpos(args: argparse.Namespace) -> int:
     decay = prove_xpos(xp, seed=0)["xpos:decay"]
     limits = xpos_scale_limits(xp)
     if getattr(args, "json", False):
-        print(json.dumps({"spec": xp.to_dict(), "zeta": decay.values["zeta"],
-                          "half_distance": decay.values["half_distance"], "limits": limits},
-                         indent=2, sort_keys=True, ensure_ascii=False))
+        from .options import emit_json
+
+        emit_json({"encoding": xp.to_dict(),
+                   "numbers": {"zeta": decay.values["zeta"],
+                               "half_distance": decay.values["half_distance"],
+                               "limits": limits}}, args, ok=True)
         return 0
     lines = [f"posproof explain {xp!r}", "", "pair k   ζ_k (exact)   scale halves after Δ ="]
     for k, (z, half) in enumerate(zip(decay.values["zeta"], decay.values["half_distance"],

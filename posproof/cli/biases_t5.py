@@ -76,7 +76,8 @@ def add_t5_option(parser: argparse.ArgumentParser) -> None:
 def add_check_impl_options(parser: argparse.ArgumentParser) -> None:
     """``--t5-buckets``, ``--position-ids`` and their options on ``check-impl``."""
     group = parser.add_argument_group("attention biases")
-    group.add_argument("--t5-buckets", nargs="?", const=DEFAULT_SPEC, default=None,
+    group.add_argument("--t5", "--t5-buckets", dest="t5_buckets", nargs="?",
+                       const=DEFAULT_SPEC, default=None,
                        metavar="SPEC", help="ATTR is a T5 bucket function fn(relative_position,"
                        " bidirectional, num_buckets, max_distance); SPEC = NUM_BUCKETS,"
                        "MAX_DISTANCE[,causal][,float32|float16] (a declared dtype accepts its "
@@ -95,7 +96,9 @@ def add_check_impl_options(parser: argparse.ArgumentParser) -> None:
 
 def _output(report: Report, args: argparse.Namespace, title: str, spec: Any) -> int:
     if args.json:
-        print(report.to_json())
+        from .options import emit_json
+
+        emit_json(report, args)
         return report.exit_status()
     symbol = {"proved": "✓", "pass": "✓", "refuted": "✗", "fail": "✗", "unknown": "?"}
     items = [(p.name, p.status, p.statement, p.note) for p in report.theorems]
@@ -161,15 +164,16 @@ def check_impl(args: argparse.Namespace, impl: Any, label: str) -> int:
         from ..testing.position_ids import check_position_ids
 
         report = check_position_ids(impl, takes=args.position_ids,
-                                    first=args.first_position or 0, pad_fill=args.pad_fill,
+                                    first=_first(args), pad_fill=args.pad_fill,
                                     pad_token_id=args.pad_token_id)
         message = report.encoding["message"]
         head = (f"spec: position ids from {args.position_ids}, real tokens from "
-                f"{args.first_position or 0}, pads " + ("unchecked" if args.pad_fill is None
+                f"{_first(args)}, pads " + ("unchecked" if args.pad_fill is None
                                                         else f"= {args.pad_fill}"))
     if args.json:
-        out = {"target": label, **report.to_dict()}
-        print(json.dumps(out, indent=2, sort_keys=True, ensure_ascii=False, default=str))
+        from .options import emit_json
+
+        emit_json({"target": label, **report.to_dict()}, args, ok=bool(report.ok))
     else:
         lines = [f"posproof check-impl {label}", head, ""]
         for c in report.checks:
@@ -196,7 +200,9 @@ def identify_buckets(args: argparse.Namespace, arrays: dict[str, Any]) -> int:
                "checks": [{"name": f"identify_t5[{name}]",
                            "status": "pass" if r.matched else "fail", **r.to_dict()}
                           for name, r in results.items()]}
-        print(json.dumps(out, indent=2, sort_keys=True, ensure_ascii=False, default=str))
+        from .options import emit_json
+
+        emit_json(out, args, ok=bool(matched))
     else:
         print("\n\n".join([f"posproof identify {args.file}"]
                            + [f"[{name}]\n{r}" if len(results) > 1 else str(r)
@@ -257,7 +263,9 @@ def explain_t5(args: argparse.Namespace) -> int:
                "checks": [c.to_dict() | {"stack": n} for n, _, _, cs in results for c in cs],
                "stacks": [{"stack": n, **s.to_dict(), "table": s.table()}
                           for n, s, _, _ in results]}
-        print(json.dumps(out, indent=2, sort_keys=True, ensure_ascii=False, default=str))
+        from .options import emit_json
+
+        emit_json(out, args, ok=bool(ok))
         return 0 if ok else 1
     lines = [f"posproof explain {args.config}",
              f"model_type={data.get('model_type')}, relative_attention_num_buckets={nb}, "
@@ -268,3 +276,10 @@ def explain_t5(args: argparse.Namespace) -> int:
         lines += [f"  {'·'} {c.name:<26} {c.values['summary']}" for c in checks]
     print("\n".join(lines))
     return 0 if ok else 1
+
+
+def _first(args: argparse.Namespace) -> int:
+    """``--first-position`` (0 when not given)."""
+    from .options import parse_int
+
+    return 0 if args.offset is None else parse_int("first-position", args.offset)

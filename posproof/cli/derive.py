@@ -53,6 +53,9 @@ def add_command(subparsers: Any) -> argparse.ArgumentParser:
                     "DIR/figures/: the guided derivation from counting to rotations, the "
                     "proofs step by step, the numeric checks with their certification, and "
                     "the figures. The same inputs give byte-identical files.")
+    from .spec import add_spec_argument
+
+    add_spec_argument(parser)
     encoding_options(parser)
     group = parser.add_argument_group("document")
     group.add_argument("--out", default="derivation", metavar="DIR",
@@ -67,7 +70,8 @@ def add_command(subparsers: Any) -> argparse.ArgumentParser:
     group.add_argument("--convention", choices=["row", "column"], default="row",
                        help="convention the translation matrix is shown in (default row: "
                             "PE(x+Δ) = PE(x)·T(Δ))")
-    group.add_argument("--max-len", default=str(DEFAULT_MAX_LEN), metavar="L",
+    group.add_argument("--length", "-L", "--max-len", dest="max_len",
+                       default=str(DEFAULT_MAX_LEN), metavar="L",
                        help=f"positions 0 … L−1 the numeric checks scan (default "
                             f"{DEFAULT_MAX_LEN})")
     group.add_argument("--no-general", action="store_true",
@@ -106,9 +110,11 @@ def run(args: argparse.Namespace) -> int:
     doc, files = _execute(args)
     seconds = time.perf_counter() - start
     if args.json:
+        from .options import emit_json
+
         out = doc.to_dict()
         out["files"] = [str(p) for p in files]
-        print(json.dumps(out, indent=2, sort_keys=True, ensure_ascii=False))
+        emit_json(out, args, ok=bool(doc.ok))
     else:
         from ..document.derive.document import verdict
 
@@ -170,7 +176,7 @@ def _execute(args: argparse.Namespace) -> tuple[Any, list[Path]]:
     from ..measure.checks import check_scan_options
     from ..precise import DEFAULT_DPS
 
-    max_len = check_scan_options(enc, length("max-len", args.max_len), DEFAULT_DPS)[0]
+    max_len = check_scan_options(enc, length("length", args.max_len), DEFAULT_DPS)[0]
     names = [] if args.no_figures else list(args.figure_names)
     _prepare(args.out)
     jobs = args.jobs

@@ -21,7 +21,9 @@ __all__ = [
     "ProgressBar",
     "build_encoding",
     "build_multi",
+    "JSON_KEYS",
     "check_options",
+    "emit_json",
     "encoding_options",
     "int_at_least",
     "int_list",
@@ -43,16 +45,19 @@ class Parser(argparse.ArgumentParser):
 
 def encoding_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("encoding")
+    from ..model.families import families_help
+
     group.add_argument("--preset", default=None,
-                       help="vaswani (default), tensor2tensor, fairseq, diffusion, binary, "
-                            "sine-only, column-exponent")
+                       help="a name of a family (another spelling of SPEC; default vaswani): "
+                            + families_help())
     group.add_argument("--dim", "-d", help="encoded dimension d (default 512; mrope: head_dim, "
                        "default 128; axial-rope: the sum of --axes-dims)")
     group.add_argument("--base", help="base b of the geometric schedule (default 10000)")
     group.add_argument("--layout", help="interleaved, interleaved-cos, split, split-cos")
     group.add_argument("--frequencies", help="explicit frequencies, e.g. '1, 1/100, pi/4'")
     group.add_argument("--expression", help="frequency in k, d, n, b, e.g. 'b**(-2*k/d)'")
-    group.add_argument("--offset", help="position of the first token")
+    group.add_argument("--first-position", "--offset", dest="offset", metavar="X",
+                       help="position of the first token (row 0 of a table)")
     group.add_argument("--odd-dim", choices=["error", "pad"], help="policy for odd d")
     group.add_argument("--min-timescale", help="tensor2tensor min_timescale")
     group.add_argument("--max-timescale", help="tensor2tensor max_timescale")
@@ -132,16 +137,17 @@ def check_options(parser: argparse.ArgumentParser) -> None:
     from ..measure.checks import CHECKS, DEFAULT_MAX_LEN
 
     group = parser.add_argument_group("numeric checks")
-    group.add_argument("--max-len", default=str(DEFAULT_MAX_LEN), metavar="L",
-                       help=f"positions 0 … L−1 to scan (default {DEFAULT_MAX_LEN}, which keeps "
+    group.add_argument("--length", "-L", "--max-len", dest="max_len",
+                       default=str(DEFAULT_MAX_LEN), metavar="L",
+                       help=f"the L positions to scan, from the first position (default {DEFAULT_MAX_LEN}, which keeps "
                             "`posproof verify` under 5 s on two cores; at most 1e9, and "
                             "L·d at most 2^35, e.g. L ≤ 67108864 at d = 512: the scans "
                             "stream, time is the limit)")
     group.add_argument("--dps", default="50",
                        help="digits of the mpmath certification (default 50; 50 to 1000)")
-    group.add_argument("--dtype", action="append", metavar="NAME",
-                       help="dtype audited by dtype_audit (repeatable; default float32, "
-                            "float16, bfloat16)")
+    group.add_argument("--dtype", action="append", metavar="NAME[,NAME…]",
+                       help="dtypes audited by dtype_audit: one name or a comma list "
+                            "(repeatable; default float32,float16,bfloat16)")
     group.add_argument("--check", action="append", metavar="NAME", dest="check_names",
                        help=f"only this check (repeatable): {', '.join(CHECKS)}; on a "
                             "--grid of a multi-axis preset: bounds, separation, "
@@ -328,3 +334,48 @@ def run_main(parser: argparse.ArgumentParser, argv: Sequence[str] | None,
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 141
+
+
+#: The top level of every command's ``--json`` (docs/spec.md, tests/test_families.py).
+JSON_KEYS = ("ok", "spec", "theorems", "checks", "numbers")
+
+
+def emit_json(out: Any, args: argparse.Namespace, *, ok: bool | None = None) -> None:
+    """Print ``out`` (a Report or a dict) as every command's JSON: sorted keys and the same top
+    level, ``ok`` (bool), ``spec`` (the canonical SPEC), ``theorems``, ``checks`` and
+    ``numbers`` (empty where a command has none) beside the command's own keys.
+
+    >>> import argparse
+    >>> emit_json({"found": 1}, argparse.Namespace(spec_text="alibi:heads=8"), ok=True)
+    {
+      "checks": [],
+      "found": 1,
+      "numbers": {},
+      "ok": true,
+      "spec": "alibi:heads=8",
+      "theorems": []
+    }
+    """
+    import json
+
+    if hasattr(out, "to_dict"):
+        report = out
+        out = report.to_dict()
+        if ok is None:
+            ok = bool(report.ok)
+    out = dict(out)
+    if ok is None:
+        ok = out.get("ok")
+    if not isinstance(ok, bool):   # pragma: no cover - internal misuse
+        raise TypeError("emit_json needs ok= (a bool) for a dict without one")
+    out["ok"] = ok
+    if not isinstance(out.get("spec"), str):   # a model's own description: its encoding
+        if out.get("spec") is not None:
+            out.setdefault("encoding", out["spec"])
+        out["spec"] = ""
+    if not out["spec"]:
+        out["spec"] = getattr(args, "spec_text", None) or ""
+    out.setdefault("theorems", [])
+    out.setdefault("checks", [])
+    out.setdefault("numbers", {})
+    print(json.dumps(out, indent=2, sort_keys=True, ensure_ascii=False, default=str))

@@ -201,7 +201,9 @@ def _explore(args: argparse.Namespace) -> int:
         out = result.to_dict()
         if multis:
             out["axes"] = multis
-        print(json.dumps(out, indent=2, sort_keys=True, ensure_ascii=False, default=str))
+        from .options import emit_json
+
+        emit_json(out, args, ok=bool(result.ok))
     else:
         print(result.table())
         print(_axes_text(multis), end="")
@@ -298,7 +300,9 @@ def _explain(args: argparse.Namespace) -> int:
                "seq_len": seq_len, "frequencies": rows, **result.to_dict()}
         if axes is not None:
             out["axes"] = axes
-        print(json.dumps(out, indent=2, sort_keys=True, ensure_ascii=False, default=str))
+        from .options import emit_json
+
+        emit_json(out, args, ok=bool(result.ok))
         return 0 if result.ok else 1
     lines = [f"posproof explain {cfg.source}",
              f"model_type={cfg.model_type}, rope_type={cfg.rope_type}, "

@@ -221,8 +221,10 @@ def _sweep(args: argparse.Namespace, grid: Any) -> int:
     if bar is not None:
         bar.close()
     if args.json:
-        print(json.dumps({"sweep": {"grid": args.grid, **summary.to_dict()}, "theorems": [],
-                          "checks": []}, indent=2, sort_keys=True, ensure_ascii=False))
+        from .options import emit_json
+
+        emit_json({"sweep": {"grid": args.grid, **summary.to_dict()}}, args,
+                  ok=bool(summary.complete and not summary.errors and not summary.lost))
     else:
         lines = [f"posproof sweep {args.grid}: {grid.size} points × {len(grid.metrics)} metrics "
                  f"on {where}",

@@ -83,9 +83,10 @@ def add_commands(subparsers: Any, encoding_options: Callable[[argparse.ArgumentP
                                                      "PositionalEncoding2D): say which columns "
                                                      "encode which axis (default: 1-D first, "
                                                      "then the factorisations of the row count)")
-    ident.add_argument("--xpos", action="store_true",
+    ident.add_argument("--xpos", nargs="?", const=True, default=False, metavar="HEAD_DIM",
                        help="FILE holds an xPos ζ vector (torchscale's scale buffer): name "
-                            "its γ and head dim")
+                            "its γ and head dim (HEAD_DIM, as elsewhere, may be given; it is "
+                            "read from the vector's length)")
     ident.add_argument("--json", action="store_true", help="print JSON")
 
     check = subparsers.add_parser(
@@ -97,13 +98,14 @@ def add_commands(subparsers: Any, encoding_options: Callable[[argparse.ArgumentP
                     "failure, the most likely explanation.")
     check.add_argument("target", metavar="MODULE:ATTR",
                        help="e.g. mypkg.model:POS_TABLE, ./pe.py:make_table, mypkg:rope_apply")
+    from .spec import add_spec_argument
+
+    add_spec_argument(check)
     encoding_options(check)
     check.set_defaults(dim=None)
-    check.add_argument("--max-len", type=int_at_least(1), default=8192, metavar="L",
-                       help="a callable is checked at positions up to offset + L − 1 "
-                            "(default 8192)")
-    check.add_argument("--first-position", type=int, default=None, metavar="X",
-                       help="position of row 0 of a table (default: the encoding's offset)")
+    check.add_argument("--length", "-L", "--max-len", dest="max_len", type=int_at_least(1),
+                       default=8192, metavar="L",
+                       help="the L positions checked, from the first position (default 8192)")
     check.add_argument("--rotary", action="store_true",
                        help="ATTR is apply_fn(x, positions) of a rotary embedding; --dim is "
                             "the head dim, --layout half (default) or adjacent, --base; with "
@@ -333,7 +335,10 @@ def _identify(args: argparse.Namespace) -> int:
 
         found = {name: identify_xpos(value) for name, value in arrays.items()}
         if args.json:
-            print(json.dumps({"file": args.file, "xpos": found}, indent=2, sort_keys=True))
+            from .options import emit_json
+
+            emit_json({"file": args.file, "xpos": found}, args,
+                      ok=all(r["matched"] for r in found.values()))
         else:
             for name, r in found.items():
                 print(f"{name}: " + (f"{r['spec']} (residual {r['residual']:.2g})"
@@ -372,7 +377,9 @@ def _identify(args: argparse.Namespace) -> int:
                            "status": "pass" if r.matched else "fail", **r.to_dict()}
                           for name, r in results.items()],
                "skipped": [{"name": name, "reason": text} for name, text in skipped.items()]}
-        print(json.dumps(out, indent=2, sort_keys=True, ensure_ascii=False, default=str))
+        from .options import emit_json
+
+        emit_json(out, args, ok=bool(matched))
     else:
         shown = {k: r for k, r in results.items() if r.matched} or results
         blocks = [f"posproof identify {args.file}"]
@@ -429,11 +436,12 @@ def _check_impl(args: argparse.Namespace) -> int:
             args.dim = str(_width(impl, args))
         enc = build_encoding(args)
         report = check_encoding(impl, enc, max_len=args.max_len, seed=args.seed,
-                                first_position=args.first_position, angles=args.angles,
+                                first_position=None, angles=args.angles,
                                 scale=args.scale)
     if args.json:
-        out = {"target": label, "theorems": [], **report.to_dict()}
-        print(json.dumps(out, indent=2, sort_keys=True, ensure_ascii=False, default=str))
+        from .options import emit_json
+
+        emit_json({"target": label, **report.to_dict()}, args, ok=bool(report.ok))
     else:
         print(_render(report, label))
     return 0 if report.ok else 1

@@ -128,11 +128,14 @@ def _multi(text: str, kind: str, values: dict[str, str], multi: bool) -> Any:
     return multi_preset(kind, dim, **params)
 
 
-def parse_spec(text: str, *, seq_len: int | None = None, multi: bool = False) -> Any:
-    """A Rotary or a sinusoidal Encoding from a spec string (see the module docstring).
+def parse_spec(text: Any, *, seq_len: int | None = None, multi: bool = False,
+               biases: bool = False) -> Any:
+    """The model object of a SPEC (see :mod:`posproof.model.families`, the one grammar).
 
     ``seq_len`` is the default sequence length for dynamic / longrope rules.  With
-    ``multi=True`` a multi-axis spec gives a MultiAxisRotary / MultiAxisEncoding.
+    ``multi=True`` a multi-axis spec gives a MultiAxisRotary / MultiAxisEncoding; with
+    ``biases=True`` an ``alibi`` / ``t5`` / ``xpos`` spec gives its Alibi / T5Buckets /
+    XPos (callers that handle encodings only refuse them in one line).
 
     >>> parse_spec("vaswani:dim=8,base=100")
     Encoding(vaswani, dim=8, layout=interleaved, base=100, offset=0)
@@ -140,6 +143,8 @@ def parse_spec(text: str, *, seq_len: int | None = None, multi: bool = False) ->
     16
     >>> parse_spec("axial-rope:axes_dims=4;8", multi=True)
     MultiAxisRotary(axial-rope, head_dim=12, layout=adjacent, pairs per axis=[2, 4])
+    >>> parse_spec("alibi:heads=8", biases=True).slopes_float()[0]
+    0.5
     >>> parse_spec("rope:dim=128,mrope_section=16;24;20", multi=True)
     Traceback (most recent call last):
     ...
@@ -147,28 +152,35 @@ def parse_spec(text: str, *, seq_len: int | None = None, multi: bool = False) ->
     >>> parse_spec("rope:bass=10")
     Traceback (most recent call last):
     ...
-    posproof.errors.InvalidParameter: spec 'rope:bass=10': unknown key 'bass'; rope specs take base, dim, rotary_dim, partial_rotary_factor, layout, scaling, name, config, seq_len, default_theta, factor, low_freq_factor, high_freq_factor, original_max_position_embeddings, beta_fast, beta_slow, truncate, attention, mscale, mscale_all_dim, short_factor, long_factor, mrope_section, mrope_interleaved
+    posproof.errors.InvalidParameter: spec 'rope:bass=10': unknown key 'bass'; rope specs take dim, base, rotary_dim, partial_rotary_factor, layout, scaling, factor, low_freq_factor, high_freq_factor, original_max_position_embeddings, beta_fast, beta_slow, truncate, attention, mscale, mscale_all_dim, short_factor, long_factor, seq_len, config, default_theta, name, mrope_section, mrope_interleaved
     """  # noqa: E501
     from .configs import read_config
-    from .presets import PRESETS, preset
+    from .families import FAMILIES, parse
+    from .presets import preset
     from .rope import rotary
 
-    if not isinstance(text, str) or not text.strip():
-        raise InvalidParameter("empty spec; write e.g. rope:base=10000,dim=128 or a config.json")
-    text = text.strip()
-    kind, sep, body = text.partition(":")
-    kind = kind.strip().lower()
-    aliases = {"sin": "vaswani", "sinusoidal": "vaswani"}
-    known = {"rope", "rotary", *aliases, *PRESETS, "original", "transformer", "pytorch", "t2t",
-             *MULTI_SPEC_KINDS}
-    if not (sep and kind in known) and (text.lower().endswith(".json") or os.path.isfile(text)):
-        cfg = read_config(text, seq_len=seq_len)
+    spec = parse(text)
+    text = spec.text
+    fam = FAMILIES[spec.family]
+    if fam.kind == "bias" or spec.family == "xpos":
+        if not biases:
+            raise InvalidParameter(f"spec {text!r} is {fam.summary.split(' (')[0]}, not an "
+                                   "encoding this command compares; use posproof prove / "
+                                   f"check / check-impl {text}")
+        return _bias(spec)
+    if spec.config is not None:
+        cfg = read_config(spec.config, seq_len=seq_len)
         return cfg.multi_rotary() if multi and cfg.mrope_section else cfg.rotary(seq_len)
-    values = _pairs(body, text)
-    if kind in MULTI_SPEC_KINDS:
-        return _multi(text, kind, values, multi)
-    if kind in ("rope", "rotary"):
-        _only(text, "rope", values, _ROPE_KEYS)
+    values = dict(spec.params)
+    values.pop("grid", None)          # where to measure, not what the encoding is
+    if spec.family == "mrope":
+        values = {{"sections": "mrope_section", "interleaved": "mrope_interleaved"}.get(k, k): v
+                  for k, v in values.items()}
+        return _multi(text, "mrope", values, multi)
+    if spec.family in ("axial-rope", "sincos-2d"):
+        values.pop("grid", None)      # where to measure, not what the encoding is
+        return _multi(text, spec.name, values, multi)
+    if spec.family == "rope":
         if ("mrope_section" in values or "mrope_interleaved" in values) and \
                 "config" not in values:
             _only(text, "M-RoPE", values, _MROPE_KEYS)
@@ -195,11 +207,57 @@ def parse_spec(text: str, *, seq_len: int | None = None, multi: bool = False) ->
         base = params.pop("base", "10000")
         dim = params.pop("dim", 128)
         return rotary(base, dim, name=name, **params)
-    name = aliases.get(kind, kind)
-    if kind not in known:
-        raise UnknownName(f"spec {text!r}: kind {kind!r} is not known; use rope, sinusoidal, "
-                          f"a preset ({', '.join(sorted(PRESETS))}), a multi-axis kind "
-                          f"({', '.join(MULTI_SPEC_KINDS)}) or a path to config.json")
     params = {k: _spec_value(k, v) for k, v in values.items()}
+    if "frequencies" in params:
+        params["frequencies"] = [f for f in str(params["frequencies"]).split(";") if f.strip()]
     dim = params.pop("dim", 512)
-    return preset(name, dim=dim, **params)
+    return preset(spec.name, dim=dim, **params)
+
+
+def _bool(spec: Any, key: str, default: bool) -> bool:
+    text = spec.params.get(key)
+    if text is None:
+        return default
+    if text.lower() not in ("true", "false", "1", "0", "yes", "no"):
+        raise InvalidParameter(f"spec {spec.text!r}: {key}={text!r}; use true or false")
+    return text.lower() in ("true", "1", "yes")
+
+
+def _int(spec: Any, key: str, default: int) -> int:
+    text = spec.params.get(key)
+    if text is None:
+        return default
+    try:
+        return int(text)
+    except ValueError:
+        raise InvalidParameter(f"spec {spec.text!r}: {key}={text!r} is not an integer") from None
+
+
+def _bias(spec: Any) -> Any:
+    """The Alibi, T5Buckets or XPos of an ``alibi`` / ``t5`` / ``xpos`` spec or config."""
+    from .alibi import alibi, alibi_from_config
+    from .families import _config_family
+    from .t5_buckets import T5Buckets
+    from .xpos import XPos
+
+    if spec.config is not None:
+        family, data = _config_family(spec.config)
+        if family == "alibi":
+            return alibi_from_config(data)
+        # the encoder's buckets (bidirectional); a decoder's self-attention is causal
+        return T5Buckets(data.get("relative_attention_num_buckets", 32),
+                         data.get("relative_attention_max_distance", 128), True)
+    if spec.family == "alibi":
+        if "heads" not in spec.params:
+            raise InvalidParameter(f"spec {spec.text!r}: alibi needs heads, e.g. alibi:heads=12")
+        return alibi(_int(spec, "heads", 0), spec.params.get("rule", "reference"),
+                     spec.params.get("alibi_bias_max", "8"))
+    if spec.family == "t5":
+        return T5Buckets(_int(spec, "buckets", 32), _int(spec, "max_distance", 128),
+                         not _bool(spec, "causal", False))
+    extra: dict[str, Any] = {}
+    if "gamma" in spec.params:
+        extra["gamma"] = spec.params["gamma"]
+    return XPos(_int(spec, "dim", 64), base=spec.params.get("base", "10000"),
+                scale_base=_int(spec, "scale_base", 512), centred=_bool(spec, "centred", True),
+                **extra)
