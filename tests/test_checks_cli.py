@@ -271,8 +271,8 @@ def test_cli_check_json_has_the_contract_keys(capsys: pytest.CaptureFixture[str]
 @pytest.mark.parametrize(("argv", "message"), [
     (["check", "--max-len", "0"], "max_len=0 is too small"),
     (["check", "--max-len", "-4"], "max_len=-4 is too small"),
-    (["check", "--max-len", "lots"], "--max-len='lots' is not an integer; pass e.g. 1000000"),
-    (["check", "--max-len", "nan"], "--max-len='nan' is not an integer"),
+    (["check", "--max-len", "lots"], "--length='lots' is not an integer; pass e.g. 1000000"),
+    (["check", "-L", "nan"], "--length='nan' is not an integer"),
     (["check", "--max-len", "1e12"], "at most 1000000000 is accepted"),
     (["check", "--dtype", "float8"], "dtype='float8' is not known"),
     (["check", "--check", "nope"], "check='nope' is not known"),

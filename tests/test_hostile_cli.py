@@ -117,7 +117,7 @@ def test_prove_options(data: st.DataObject | None, option: str) -> None:
 
 CHECK_OPTIONS = {
     "--max-len": (st.one_of(BAD_INTS, st.sampled_from(["0", "-5", "1e30", "10**9"])),
-                  ("max-len", "max_len")),
+                  ("length", "max-len", "max_len")),
     "--dps": (st.one_of(BAD_INTS, st.sampled_from(["0", "49", "100000", "-50"])), ("dps",)),
     "--dtype": (st.sampled_from(["int8", "float128x", "", "abc", "complex64", "bool"]),
                 ("dtype",)),
@@ -213,7 +213,7 @@ def test_check_impl_bad_targets(target: str) -> None:
                 "target", "impl")
 
 
-@pytest.mark.parametrize("argv", [["prove", "--dim=--"], ["check", "--max-len=--"],
+@pytest.mark.parametrize("argv", [["prove", "--dim=--"], ["check", "--length=--"],
                                   ["check", "--dps=--"]])
 def test_double_dash_value(argv: list[str]) -> None:
     cli_refused(argv, argv[-1].split("=")[0])

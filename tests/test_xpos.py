@@ -211,8 +211,8 @@ def test_cli_explain_xpos(capsys):
 
     assert main(["explain", "--xpos", "8", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["zeta"] == [str(z) for z in XPos(8).zetas()]
-    assert out["limits"] == xpos_scale_limits(XPos(8))
+    assert out["numbers"]["zeta"] == [str(z) for z in XPos(8).zetas()]
+    assert out["numbers"]["limits"] == xpos_scale_limits(XPos(8))
     assert main(["explain"]) == 2
     assert "CONFIG" in capsys.readouterr().err
 

@@ -25,11 +25,11 @@ from ..report import Check, Proof, Report
 from ..version import __version__
 from .options import (
     Parser,
-    emit_json,
     ProgressBar,
     build_encoding,
     build_multi,
     check_options,
+    emit_json,
     encoding_options,
     int_list,
     length,
@@ -427,6 +427,13 @@ def make_parser() -> argparse.ArgumentParser:
     cli_alibi.add_options(sub)
     sub.add_parser("limits", help="every accepted range: at these values each command finishes "
                    "within a minute and 4 GiB; beyond them it exits 2 at once")
+    from ..model.families import families_help
+
+    families = (f"SPEC families: {families_help()}. A SPEC is FAMILY:key=value,... or a "
+                "config.json (docs/spec.md).")
+    for command in sub.choices.values():
+        command.epilog = families if not command.epilog else f"{command.epilog}\n\n{families}"
+    parser.epilog = f"{parser.epilog} {families}"
     return parser
 
 

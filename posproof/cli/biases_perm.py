@@ -42,6 +42,9 @@ def wants(args: argparse.Namespace) -> bool:
 
 def xpos_spec(args: argparse.Namespace) -> XPos:
     """The XPos of ``--xpos HEAD_DIM`` (and ``--base``), refusing a non-integer in one line."""
+    spec = getattr(args, "spec_obj", None)
+    if spec is not None and spec.family == "xpos":
+        return spec.build()
     text = args.xpos
     try:
         head_dim = int(text)
@@ -87,7 +90,6 @@ def report(args: argparse.Namespace) -> Report:
 
 def explain_xpos(args: argparse.Namespace) -> int:
     """``posproof explain --xpos HEAD_DIM [--json]``: ζ_k, half distances, dtype limits."""
-    import json
 
     xp = xpos_spec(args)
     decay = prove_xpos(xp, seed=0)["xpos:decay"]

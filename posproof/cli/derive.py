@@ -25,7 +25,6 @@ says what failed, plainly.  Bad input (an unknown format, an unwritable
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path

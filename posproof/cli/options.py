@@ -17,11 +17,11 @@ from typing import Any, TextIO
 from ..errors import InvalidParameter, PosproofError
 
 __all__ = [
+    "JSON_KEYS",
     "Parser",
     "ProgressBar",
     "build_encoding",
     "build_multi",
-    "JSON_KEYS",
     "check_options",
     "emit_json",
     "encoding_options",
@@ -139,7 +139,8 @@ def check_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("numeric checks")
     group.add_argument("--length", "-L", "--max-len", dest="max_len",
                        default=str(DEFAULT_MAX_LEN), metavar="L",
-                       help=f"the L positions to scan, from the first position (default {DEFAULT_MAX_LEN}, which keeps "
+                       help=f"the L positions to scan, from the first position (default "
+                            f"{DEFAULT_MAX_LEN}, which keeps "
                             "`posproof verify` under 5 s on two cores; at most 1e9, and "
                             "L·d at most 2^35, e.g. L ≤ 67108864 at d = 512: the scans "
                             "stream, time is the limit)")
@@ -191,6 +192,7 @@ def build_encoding(args: argparse.Namespace) -> Any:
         name = name or "expression"
         params["expression"] = args.expression
     name = name or "vaswani"
+    _known_family(name)
     if is_multi(name):      # by name: building it would only be thrown away
         raise InvalidParameter(f"--preset {name} has several position axes; this command "
                                "takes a 1-D encoding (multi-axis encodings: prove, check, "
@@ -205,6 +207,20 @@ def build_encoding(args: argparse.Namespace) -> Any:
         if value is not None:
             params[option] = parse_int(option.replace("_", "-"), value)
     return preset(name, dim=parse_int("dim", "512" if args.dim is None else args.dim), **params)
+
+
+def _known_family(name: str) -> None:
+    """Refuse in one line a ``--preset`` that names no family, listing every family."""
+    from ..errors import UnknownName
+    from ..model.families import FAMILIES, families_help, family_of
+
+    family = family_of(name)
+    if family is None:
+        raise UnknownName(f"--preset {name!r} is not known; the families are "
+                          f"{families_help()}")
+    if family in ("rope", "alibi", "t5", "xpos"):
+        raise InvalidParameter(f"--preset {name} names the {family} family, which takes its "
+                               f"own keys: write it as a SPEC, e.g. {FAMILIES[family].example}")
 
 
 def parse_grid(text: str | None, axes: int | None = None) -> tuple[int, ...] | None:
@@ -266,6 +282,8 @@ def build_multi(args: argparse.Namespace) -> Any:
     from ..model.multirope import MULTI_ROTARIES, multi_rotary
 
     name = (args.preset or "").lower()
+    if name:
+        _known_family(name)
     if not is_multi(name):
         return None
     if name in MULTI_ROTARIES:

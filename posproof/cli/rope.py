@@ -33,7 +33,6 @@ Encoding specs (see :func:`posproof.model.configs.parse_spec`)::
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -45,7 +44,10 @@ __all__ = ["COMMANDS", "add_commands", "run"]
 
 COMMANDS = ("explore", "explain")
 
-_SPEC_HELP = ("encodings to compare: rope:key=value,… (base, dim, rotary_dim, "
+_SPEC_HELP = ("encodings to compare, each a SPEC FAMILY:key=value,… of an encoding family "
+              "(vaswani and its presets, rope, sincos-2d, mrope, axial-rope; the bias "
+              "families alibi, t5, xpos are proved and checked by prove / check): "
+              "rope:key=value,… (base, dim, rotary_dim, "
               "partial_rotary_factor, layout=half|adjacent, scaling=linear|ntk|dynamic|yarn|llama3|"
               "longrope, factor, low_freq_factor, high_freq_factor, "
               "original_max_position_embeddings, seq_len, beta_fast, beta_slow, attention, "
@@ -119,7 +121,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         help="--base-bound stops after the first island: the smallest good "
                              "base, certified, much faster at long L (islands above, the "
                              "all-good threshold and 'interval' are then not computed)")
-    parser.add_argument("--dtypes", default="float32,float16,bfloat16",
+    parser.add_argument("--dtype", "--dtypes", dest="dtypes", default="float32,float16,bfloat16",
                         help="dtypes of the audit, comma-separated ('' for none)")
     parser.add_argument("--plot", metavar="FILE", help="write the overlaid curves to FILE "
                         "(needs matplotlib: pip install 'posproof[plot]')")

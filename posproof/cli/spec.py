@@ -126,12 +126,16 @@ def apply_spec(args: argparse.Namespace) -> None:
         args.mrope_section = p.get("sections")
         args.mrope_interleaved = p.get("interleaved", "false").lower() in ("true", "1", "yes")
         args.grid = p.get("grid")
+        if command == "check-impl":
+            args.rotary = True         # the family says what the impl is
         return
     if spec.family == "axial-rope":
         args.axes_dims = p.get("axes_dims")
         args.base = p.get("base")
         args.layout = p.get("layout")
         args.grid = p.get("grid")
+        if command == "check-impl":
+            args.rotary = True
         return
     raise InvalidParameter(f"{command} does not take {spec.family} specs")  # pragma: no cover
 
@@ -190,8 +194,11 @@ def normalise_options(args: argparse.Namespace) -> None:
     """One meaning per option: ``--dtype`` is one name or a comma list (repeatable)."""
     dtype = getattr(args, "dtype", None)
     if isinstance(dtype, list):
-        names = [n.strip() for item in dtype for n in str(item).split(",") if n.strip()]
-        args.dtype = names or None
+        names = [n.strip() for item in dtype for n in str(item).split(",")]
+        if not all(names):
+            raise InvalidParameter(f"--dtype={','.join(dtype)!r} names an empty dtype; pass "
+                                   "one name or a comma list, e.g. --dtype float32,bfloat16")
+        args.dtype = names
 
 
 def rope_of(args: argparse.Namespace, *, seq_len: int | None = None) -> Any:

@@ -23,7 +23,6 @@ worker died: rerun with ``--resume``), 2 for bad input (one line on stderr),
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any

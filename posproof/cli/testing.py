@@ -35,7 +35,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
-import json
 import math
 import os
 import sys

@@ -44,7 +44,7 @@ from typing import Any
 
 from ..errors import InvalidParameter, UnknownName
 
-__all__ = ["FAMILIES", "Family", "Spec", "family_names", "family_of", "families_help", "parse"]
+__all__ = ["FAMILIES", "Family", "Spec", "families_help", "family_names", "family_of", "parse"]
 
 #: The sinusoidal presets: names of the ``vaswani`` family (a table PE(x) of sin and cos).
 SINUSOIDAL_NAMES = ("vaswani", "original", "transformer", "tensor2tensor", "fairseq",
@@ -85,7 +85,7 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
             "min_timescale", "max_timescale", "start_index", "padding_idx", "max_period",
             "numerator", "name"),
            names=SINUSOIDAL_NAMES[1:] + tuple(_SINUSOIDAL_ALIASES),
-           aliases={**_COMMON, "first_position": "offset"}, docs="docs/guide.md"),
+           aliases={**_COMMON, "first_position": "offset"}, docs="docs/spec.md#vaswani"),
     Family("rope", "rotary embeddings (RoPE) with every scaling rule: linear, dynamic, "
            "ntk, yarn, llama3, longrope …", "rope:dim=128,base=500000,scaling=llama3,factor=8",
            _ROPE_KEYS, names=("rotary",),
@@ -93,20 +93,20 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
                     "attention_factor": "attention",
                     "original": "original_max_position_embeddings",
                     "orig": "original_max_position_embeddings"},
-           docs="docs/rope.md"),
+           docs="docs/spec.md#rope"),
     Family("sincos-2d", "sinusoidal tables on a grid of 2 or 3 axes (MAE, DiT; pe-2d, "
            "pe-3d)", "sincos-2d:dim=768,grid=16x16",
            ("dim", "base", "layout", "first", "grid"), names=("pe-2d", "pe-3d"),
-           aliases=_COMMON, docs="docs/multiaxis.md", axes="several"),
+           aliases=_COMMON, docs="docs/spec.md#several-position-axes", axes="several"),
     Family("mrope", "multimodal RoPE (Qwen2-VL's M-RoPE; Qwen3-VL interleaved)",
            "mrope:dim=128,base=1e6,sections=16;24;24",
            ("dim", "base", "sections", "interleaved", "layout", "name", "grid"),
            aliases={**_COMMON, "mrope_section": "sections",
                     "mrope_interleaved": "interleaved"},
-           docs="docs/multiaxis.md", axes="several"),
+           docs="docs/spec.md#several-position-axes", axes="several"),
     Family("axial-rope", "axial RoPE: one rotary per axis (FLUX)",
            "axial-rope:axes_dims=16;56;56,theta=10000", ("axes_dims", "base", "layout", "grid"),
-           aliases=_COMMON, docs="docs/multiaxis.md", axes="several"),
+           aliases=_COMMON, docs="docs/spec.md#several-position-axes", axes="several"),
     Family("alibi", "ALiBi linear attention biases (the paper / BLOOM; MPT's "
            "alibi_bias_max rule)", "alibi:heads=12",
            ("heads", "rule", "alibi_bias_max"),
@@ -265,3 +265,18 @@ def parse(text: Any) -> Spec:
     if family == "vaswani" and name == "original":
         name = "vaswani"
     return Spec(family, name, params)
+
+
+def families_markdown() -> str:
+    """The table of families in docs/spec.md (a test keeps the page equal to this)."""
+    lines = ["| family | what | keys (aliases) | example |", "|---|---|---|---|"]
+    for fam in FAMILIES.values():
+        inverse: dict[str, list[str]] = {}
+        for alias, key in fam.aliases.items():
+            inverse.setdefault(key, []).append(alias)
+        keys = ", ".join(f"`{k}`" + (f" ({', '.join(inverse[k])})" if k in inverse else "")
+                         for k in fam.keys)
+        names = "".join(f", `{n}`" for n in fam.names if n not in _SINUSOIDAL_ALIASES
+                        and n != "rotary")
+        lines.append(f"| `{fam.name}`{names} | {fam.summary} | {keys} | `{fam.example}` |")
+    return "\n".join(lines)

@@ -27,10 +27,9 @@ receives one.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
-from ..errors import InvalidParameter, UnknownName
+from ..errors import InvalidParameter
 
 __all__ = ["MULTI_SPEC_KINDS", "SPEC_ALIASES", "parse_spec"]
 
