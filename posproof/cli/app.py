@@ -458,7 +458,7 @@ def _run(args: argparse.Namespace) -> int:
     if getattr(args, "rope_spec", None) is not None:
         from .rotary import run_rotary
 
-        return run_rotary(args)
+        return run_rotary(args, sys.modules[__name__])
     if getattr(args, "alibi", False):
         from . import alibi as cli_alibi
 

@@ -15,6 +15,7 @@ import argparse
 
 from ..errors import InvalidParameter
 from ..measure.xpos import xpos_scale_limits
+from ..model.specs import build as _build
 from ..model.xpos import XPos
 from ..proofs.permutation import exit_status as permutation_exit_status
 from ..proofs.permutation import prove_permutation
@@ -44,7 +45,7 @@ def xpos_spec(args: argparse.Namespace) -> XPos:
     """The XPos of ``--xpos HEAD_DIM`` (and ``--base``), refusing a non-integer in one line."""
     spec = getattr(args, "spec_obj", None)
     if spec is not None and spec.family == "xpos":
-        return spec.build()
+        return _build(spec)
     text = args.xpos
     try:
         head_dim = int(text)

@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 from ..errors import InvalidParameter
+from ..model.specs import build as _build
 
 __all__ = ["run_rotary"]
 
@@ -21,7 +22,9 @@ __all__ = ["run_rotary"]
 _TABLE_ONLY = ("claim_block", "claim_period", "claim_bound", "claim_permutation")
 
 
-def run_rotary(args: argparse.Namespace) -> int:
+def run_rotary(args: argparse.Namespace, app: Any) -> int:
+    """Run ``args.command`` on ``args.rope_spec``; ``app`` is :mod:`posproof.cli.app` (passed
+    in: this module is imported by it, never the other way round)."""
     from ..model.multirope import MultiAxisRotary
     from .options import length
 
@@ -36,20 +39,19 @@ def run_rotary(args: argparse.Namespace) -> int:
                                    f"{args.spec_text} is a rotary embedding")
     seq_len = (length("length", args.max_len) if command in ("check", "verify")
                else None)
-    built = args.rope_spec.build(seq_len=seq_len)
+    built = _build(args.rope_spec, seq_len=seq_len)
     if command == "check-impl":
         return _check_impl(args, built)
     if isinstance(built, MultiAxisRotary):
-        return _multi(args, built)
+        return _multi(args, built, app)
     from ..report import Report
-    from .app import _output, _run_checks, _timeout
 
     start = time.perf_counter()
     report = Report(built.to_dict(), spec=args.spec_text)
     if command in ("prove", "verify"):
         from ..proofs.rotary import prove_rotary
 
-        _timeout(args)           # validated, as for every other family
+        app._timeout(args)           # validated, as for every other family
         report = prove_rotary(built, theorems=getattr(args, "theorem", None) or None,
                               general=command == "verify" or bool(getattr(args, "general",
                                                                           False)),
@@ -60,18 +62,16 @@ def run_rotary(args: argparse.Namespace) -> int:
 
         enc = built.encoding()
         check_scan_options(enc, length("length", args.max_len), int(args.dps))
-        report.checks = _run_checks(enc, args, proofs=())
-    return _output(report, args, time.perf_counter() - start)
+        report.checks = app._run_checks(enc, args, proofs=())
+    return app._output(report, args, time.perf_counter() - start)
 
 
-def _multi(args: argparse.Namespace, multi: Any) -> int:
-    from .app import _run_check_grid, _run_prove_multi
-
+def _multi(args: argparse.Namespace, multi: Any, app: Any) -> int:
     args.preset = args.preset or multi.name
     if args.command == "prove":
-        return _run_prove_multi(args, multi)
+        return app._run_prove_multi(args, multi)
     if args.command == "check":
-        return _run_check_grid(multi, args)
+        return app._run_check_grid(multi, args)
     raise InvalidParameter(f"verify takes a 1-D encoding; {args.spec_text} has {multi.axes} "
                            "position axes: use posproof prove, and check with --grid")
 

@@ -19,6 +19,7 @@ import argparse
 from typing import Any
 
 from ..errors import InvalidParameter
+from ..model.specs import build as _build
 
 __all__ = ["SPEC_HELP", "add_spec_argument", "apply_spec", "normalise_options", "spec_text"]
 
@@ -80,13 +81,13 @@ def apply_spec(args: argparse.Namespace) -> None:
         raise InvalidParameter(f"{command} works on encodings; for {spec.text} use posproof "
                                f"prove / check / check-impl {spec.text}")
     if spec.family == "alibi":
-        built = spec.build()
+        built = _build(spec)
         args.alibi = True
         args.heads, args.rule = built.n_heads, built.rule
         args.alibi_bias_max = str(built.alibi_bias_max)
         return
     if spec.family == "t5":
-        built = spec.build()
+        built = _build(spec)
         words = [str(built.num_buckets), str(built.max_distance),
                  "bidirectional" if built.bidirectional else "causal"]
         if p.get("dtype"):
@@ -206,4 +207,4 @@ def rope_of(args: argparse.Namespace, *, seq_len: int | None = None) -> Any:
     spec = getattr(args, "rope_spec", None)
     if spec is None:
         return None
-    return spec.build(seq_len=seq_len)
+    return _build(spec, seq_len=seq_len)

@@ -19,7 +19,7 @@ them); lists are ``;``-separated; a key may be spelled with its aliases (``theta
 ``--alibi --heads``, ``--t5``, ``--xpos``) are other spellings of one.
 
 A family is one entry of :data:`FAMILIES`: its names, its keys with their defaults, an
-example, the docs page, and ``build`` (the model object).  Adding a family is adding an
+example and the docs page; :func:`posproof.model.specs.build` gives its model object.  Adding a family is adding an
 entry here and its operations in :mod:`posproof.families` (see docs/architecture.md).
 
 >>> parse("alibi:heads=12").text
@@ -182,13 +182,6 @@ class Spec:
 
     def __str__(self) -> str:
         return self.text
-
-    def build(self, *, seq_len: int | None = None) -> Any:
-        """The model object: an Encoding, Rotary, MultiAxisEncoding / MultiAxisRotary, Alibi,
-        T5Buckets or XPos."""
-        from .specs import parse_spec
-
-        return parse_spec(self, seq_len=seq_len, multi=True, biases=True)
 
 
 def _pairs(body: str, where: str, fam: Family) -> dict[str, str]:

@@ -31,7 +31,7 @@ from typing import Any
 
 from ..errors import InvalidParameter
 
-__all__ = ["MULTI_SPEC_KINDS", "SPEC_ALIASES", "parse_spec"]
+__all__ = ["MULTI_SPEC_KINDS", "SPEC_ALIASES", "build", "parse_spec"]
 
 SPEC_ALIASES = {"theta": "base", "rope_theta": "base", "head_dim": "dim", "type": "scaling",
                 "rope_type": "scaling", "attention_factor": "attention",
@@ -211,6 +211,16 @@ def parse_spec(text: Any, *, seq_len: int | None = None, multi: bool = False,
         params["frequencies"] = [f for f in str(params["frequencies"]).split(";") if f.strip()]
     dim = params.pop("dim", 512)
     return preset(spec.name, dim=dim, **params)
+
+
+def build(spec: Any, *, seq_len: int | None = None) -> Any:
+    """The model object of a SPEC of any family: an Encoding, Rotary, MultiAxisEncoding /
+    MultiAxisRotary, Alibi, T5Buckets or XPos.
+
+    >>> build("t5:buckets=32,max_distance=128,causal=true")
+    T5Buckets(num_buckets=32, max_distance=128, bidirectional=False)
+    """
+    return parse_spec(spec, seq_len=seq_len, multi=True, biases=True)
 
 
 def _bool(spec: Any, key: str, default: bool) -> bool:
