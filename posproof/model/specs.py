@@ -142,7 +142,7 @@ def parse_spec(text: Any, *, seq_len: int | None = None, multi: bool = False,
     16
     >>> parse_spec("axial-rope:axes_dims=4;8", multi=True)
     MultiAxisRotary(axial-rope, head_dim=12, layout=adjacent, pairs per axis=[2, 4])
-    >>> parse_spec("alibi:heads=8", biases=True).slopes_float()[0]
+    >>> float(parse_spec("alibi:heads=8", biases=True).slopes_array()[0])
     0.5
     >>> parse_spec("rope:dim=128,mrope_section=16;24;20", multi=True)
     Traceback (most recent call last):
