@@ -221,8 +221,9 @@ def test_cli_prove_explain_identify_check_impl(tmp_path, capsys) -> None:
                                "attn_config": {"alibi": True, "alibi_bias_max": 16}}))
     assert main(["explain", str(cfg), "--alibi", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["rule"] == "mpt"
-    assert len(out["differs_from_reference"]) == 6
+    assert out["encoding"]["rule"] == "mpt"
+    assert out["spec"] == "alibi:heads=6,rule=mpt,alibi_bias_max=16"
+    assert len(out["numbers"]["differs_from_reference"]) == 6
     np.save(tmp_path / "s.npy", bloom._get_alibi_slopes(12, "cpu").numpy())
     assert main(["identify", str(tmp_path / "s.npy"), "--alibi"]) == 0
     assert "reference" in capsys.readouterr().out

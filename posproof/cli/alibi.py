@@ -39,7 +39,8 @@ from .options import int_at_least
 
 __all__ = ["COMMANDS", "add_options", "run"]
 
-COMMANDS = ("prove", "check", "check-impl", "identify", "explain")
+#: Commands with ``--alibi`` (prove / check / verify go through posproof.families).
+COMMANDS = ("prove", "check", "verify", "check-impl", "identify", "explain")
 
 
 def add_options(subparsers: Any) -> None:
@@ -52,7 +53,7 @@ def add_options(subparsers: Any) -> None:
         group.add_argument("--alibi", action="store_true",
                            help="work on ALiBi instead of a positional encoding: prove its "
                                 "theorems, check an impl, identify slopes, explain a config")
-        if name in ("prove", "check", "check-impl"):
+        if name in ("prove", "check", "verify", "check-impl"):
             group.add_argument("--heads", type=int_at_least(1), default=None, metavar="N",
                                help="number of attention heads (with --alibi)")
             group.add_argument("--rule", choices=["reference", "mpt"], default="reference",
@@ -80,10 +81,6 @@ def run(args: argparse.Namespace) -> int:
     ...
     posproof.errors.InvalidParameter: --alibi needs --heads N (the number of attention heads)
     """
-    if args.command == "prove":
-        return _prove(args)
-    if args.command == "check":
-        return _check(args)
     if args.command == "check-impl":
         return _check_impl(args)
     if args.command == "identify":
@@ -95,63 +92,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 _SYMBOL = {"proved": "✓", "refuted": "✗", "unknown": "?"}
-
-
-def _prove(args: argparse.Namespace) -> int:
-    from ..proofs.alibi import prove_alibi
-
-    spec = _spec(args)
-    report = prove_alibi(spec, theorems=getattr(args, "theorem", None) or None,
-                         general=bool(getattr(args, "general", False)),
-                         seed=getattr(args, "seed", 0))
-    if args.json:
-        from .options import emit_json
-
-        emit_json(report, args)
-        return report.exit_status()
-    lines = [f"posproof prove --alibi: {spec.n_heads} heads, rule {spec.rule}"
-             + (f", alibi_bias_max={spec.alibi_bias_max}" if spec.rule == "mpt" else ""), ""]
-    width = max(len(p.name) for p in report.theorems)
-    for p in report.theorems:
-        how = (", ".join(f"{k}={v}" for k, v in (p.counterexample or {}).items())
-               if p.status == "refuted" else "; ".join(s.rule for s in p.steps[-2:]))
-        lines.append(f"  {_SYMBOL[p.status]} {p.name:<{width}}  {p.status:<8}  {how}")
-        if p.status == "refuted":
-            lines.append(f"      {p.statement}")
-    print("\n".join(lines))
-    return report.exit_status()
-
-
-def _check(args: argparse.Namespace) -> int:
-    from ..measure.alibi import alibi_dtype_audit
-    from ..report import Report
-    from .options import length
-
-    spec = _spec(args)
-    names = args.dtype or ["float32", "float16", "bfloat16"]
-    check = alibi_dtype_audit(spec, length("length", args.max_len), names,
-                              strict=args.dtype or ())
-    report = Report(spec.to_dict(), [], [check])
-    if args.json:
-        from .options import emit_json
-
-        emit_json(report, args)
-        return report.exit_status()
-    mark = "✓" if check.ok else "✗"
-    lines = [f"posproof check --alibi: {spec.n_heads} heads, rule {spec.rule}, "
-             f"Δ < {check.values['length']}", ""]
-    for name, v in check.values["dtypes"].items():
-        merged = v["first_merged_distance"]
-        lines.append(f"  {name:<9} "
-                     + (f"distances merge from Δ={merged}" if merged is not None
-                        else "every distance distinct")
-                     + (f", overflow at Δ={v['first_overflow']}" if v["first_overflow"] is not None
-                        else "")
-                     + f", max relative error {v['max_relative_error']:.2e}")
-    lines += ["", f"  {mark} dtype_audit  {check.status}"
-              + ("" if check.ok else f"  {check.note}")]
-    print("\n".join(lines))
-    return report.exit_status()
 
 
 def _check_impl(args: argparse.Namespace) -> int:
@@ -217,7 +157,11 @@ def _explain(args: argparse.Namespace) -> int:
     if getattr(args, "json", False):
         from .options import emit_json
 
-        emit_json({"numbers": out}, args, ok=True)
+        text = f"alibi:heads={spec.n_heads}" + (
+            f",rule=mpt,alibi_bias_max={spec.alibi_bias_max}" if spec.rule == "mpt" else "")
+        emit_json({"encoding": spec.to_dict(), "spec": text,
+                   "numbers": {k: out[k] for k in ("exponents", "differs_from_reference")}},
+                  args, ok=True)
         return 0
     rule = ("the reference rule (ALiBi paper, BLOOM)" if spec.rule == "reference" else
             f"MPT's gen_slopes, alibi_bias_max={spec.alibi_bias_max}")

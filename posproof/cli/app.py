@@ -42,21 +42,10 @@ from .spec import add_spec_argument, apply_spec, normalise_options
 
 __all__ = ["main"]
 
+#: The ``--theorem`` about self-attention itself (no encoding): see cli.biases_perm.
+PERMUTATION_THEOREM = "permutation-equivariance"
+
 _SYMBOL = {"proved": "✓", "refuted": "✗", "unknown": "?", "pass": "✓", "fail": "✗"}
-
-
-def _run_checks(enc: Any, args: argparse.Namespace, proofs: Sequence[Proof] = ()
-                ) -> list[Check]:
-    from ..measure.checks import run_checks
-
-    bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
-    try:
-        return run_checks(enc, max_len=length("length", args.max_len),
-                          dps=parse_int("dps", args.dps), checks=args.check_names,
-                          dtypes=args.dtype, seed=args.seed, proofs=proofs, progress=bar)
-    finally:
-        if bar is not None:
-            bar.close()
 
 
 def _how(item: Proof) -> str:
@@ -65,6 +54,9 @@ def _how(item: Proof) -> str:
         where = ", ".join(f"{k}={ce[k]}" for k in ("x", "y", "delta", "shift", "column", "columns",
                                                     "position", "pair", "row", "sections_sum",
                                                     "pairs") if k in ce)
+        where = where or ", ".join(f"{k}={v}" for k, v in ce.items()
+                                   if k not in ("certified", "dps", "note", "statement")
+                                   and not isinstance(v, dict))
         certified = str(ce.get("certified", ""))
         how = ("interval arithmetic, certified" if certified.startswith("interval")
                else f"{certified}, certified" if certified
@@ -142,8 +134,10 @@ def _encoding_line(report: Report) -> str:
         return (f"rotary: {enc['name']}, head_dim={enc['head_dim']}, layout={enc['layout']}, "
                 + ", ".join(f"{k}={v}" for k, v in enc.items() if k not in skip)
                 + (f"  [spec {report.spec}]" if report.spec else ""))
-    if "name" not in enc:  # not an Encoding (xPos, self-attention): its fields as they are
-        return "spec: " + ", ".join(f"{k}={v}" for k, v in enc.items())
+    if "name" not in enc or "dim" not in enc:  # a bias, xPos, self-attention: as they are
+        fields = ", ".join(f"{k}={v}" for k, v in enc.items()
+                           if not isinstance(v, (list, dict)))
+        return f"spec: {report.spec}  ({fields})" if report.spec else f"spec: {fields}"
     params = ", ".join(f"{k}={v}" for k, v in enc.get("schedule", {}).items() if k != "family")
     return (f"encoding: {enc['name']}, d={enc['dim']}, layout={enc['layout']}"
             + (f", {params}" if params else "") + f", offset={enc['offset']}")
@@ -195,7 +189,8 @@ def _write_report(report: Report, title: str, directory: str) -> None:
                                "pass a writable directory") from None
 
 
-def render_table(report: Report, title: str, seconds: float) -> str:
+def render_table(report: Report, title: str, seconds: float, details: Sequence[str] = ()
+                 ) -> str:
     """The verdict table a person reads at a glance."""
     lines = [title, _encoding_line(report), ""]
     width = max([len(p.name) for p in report.theorems] + [len(c.name) for c in report.checks]
@@ -210,77 +205,94 @@ def render_table(report: Report, title: str, seconds: float) -> str:
                      f"{_result(c)}")
         if c.note and c.status != "pass":
             lines.append(f"      {c.note}")
+    lines += list(details)
     lines += ["", f"verdict: {_verdict(report)} ({seconds:.1f} s)"]
     return "\n".join(lines)
 
 
-def _run_prove(args: argparse.Namespace, general: bool) -> int:
-    from ..proofs.theorems import prove
-    from . import biases_perm
+def _family_and_object(args: argparse.Namespace) -> tuple[str, Any]:
+    """The family and model object of what was typed: a SPEC, a config.json, or the old flags
+    (``--preset``, ``--alibi --heads``, ``--t5``, ``--xpos``), built from the flags as typed."""
+    from ..model.families import family_of
+    from ..model.specs import build
 
-    if biases_perm.wants(args):  # issue 16: --xpos, --theorem permutation-equivariance
-        start = time.perf_counter()
-        report = biases_perm.report(args)
-        _output(report, args, time.perf_counter() - start)
-        return biases_perm.exit_status(report)
-    if args.command == "prove":
-        multi = build_multi(args)
-        if multi is not None:
-            return _run_prove_multi(args, multi)
-        used = [o for o in ("claim_first", "claim_sections", "claim_interleaved",
-                            "claim_meshgrid") if getattr(args, o, None)]
-        if used:
-            raise InvalidParameter(f"--{used[0].replace('_', '-')} is for the multi-axis presets "
-                                   "(sincos-2d, pe-2d, pe-3d, mrope, axial-rope), not "
-                                   f"--preset {args.preset or 'vaswani'}")
-    enc = build_encoding(args)
-    if args.command == "verify":                     # refuse a too large scan before proving
-        from ..measure.checks import check_scan_options
+    spec = getattr(args, "spec_obj", None)
+    if spec is not None:
+        return spec.family, None            # built by the pipeline, from the SPEC
+    if getattr(args, "alibi", False):
+        from .alibi import _spec
 
-        check_scan_options(enc, length("length", args.max_len), parse_int("dps", args.dps))
+        return "alibi", _spec(args)
+    if getattr(args, "t5", None) is not None:
+        from .biases_t5 import _refuse_encoding_options, parse_t5_spec
+
+        _refuse_encoding_options(args)
+        return "t5", parse_t5_spec(args.t5)[0]
+    if getattr(args, "xpos", None) is not None:
+        from .biases_perm import xpos_spec
+
+        return "xpos", xpos_spec(args)
+    multi = build_multi(args)
+    if multi is not None:
+        return family_of(multi.name if multi.name in ("mrope", "axial-rope")
+                         else "sincos-2d"), multi
+    del build
+    return "vaswani", build_encoding(args)
+
+
+def _options(args: argparse.Namespace, family: str) -> Any:
+    """The families' :class:`~posproof.families.Options` of the parsed options."""
+    from ..families import Options
+
+    command = args.command
+    claims: dict[str, Any] = {}
+    for name in ("claim_block", "claim_period", "claim_bound", "claim_permutation",
+                 "claim_first", "claim_meshgrid"):
+        if getattr(args, name, None) is not None:
+            claims[name] = getattr(args, name)
+    if getattr(args, "claim_sections", None) is not None:
+        claims["claim_sections"] = int_list("claim-sections", args.claim_sections)
+    if getattr(args, "claim_interleaved", False):
+        claims["claim_interleaved"] = True
+    if "claim_block" in claims:
+        claims["convention"] = getattr(args, "convention", "row")
+    timeout = _timeout(args)
+    grid = getattr(args, "grid", None)
+    multi = family in ("sincos-2d", "mrope", "axial-rope")
+    if grid is not None and not multi:
+        raise InvalidParameter(f"--grid is for the families with several position axes "
+                               f"(sincos-2d, mrope, axial-rope); {args.spec_text} has one")
+    bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
+    max_len = getattr(args, "max_len", None)
+    dps = getattr(args, "dps", None)
+    return Options(theorems=getattr(args, "theorem", None) or None,
+                   general=bool(getattr(args, "general", False)),
+                   seed=args.seed, timeout=timeout.get("timeout"),
+                   timeout_given=bool(timeout),
+                   length=None if max_len is None else length("length", max_len),
+                   dps=None if dps is None else parse_int("dps", dps),
+                   dtypes=getattr(args, "dtype", None) or None,
+                   checks=getattr(args, "check_names", None) or None,
+                   grid=None if grid is None else parse_grid(grid), claims=claims,
+                   progress=bar)
+
+
+def _run_family(args: argparse.Namespace) -> int:
+    """``prove`` / ``check`` / ``verify`` of any family, through :mod:`posproof.families`."""
+    from .. import families
+
+    family, obj = _family_and_object(args)
+    options = _options(args, family)
     _report_dir(getattr(args, "report", None))
     start = time.perf_counter()
-    report = prove(enc, general=general or getattr(args, "general", False),
-                   theorems=getattr(args, "theorem", None) or None,
-                   claim_block=getattr(args, "claim_block", None),
-                   convention=getattr(args, "convention", "row"),
-                   claim_period=getattr(args, "claim_period", None),
-                   claim_bound=getattr(args, "claim_bound", None),
-                   claim_permutation=getattr(args, "claim_permutation", None),
-                   seed=args.seed, **_timeout(args))
-    if args.command == "verify":
-        report.checks = _run_checks(enc, args, proofs=report.theorems)
-    return _output(report, args, time.perf_counter() - start)
-
-
-def _run_prove_multi(args: argparse.Namespace, multi: Any) -> int:
-    """``posproof prove`` for a multi-axis preset (sincos-2d, pe-2d, pe-3d, mrope, axial-rope)."""
-    from ..proofs.multiaxis import prove_multi
-
-    for option in ("claim_block", "claim_period", "claim_bound", "claim_permutation"):
-        if getattr(args, option, None) is not None:
-            raise InvalidParameter(f"--{option.replace('_', '-')} is about a 1-D encoding; for "
-                                   f"--preset {args.preset} use --claim-first or "
-                                   "--claim-sections")
-    sections = (int_list("claim-sections", args.claim_sections)
-                if args.claim_sections is not None else None)
-    start = time.perf_counter()
-    if args.claim_meshgrid and args.grid is None:
-        raise InvalidParameter("--claim-meshgrid needs --grid H,W (the grid the table is built "
-                               "on), e.g. --grid 16,16")
-    wrong = ([o for o in ("claim_first", "claim_meshgrid") if getattr(args, o)]
-             if hasattr(multi, "pair_axes") else
-             [o for o in ("claim_sections", "claim_interleaved") if getattr(args, o)])
-    if wrong:
-        raise InvalidParameter(f"--{wrong[0].replace('_', '-')} does not apply to --preset "
-                               f"{args.preset}; --claim-first/--claim-meshgrid are for "
-                               "sincos-2d/pe-2d/pe-3d, --claim-sections for mrope/axial-rope")
-    grid = parse_grid(args.grid, axes=multi.axes) if args.claim_meshgrid else None
-    report = prove_multi(multi, general=args.general, theorems=args.theorem or None,
-                         claim_axes=args.claim_first, claim_sections=sections,
-                         claim_interleaved=args.claim_interleaved,
-                         claim_meshgrid=args.claim_meshgrid, grid=grid, seed=args.seed,
-                         **_timeout(args))
+    try:
+        report = families.run(args.command, args.spec_obj or args.spec_text, options,
+                              obj=obj, family=family)
+    finally:
+        if options.progress is not None:
+            options.progress.close()
+    ops = families.operations(family)
+    args.details = ops.details(report) if hasattr(ops, "details") else []
     return _output(report, args, time.perf_counter() - start)
 
 
@@ -310,39 +322,8 @@ def _output(report: Report, args: argparse.Namespace, seconds: float) -> int:
     if args.json:
         emit_json(report, args)
     else:
-        print(render_table(report, title, seconds))
+        print(render_table(report, title, seconds, getattr(args, "details", ())))
     return report.exit_status()
-
-
-def _run_check_grid(multi: Any, args: argparse.Namespace) -> int:
-    """``posproof check`` on a multi-axis preset: the grid checks over ``--grid``."""
-    from ..measure.multiaxis import check_grid
-
-    grid = parse_grid(args.grid, axes=multi.axes)
-    if grid is None:
-        raise InvalidParameter(f"--preset {args.preset} has {multi.axes} position axes; pass "
-                               f"the grid to measure, e.g. --grid {','.join(['16'] * multi.axes)}")
-    _report_dir(args.report)
-    start = time.perf_counter()
-    report = check_grid(multi, grid, checks=args.check_names, dps=parse_int("dps", args.dps),
-                        seed=args.seed, dtypes=args.dtype)
-    return _output(report, args, time.perf_counter() - start)
-
-
-def _run_check(args: argparse.Namespace) -> int:
-    from . import biases_perm
-
-    if biases_perm.wants(args):  # issue 16: --xpos
-        start = time.perf_counter()
-        return _output(biases_perm.report(args), args, time.perf_counter() - start)
-    multi = build_multi(args)
-    if multi is not None:
-        return _run_check_grid(multi, args)
-    enc = build_encoding(args)
-    _report_dir(args.report)
-    start = time.perf_counter()
-    report = Report(enc.to_dict(), [], _run_checks(enc, args))
-    return _output(report, args, time.perf_counter() - start)
 
 
 def make_parser() -> argparse.ArgumentParser:
@@ -362,7 +343,9 @@ def make_parser() -> argparse.ArgumentParser:
     add_spec_argument(verify)
     encoding_options(verify)
     check_options(verify)
+    biases_perm.add_options(verify)
     output_options(verify)
+    cli_t5.add_t5_option(verify)
 
     check = sub.add_parser("check", help="numeric checks of one encoding (separation, "
                            "near returns, decay, dtypes…), certified in mpmath")
@@ -455,11 +438,12 @@ def _run(args: argparse.Namespace) -> int:
     normalise_options(args)
     if hasattr(args, "spec"):
         apply_spec(args)
-    if getattr(args, "rope_spec", None) is not None:
+    if getattr(args, "rope_spec", None) is not None and args.command in ("check-impl",
+                                                                          "derive"):
         from .rotary import run_rotary
 
-        return run_rotary(args, sys.modules[__name__])
-    if getattr(args, "alibi", False):
+        return run_rotary(args)
+    if getattr(args, "alibi", False) and args.command not in ("prove", "check", "verify"):
         from . import alibi as cli_alibi
 
         return cli_alibi.run(args)
@@ -471,14 +455,15 @@ def _run(args: argparse.Namespace) -> int:
         return cli_rope.run(args)
     if args.command in cli_testing.COMMANDS:
         return cli_testing.run(args)
-    if args.command in ("prove", "check") and getattr(args, "t5", None) is not None:
-        from . import biases_t5 as cli_t5
+    if args.command in ("verify", "prove", "check"):
+        from . import biases_perm
 
-        return cli_t5.run_prove(args) if args.command == "prove" else cli_t5.run_check(args)
-    if args.command in ("verify", "prove"):
-        return _run_prove(args, general=args.command == "verify")
-    if args.command == "check":
-        return _run_check(args)
+        if PERMUTATION_THEOREM in (getattr(args, "theorem", None) or []):
+            start = time.perf_counter()      # self-attention: no encoding, no family
+            report = biases_perm.report(args)
+            _output(report, args, time.perf_counter() - start)
+            return biases_perm.exit_status(report)
+        return _run_family(args)
     raise InvalidParameter(f"unknown command {args.command!r}")  # pragma: no cover
 
 

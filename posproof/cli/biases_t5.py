@@ -34,11 +34,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidParameter
-from ..report import Report
 
 __all__ = ["DEFAULT_SPEC", "add_check_impl_options", "add_t5_option", "check_impl",
-           "explain_t5", "identify_buckets", "is_t5_config", "parse_t5_spec", "run_check",
-           "run_prove", "table_lines"]
+           "explain_t5", "identify_buckets", "is_t5_config", "parse_t5_spec", "table_lines"]
 
 DEFAULT_SPEC = "32,128"
 
@@ -94,28 +92,6 @@ def add_check_impl_options(parser: argparse.ArgumentParser) -> None:
                        help="--position-ids input_ids: the pad token (default 1, RoBERTa)")
 
 
-def _output(report: Report, args: argparse.Namespace, title: str, spec: Any) -> int:
-    if args.json:
-        from .options import emit_json
-
-        emit_json(report, args)
-        return report.exit_status()
-    symbol = {"proved": "✓", "pass": "✓", "refuted": "✗", "fail": "✗", "unknown": "?"}
-    items = [(p.name, p.status, p.statement, p.note) for p in report.theorems]
-    items += [(c.name, c.status, str(c.values.get("summary", "")), c.note)
-              for c in report.checks]
-    width = max([len(name) for name, *_ in items] + [8])
-    lines = [title, spec.describe(), ""]
-    for name, status, text, note in items:
-        lines.append(f"  {symbol[status]} {name:<{width}}  {status:<8}  {text}")
-        if note and status not in ("proved", "pass"):
-            lines.append(f"      {note}")
-    verdict = "OK" if report.ok else ("CHECK FAILED" if report.checks else "INCOMPLETE")
-    lines += ["", f"verdict: {verdict}"]
-    print("\n".join(lines))
-    return report.exit_status()
-
-
 _ENCODING_OPTIONS = ("preset", "dim", "base", "layout", "frequencies", "expression", "offset",
                      "claim_block", "claim_period", "claim_bound", "claim_permutation")
 
@@ -125,28 +101,6 @@ def _refuse_encoding_options(args: argparse.Namespace) -> None:
     if given or getattr(args, "general", False):
         name = (given or ["general"])[0].replace("_", "-")
         raise InvalidParameter(f"--t5 describes T5 buckets, not an encoding: drop --{name}")
-
-
-def run_prove(args: argparse.Namespace) -> int:
-    """``posproof prove --t5``: the bucket theorems."""
-    from ..proofs.t5 import prove_t5
-
-    _refuse_encoding_options(args)
-    spec, _ = parse_t5_spec(args.t5)
-    theorems = getattr(args, "theorem", None) or None
-    return _output(Report(spec.to_dict(), prove_t5(spec,
-                   theorems=theorems), []), args, "posproof prove --t5", spec)
-
-
-def run_check(args: argparse.Namespace) -> int:
-    """``posproof check --t5``: the dtype audit in float32 and float16."""
-    from ..measure.t5_dtype import AUDIT_DTYPES, dtype_audit
-
-    _refuse_encoding_options(args)
-    spec, _ = parse_t5_spec(args.t5)
-    checks = [dtype_audit(spec, dt) for dt in AUDIT_DTYPES]
-    return _output(Report(spec.to_dict(), [], checks), args,
-                   "posproof check --t5", spec)
 
 
 def check_impl(args: argparse.Namespace, impl: Any, label: str) -> int:

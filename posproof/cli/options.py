@@ -138,13 +138,13 @@ def check_options(parser: argparse.ArgumentParser) -> None:
 
     group = parser.add_argument_group("numeric checks")
     group.add_argument("--length", "-L", "--max-len", dest="max_len",
-                       default=str(DEFAULT_MAX_LEN), metavar="L",
+                       default=None, metavar="L",
                        help=f"the L positions to scan, from the first position (default "
                             f"{DEFAULT_MAX_LEN}, which keeps "
                             "`posproof verify` under 5 s on two cores; at most 1e9, and "
                             "L·d at most 2^35, e.g. L ≤ 67108864 at d = 512: the scans "
                             "stream, time is the limit)")
-    group.add_argument("--dps", default="50",
+    group.add_argument("--dps", default=None,
                        help="digits of the mpmath certification (default 50; 50 to 1000)")
     group.add_argument("--dtype", action="append", metavar="NAME[,NAME…]",
                        help="dtypes audited by dtype_audit: one name or a comma list "

@@ -77,9 +77,10 @@ def apply_spec(args: argparse.Namespace) -> None:
     args.spec_text = spec.text
     p = dict(spec.params)
     command = args.command
-    if spec.family in ("alibi", "t5", "xpos") and command in ("verify", "derive"):
-        raise InvalidParameter(f"{command} works on encodings; for {spec.text} use posproof "
-                               f"prove / check / check-impl {spec.text}")
+    if spec.family in ("alibi", "t5", "xpos") and command == "derive":
+        raise InvalidParameter(f"derive writes derivations for the vaswani, sincos-2d, mrope "
+                               f"and axial-rope families; for {spec.text} use posproof "
+                               f"prove / check / verify / check-impl {spec.text}")
     if spec.family == "alibi":
         built = _build(spec)
         args.alibi = True

@@ -1,0 +1,56 @@
+"""The options every family's operations read: one meaning each, on every family."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+__all__ = ["Options"]
+
+
+@dataclass(frozen=True)
+class Options:
+    """What a command asked for. ``None`` (or empty) is "not given": an operation uses its
+    own default, and an option given to an operation that does not read it is refused."""
+
+    theorems: Sequence[str] | None = None
+    general: bool = False
+    seed: int = 0
+    #: seconds per theorem (``0``/``None`` given explicitly: no limit); absent: the default
+    timeout: float | None = None
+    timeout_given: bool = False
+    length: int | None = None
+    dps: int | None = None
+    dtypes: Sequence[str] | None = None
+    checks: Sequence[str] | None = None
+    grid: tuple[int, ...] | None = None
+    #: claims to prove or refute (``claim_block``, ``claim_first`` …), by option name
+    claims: dict[str, Any] = field(default_factory=dict)
+    progress: Callable[[str, int, int], None] | None = field(default=None, compare=False)
+
+    def replace(self, **changes: Any) -> Options:
+        return replace(self, **changes) if changes else self
+
+    def given(self) -> list[str]:
+        """The options given (not at their "absent" value), by name."""
+        out = []
+        for f in fields(self):
+            if f.name in ("progress", "seed", "timeout_given", "claims"):
+                continue
+            value = getattr(self, f.name)
+            if f.name == "timeout":
+                if self.timeout_given:
+                    out.append("timeout")
+            elif value not in (None, False, (), []):
+                out.append(f.name)
+        out += [k for k, v in self.claims.items() if v not in (None, False)]
+        return out
+
+    def timeout_kw(self) -> dict[str, Any]:
+        return {"timeout": self.timeout} if self.timeout_given else {}
+
+    def scan_length(self) -> int:
+        from ..measure.checks import DEFAULT_MAX_LEN
+
+        return DEFAULT_MAX_LEN if self.length is None else self.length
