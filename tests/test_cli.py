@@ -105,7 +105,7 @@ def test_hostile_expression_is_refused_and_not_run(capsys: pytest.CaptureFixture
     (["--base", "nan"], ["base 'nan'"]),
     (["--base", "inf"], ["base 'inf'"]),
     (["--base", "1e400"], ["'1e400'", "too large to be finite"]),
-    (["--preset", "nosuch"], ["preset='nosuch' is not known"]),
+    (["--preset", "nosuch"], ["'nosuch' is not known", "alibi, t5, xpos"]),
     (["--layout", "diagonal"], ["layout='diagonal' is not known"]),
     (["--preset", "fairseq", "--dim", "2"], ["dim=2", "use dim >= 4"]),
     (["--frequencies", "1, -1", "--dim", "4"], ["frequencies[1]=-1 must be > 0"]),

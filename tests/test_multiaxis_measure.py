@@ -191,8 +191,8 @@ def test_cli_check_fails_with_exit_1(capsys):
 
 
 @pytest.mark.parametrize(("argv", "needle"), [
-    (["--grid", "16"], "has 1 size"),
-    (["--grid", "16,16,16"], "has 3 sizes"),
+    (["--grid", "16"], "grid=(16,) must give 2 sizes"),
+    (["--grid", "16,16,16"], "grid=(16, 16, 16) must give 2 sizes"),
     ([], "--grid 16,16"),
     (["--grid", "100000,100000"], "at most 268435456"),
     (["--grid", "a,b"], "not a list of sizes"),

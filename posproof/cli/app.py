@@ -244,7 +244,6 @@ def _options(args: argparse.Namespace, family: str) -> Any:
     """The families' :class:`~posproof.families.Options` of the parsed options."""
     from ..families import Options
 
-    command = args.command
     claims: dict[str, Any] = {}
     for name in ("claim_block", "claim_period", "claim_bound", "claim_permutation",
                  "claim_first", "claim_meshgrid"):
