@@ -98,6 +98,9 @@ def run(command: str, spec: Any, options: Options | None = None, *, obj: Any = N
         else:          # verify: the checks reuse what the proofs established
             report.checks = ops.check(obj, options, proofs=report.theorems).checks
     report.spec = text
+    from ..audit import audit_report
+
+    audit_report(report)          # every verdict's evidence, re-checked by the auditor
     return report
 
 
