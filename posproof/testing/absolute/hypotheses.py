@@ -36,11 +36,11 @@ from typing import Any
 
 import numpy as np
 
-from .arrays import dtype_eps
-from .identification import TOLERANCE
-from .identification_families import nice
-from .identification_measure import column_frequencies
-from .judging import judges_little
+from ..core.arrays import dtype_eps
+from ..core.judging import judges_little
+from ..identification import TOLERANCE
+from ..identification.families import nice
+from ..identification.measure import column_frequencies
 
 __all__ = [
     "ULPS",
@@ -93,7 +93,7 @@ class Model:
 
     def regenerate(self, positions: np.ndarray) -> np.ndarray:
         """The table at ``positions`` (float64), shape ``(len(positions), dim)``."""
-        from ..measure.numeric import dtype_model, round_to_dtype
+        from ...measure.numeric import dtype_model, round_to_dtype
 
         x = positions.astype(np.float64) + self.shift
         with np.errstate(over="ignore", invalid="ignore"):
@@ -237,8 +237,8 @@ def order(o: Outcome) -> tuple[bool, float]:
 # --------------------------------------------------------------------------- hypotheses
 def structural(enc: Any) -> Iterator[Hypothesis]:
     """Parameter-free changes of the spec, simplest first."""
-    from ..model.encoding import Encoding
-    from ..model.schedules import Diffusion, Geometric, TensorToTensor
+    from ...model.encoding import Encoding
+    from ...model.schedules import Diffusion, Geometric, TensorToTensor
 
     if enc.schedule is None:
         return
@@ -380,7 +380,7 @@ def precision(enc: Any, eps_path: float) -> Iterator[Hypothesis]:
 
 def _frequency_paths(enc: Any) -> list[tuple[str, np.ndarray]]:
     """Per-column frequencies as code computes them: float64, or in float32 the tutorial way."""
-    from ..model.schedules import Geometric
+    from ...model.schedules import Geometric
 
     spec = Model.of(enc)
     out = [("float64", spec.omega)]
@@ -459,7 +459,7 @@ def _offsets(enc: Any, spec: Model, t: np.ndarray, pos: np.ndarray) -> Iterator[
 
 def _bases(enc: Any, spec: Model, omega_meas: np.ndarray) -> Iterator[Hypothesis]:
     """A geometric spec with another base, or its exponent over another dim."""
-    from ..model.schedules import Diffusion, Geometric
+    from ...model.schedules import Diffusion, Geometric
 
     sched = enc.schedule
     if not isinstance(sched, (Geometric, Diffusion)) or enc.n_pairs < 2:

@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidParameter
-from ..measure.xpos import xpos_scale_limits
-from ..model.xpos import XPos
-from .reports import ImplReport, InvalidImplementation
+from ...errors import InvalidParameter
+from ...measure.xpos import xpos_scale_limits
+from ...model.xpos import XPos
+from ..core.reports import ImplReport, InvalidImplementation
 
 __all__ = ["check_xpos", "identify_xpos"]
 

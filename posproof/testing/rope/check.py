@@ -14,21 +14,21 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidParameter, check_int
-from .arrays import dtype_eps
-from .encodings import angles_name, suggest_angles
-from .explain_rotary import explain_rotary
-from .identification import TOLERANCE
-from .identification_families import nice
-from .identification_measure import measure_phases
-from .judging import Coverage, judge, nothing_judged
-from .reports import (
+from ...errors import InvalidParameter, check_int
+from ..absolute.check import angles_name, suggest_angles
+from ..absolute.read import Applier, Tolerance, rotary_report
+from ..core.arrays import dtype_eps
+from ..core.judging import Coverage, judge, nothing_judged
+from ..core.reports import (
     ImplReport,
     encoding_label,
     nonfinite,
     rotary_message,
 )
-from .tables import Applier, Tolerance, rotary_report
+from ..identification import TOLERANCE
+from ..identification.families import nice
+from ..identification.measure import measure_phases
+from .explain import explain_rotary
 
 #: Largest position used by :func:`assert_rotary` unless ``max_position`` says otherwise.
 DEFAULT_MAX_POSITION = 1 << 16
@@ -39,8 +39,8 @@ MAX_HEAD_DIM = 512
 
 def _rotary_spec(spec: Any, head_dim: int | None, base: Any, layout: str,
                  rotary_dim: int | None) -> Any:
-    from ..model.configs import parse_spec
-    from ..model.rope import Rotary, rotary
+    from ...model.configs import parse_spec
+    from ...model.rope import Rotary, rotary
 
     if isinstance(spec, str):
         spec = parse_spec(spec)
@@ -167,7 +167,7 @@ def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None
 
     A multi-axis spec (a ``MultiAxisRotary``, ``"mrope"`` / ``"axial-rope"`` with their
     ``params``, an M-RoPE config) goes to
-    :func:`~posproof.testing.multiaxis_rotary.check_multi_rotary` (positions ``(k, seq)``).
+    :func:`~posproof.testing.rope.grid.check_multi_rotary` (positions ``(k, seq)``).
 
     >>> import posproof
     >>> rot = posproof.rotary(10000, 16, layout="half")
@@ -175,8 +175,8 @@ def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None
     >>> report.ok, [c["name"] for c in report.checks]
     (True, ['matches_spec', 'relative_property', 'norm_preservation', 'convention'])
     """
-    from ..model.xpos import XPos
-    from .multiaxis_rotary import check_multi_rotary, is_multi_rotary_spec
+    from ...model.xpos import XPos
+    from .grid import check_multi_rotary, is_multi_rotary_spec
 
     if isinstance(spec, XPos):  # xPos: apply_fn(x, downscale), torchscale's contract
         from .xpos import check_xpos
@@ -293,7 +293,7 @@ def assert_rotary(apply_fn: Any, spec: Any = None, **kwargs: Any) -> ImplReport:
     norm preservation; and the convention fingerprint — pairing, rotation
     direction, frequency order, base.  With an :class:`posproof.XPos` spec,
     ``apply_fn(x, downscale)`` is checked as xPos
-    (:func:`posproof.testing.xpos.check_xpos`: keys inverted, scales centred).
+    (:func:`posproof.testing.rope.xpos.check_xpos`: keys inverted, scales centred).
 
     Several axes (axial RoPE, M-RoPE): ``spec`` a ``MultiAxisRotary``, ``"mrope"``
     with ``mrope_section=…`` (``base=``, ``head_dim=``, ``interleaved=``),
@@ -301,7 +301,7 @@ def assert_rotary(apply_fn: Any, spec: Any = None, **kwargs: Any) -> ImplReport:
     ``mrope_section``; ``apply_fn`` then gets positions of shape ``(k, seq)`` and a
     failure names the axis and the confirmed mistake (axes swapped, sections
     reversed or applied over the whole head, interleaving, layout); see
-    :func:`~posproof.testing.multiaxis_rotary.check_multi_rotary`.
+    :func:`~posproof.testing.rope.grid.check_multi_rotary`.
 
     >>> import posproof
     >>> rot = posproof.rotary(10000, 8)
@@ -451,7 +451,7 @@ def _rotary_precision(y: np.ndarray, positions: np.ndarray, rot: Any,
                       eps: float) -> str | None:
     """'float16 angles' and friends: y equals the spec's rotation by m·θ formed in a
     low-precision dtype (positions, θ and their product rounded to it)."""
-    from ..measure.numeric import angles_in_dtype
+    from ...measure.numeric import angles_in_dtype
 
     h = rot.head_dim
     first = np.array([i for i, _ in rot.pairs])

@@ -5,10 +5,10 @@ as :meth:`MultiAxisEncoding.grid <posproof.model.multiaxis.MultiAxisEncoding.gri
 and ``table.reshape(-1, dim)`` of an ``(H, W, dim)`` array give them).  On a
 failure every candidate mistake regenerates the whole table and is reported
 only when it reproduces the impl within the dtype's tolerance (as the 1-D
-explanations of :mod:`posproof.testing.explain`): axes swapped (the halves
+explanations of :mod:`posproof.testing.absolute.explain`): axes swapped (the halves
 assigned to the wrong axis, ``meshgrid`` ``"ij"`` against ``"xy"``), rows in
 transposed order, and per axis every 1-D hypothesis of
-:mod:`posproof.testing.hypotheses` (layout, sin/cos swapped, base, offset, …)
+:mod:`posproof.testing.absolute.hypotheses` (layout, sin/cos swapped, base, offset, …)
 screened on a line of the grid along that axis, then confirmed on the grid.
 
 >>> from posproof.model.multiaxis import multi_preset
@@ -27,13 +27,13 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidParameter, check_int
-from .arrays import as_array, dtype_eps
+from ...errors import InvalidParameter, check_int
+from ..core.arrays import as_array, dtype_eps
+from ..core.judging import Coverage, judge, nothing_judged
+from ..core.reports import ImplReport, InvalidImplementation, describe
+from ..identification import TOLERANCE, ranges
 from .hypotheses import ULPS, Hypothesis, Model, fitted, measured_frequencies, rank, structural
-from .identification import TOLERANCE, ranges
-from .judging import Coverage, judge, nothing_judged
-from .reports import ImplReport, InvalidImplementation, describe
-from .tables import Tolerance, angles_name, squeeze, table_of
+from .read import Tolerance, angles_name, squeeze, table_of
 
 __all__ = ["check_multi_encoding", "multi_encoding_spec", "multi_grid"]
 
@@ -48,7 +48,7 @@ def multi_encoding_spec(spec: Any, dim: int, params: dict[str, Any]) -> Any:
     >>> multi_encoding_spec("pe-2d", 8, {}).axes
     2
     """
-    from ..model.multiaxis import MultiAxisEncoding, multi_preset
+    from ...model.multiaxis import MultiAxisEncoding, multi_preset
 
     if isinstance(spec, MultiAxisEncoding):
         if params:
@@ -84,7 +84,7 @@ def multi_grid(enc: Any, grid: Any, rows: int) -> np.ndarray:
 
 
 def _label(enc: Any) -> str:
-    from ..model.multiaxis import MULTI_PRESETS
+    from ...model.multiaxis import MULTI_PRESETS
 
     if enc.name in MULTI_PRESETS:
         return f'multi_preset("{enc.name}", dim={enc.dim})'
@@ -255,7 +255,7 @@ def check_multi_encoding(impl: Any, spec: Any, *, grid: Sequence[int] | None = N
     or a callable taking the int64 positions of shape ``(N, k)`` and returning
     the table.  ``spec``: a :class:`~posproof.model.multiaxis.MultiAxisEncoding`
     or a multi-axis preset name (``"sincos-2d"``, ``"pe-2d"``, ``"pe-3d"``) with
-    ``params``.  The tolerance is :class:`~posproof.testing.tables.Tolerance`'s
+    ``params``.  The tolerance is :class:`~posproof.testing.absolute.read.Tolerance`'s
     (the exact table rounded to the dtype; ``angles="float32"`` when the impl forms
     x·ω in float32 on purpose, as the ``positional-encodings`` package does).
     """

@@ -40,14 +40,14 @@ from typing import Any
 
 import numpy as np
 
-from ..audit import apply
-from ..errors import InvalidParameter
-from ..evidence import Evidence, Spot, sampled_label
-from ..measure.alibi import bias_tolerance, toeplitz_bias_check
-from ..model.alibi import MAX_BIAS_MAX, Alibi, alibi, is_power_of_two, mpt_exponents
-from ..report import Check
-from .arrays import as_array, dtype_eps
-from .reports import InvalidImplementation, imported_torch
+from ...audit import apply
+from ...errors import InvalidParameter
+from ...evidence import Evidence, Spot, sampled_label
+from ...measure.alibi import bias_tolerance, toeplitz_bias_check
+from ...model.alibi import MAX_BIAS_MAX, Alibi, alibi, is_power_of_two, mpt_exponents
+from ...report import Check
+from ..core.arrays import as_array, dtype_eps
+from ..core.reports import InvalidImplementation, imported_torch
 
 __all__ = ["AlibiReport", "assert_alibi", "check_alibi", "identify_alibi"]
 
@@ -275,9 +275,9 @@ def _evidence(target: _Target, spec: Alibi, score: float) -> Evidence:
     items = []
     w = cov.get("worst") or {}
     if w and np.isfinite(w.get("impl", np.nan)) and cov["status"] == "pass":
-        from ..proofs.alibi import SYMBOL_I as _I
-        from ..proofs.alibi import SYMBOL_J as _J
-        from ..proofs.alibi import SYMBOL_M as _M
+        from ...proofs.alibi import SYMBOL_I as _I
+        from ...proofs.alibi import SYMBOL_J as _J
+        from ...proofs.alibi import SYMBOL_M as _M
 
         items.append(Spot(f"bias of head {w['head']} at (i, j) = ({w['i']}, {w['j']})",
                           -_M * (_I - _J), w["impl"], w["tolerance"],

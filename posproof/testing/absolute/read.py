@@ -16,11 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidParameter, PosproofError, check_int
-from .arrays import as_array, dtype_eps, phasors
-from .identification import TOLERANCE
-from .judging import OUTPUT_ULPS, VACUOUS, Coverage, Tolerance
-from .reports import InvalidImplementation, describe, imported_torch
+from ...errors import InvalidParameter, PosproofError, check_int
+from ..core.arrays import as_array, dtype_eps, phasors
+from ..core.judging import OUTPUT_ULPS, VACUOUS, Coverage, Tolerance
+from ..core.reports import InvalidImplementation, describe, imported_torch
+from ..identification import TOLERANCE
 
 __all__ = [
     "ANGLE_DTYPES",
@@ -132,8 +132,8 @@ def default_positions(max_len: int = DEFAULT_MAX_LEN, offset: int = 0,
 
 
 def encoding_spec(spec: Any, dim: int | None, params: dict[str, Any]) -> Any:
-    from ..model.encoding import Encoding
-    from ..model.presets import preset
+    from ...model.encoding import Encoding
+    from ...model.presets import preset
 
     if isinstance(spec, Encoding):
         if params:
@@ -268,7 +268,7 @@ def certify(enc: Any, position: int, dim: int) -> float | None:
     """The spec's value at (position, dim) in mpmath at 30 digits."""
     import mpmath
 
-    from ..precise import mp_value
+    from ...precise import mp_value
 
     func = enc.column_funcs[dim]
     if func == "zero" or (enc.padding_idx is not None and position == enc.padding_idx):
@@ -283,7 +283,7 @@ def angles_name(value: Any) -> str | None:
     """The canonical dtype name of ``angles=`` / ``dtype=`` (``np.float16`` → ``float16``)."""
     if value is None:
         return None
-    from ..measure.numeric import dtype_model
+    from ...measure.numeric import dtype_model
 
     try:
         if isinstance(value, (np.dtype, type)):
@@ -313,7 +313,7 @@ class Applier:
         self.out_dtype = dtype
 
     def _np(self, x: np.ndarray, pos: np.ndarray) -> Any:
-        from ..model.encoding import resolve_dtype
+        from ...model.encoding import resolve_dtype
 
         return self.fn(x.astype(resolve_dtype(self.dtype)), pos)
 
@@ -362,7 +362,7 @@ def rotary_report(kind: str, spec: dict[str, Any], dtype: Any, apply: Applier,
                   angles: str | None, count: int, top: int) -> tuple[Any, Tolerance, float]:
     """The report a rotary check starts from, its tolerance and eps: the dtype judged is the
     coarser of the input's and the output's (``count`` positions, the largest ``top``)."""
-    from .reports import ImplReport
+    from ..core.reports import ImplReport
 
     eps_in, eps_out = dtype_eps(str(dtype)), dtype_eps(apply.out_dtype)
     name = str(dtype) if eps_in >= eps_out else apply.out_dtype

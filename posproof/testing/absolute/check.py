@@ -8,13 +8,19 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import MAX_DIM, InvalidParameter, PosproofError, check_int
-from .arrays import as_array, dtype_eps
+from ...errors import MAX_DIM, InvalidParameter, PosproofError, check_int
+from ..core.arrays import as_array, dtype_eps
+from ..core.judging import Coverage, judge, nothing_judged
+from ..core.reports import (
+    ImplReport,
+    InvalidImplementation,
+    encoding_label,
+    encoding_message,
+    nonfinite,
+)
+from ..identification import ranges
 from .explain import explain_encoding
-from .identification import ranges
-from .judging import Coverage, judge, nothing_judged
-from .reports import ImplReport, InvalidImplementation, encoding_label, encoding_message, nonfinite
-from .tables import (
+from .read import (
     DEFAULT_MAX_LEN,
     Tolerance,
     angles_name,
@@ -48,7 +54,7 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
     passed to :func:`posproof.preset`.  ``dtype`` overrides the precision
     expected of the values (default: the impl's dtype).
 
-    The tolerance (a :class:`~posproof.testing.tables.Tolerance`): by default
+    The tolerance (a :class:`~posproof.testing.absolute.read.Tolerance`): by default
     the exact table rounded to the dtype, ``4·eps`` of the output plus
     ``16·eps64·|x·ω|`` — a float16 or bfloat16 table whose angles x·ω were
     formed in float16/bfloat16 fails.  ``angles="float32"`` (``"float16"``,
@@ -65,13 +71,13 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
     Several axes: ``spec`` a multi-axis preset (``"sincos-2d"``, ``"pe-2d"``,
     ``"pe-3d"``) or a ``MultiAxisEncoding``, and ``grid=(H, W)`` (``(T, H, W)``):
     the rows are the grid's positions, row-major; see
-    :func:`~posproof.testing.multiaxis_tables.check_multi_encoding`.
+    :func:`~posproof.testing.absolute.grid.check_multi_encoding`.
     """
-    from ..model.multiaxis import MultiAxisEncoding, is_multi_preset
+    from ...model.multiaxis import MultiAxisEncoding, is_multi_preset
 
     if grid is not None or isinstance(spec, MultiAxisEncoding) or (
             isinstance(spec, str) and is_multi_preset(spec)):
-        from .multiaxis_tables import check_multi_encoding
+        from .grid import check_multi_encoding
 
         if positions is not None or first_position is not None:
             raise InvalidParameter("positions= and first_position= are for a 1-D table; a "
@@ -84,7 +90,7 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
     if first_position is not None:
         first_position = check_int("first_position", first_position, minimum=-(10**15),
                                    maximum=10**15)
-    from ..model.encoding import resolve_dtype
+    from ...model.encoding import resolve_dtype
 
     for name, value in (("dtype", dtype), ("angles", angles)):
         try:
@@ -202,7 +208,7 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
 
 
 def _check_scale(scale: Any) -> float:
-    from ..errors import check_finite
+    from ...errors import check_finite
 
     value = check_finite("scale", scale)
     if value == 0:

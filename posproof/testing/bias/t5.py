@@ -30,12 +30,12 @@ from typing import Any
 
 import numpy as np
 
-from ..audit import apply
-from ..errors import check_int
-from ..measure.t5_dtype import boundary_evidence, float_buckets
-from ..model.t5_buckets import DEFAULT_UP_TO_CAP, T5Buckets, magnitude_starts
-from ..report import Check, Report
-from .reports import InvalidImplementation
+from ...audit import apply
+from ...errors import check_int
+from ...measure.t5_dtype import boundary_evidence, float_buckets
+from ...model.t5_buckets import DEFAULT_UP_TO_CAP, T5Buckets, magnitude_starts
+from ...report import Check, Report
+from ..core.reports import InvalidImplementation
 
 __all__ = ["assert_t5_buckets", "call_array_fn", "check_t5_buckets"]
 
@@ -129,7 +129,7 @@ def check_t5_buckets(fn: Callable[..., Any], num_buckets: int = 32, max_distance
     up_to = (min(2 * spec.max_distance, DEFAULT_UP_TO_CAP) if up_to is None
              else check_int("up_to", up_to, minimum=1, maximum=10**7))
     if dtype not in (None, "float32", "float16"):
-        from ..errors import InvalidParameter
+        from ...errors import InvalidParameter
 
         raise InvalidParameter(f"dtype={dtype!r}: declare float32 or float16 (or nothing)")
     d = np.arange(-up_to, up_to + 1, dtype=np.int64)

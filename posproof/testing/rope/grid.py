@@ -26,11 +26,11 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidParameter, PosproofError, check_int
-from .identification import TOLERANCE, ranges
-from .judging import Coverage, judge, judges_little, nothing_judged
-from .reports import ImplReport
-from .tables import Applier, angles_name, rotary_report
+from ...errors import InvalidParameter, PosproofError, check_int
+from ..absolute.read import Applier, angles_name, rotary_report
+from ..core.judging import Coverage, judge, judges_little, nothing_judged
+from ..core.reports import ImplReport
+from ..identification import TOLERANCE, ranges
 
 __all__ = ["check_multi_rotary", "is_multi_rotary_spec", "multi_rotary_spec"]
 
@@ -43,7 +43,7 @@ def is_multi_rotary_spec(spec: Any) -> bool:
     >>> is_multi_rotary_spec("mrope"), is_multi_rotary_spec("rope:dim=8")
     (True, False)
     """
-    from ..model.multirope import MULTI_ROTARIES, MultiAxisRotary
+    from ...model.multirope import MULTI_ROTARIES, MultiAxisRotary
 
     if isinstance(spec, MultiAxisRotary):
         return True
@@ -62,8 +62,8 @@ def multi_rotary_spec(spec: Any, params: dict[str, Any]) -> Any:
     >>> multi_rotary_spec("mrope", {"head_dim": 8, "mrope_section": [2, 1, 1]}).pair_axes
     (0, 0, 1, 2)
     """
-    from ..model.configs import RopeConfig, read_config
-    from ..model.multirope import MultiAxisRotary, mrope_from_config, multi_rotary
+    from ...model.configs import RopeConfig, read_config
+    from ...model.multirope import MultiAxisRotary, mrope_from_config, multi_rotary
 
     if isinstance(spec, MultiAxisRotary):
         rot = spec
@@ -126,7 +126,7 @@ def _channels(rot: Any) -> tuple[np.ndarray, np.ndarray]:
 
 def _sections(rot: Any) -> tuple[list[int], bool] | None:
     """(mrope_section, interleaved) when ``rot``'s pair axes are an M-RoPE assignment."""
-    from ..model.multirope import mrope_axes
+    from ...model.multirope import mrope_axes
 
     secs = [list(rot.pair_axes).count(a) for a in range(rot.axes)]
     for flag in (False, True):
@@ -140,7 +140,7 @@ def _sections(rot: Any) -> tuple[list[int], bool] | None:
 
 def _hypotheses(rot: Any, basis: np.ndarray, pos: np.ndarray) -> list[tuple[str, str, Any]]:
     """(key, cause, rotated basis or a thunk) in the order of simplicity."""
-    from ..model.multirope import MultiAxisRotary, mrope_axes
+    from ...model.multirope import MultiAxisRotary, mrope_axes
 
     names = rot.axis_names
     out: list[tuple[str, str, Any]] = []
@@ -208,7 +208,7 @@ def _hypotheses(rot: Any, basis: np.ndarray, pos: np.ndarray) -> list[tuple[str,
 def _axial_hypotheses(rot: Any, basis: np.ndarray, pos: np.ndarray
                       ) -> list[tuple[str, str, Any]]:
     """FLUX-style axial RoPE: ``axes_dims`` read in reverse order (each axis its own θ)."""
-    from ..model.multirope import axial_rope
+    from ...model.multirope import axial_rope
 
     dims = [2 * len(rot.axis_pairs(a)) for a in range(rot.axes)]
     if dims == dims[::-1]:
@@ -242,7 +242,7 @@ def check_multi_rotary(apply_fn: Any, spec: Any, *, dtype: str = "float32",
     tokens, a 4×4(×4) grid, 32 random ones below ``max_position``).
     ``angles="float32"`` when the impl forms m·θ in float32 (HF does).
     """
-    from ..model.multiaxis import as_axis_positions
+    from ...model.multiaxis import as_axis_positions
     rot = multi_rotary_spec(spec, params)
     angles = angles_name(angles)
     max_position = check_int("max_position", max_position, minimum=16, maximum=2**40)

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import PosproofError
-from .identification import ranges
+from ...errors import PosproofError
+from .judging import ranges
 
 __all__ = [
     "ImplReport",
