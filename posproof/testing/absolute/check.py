@@ -18,6 +18,7 @@ from ..core.reports import (
     encoding_message,
     nonfinite,
 )
+from ..core.reports import suggest_angles as suggest_angles
 from ..identification import ranges
 from .explain import explain_encoding
 from .read import (
@@ -232,36 +233,6 @@ def _accepting_angles(table: np.ndarray, pos: np.ndarray, enc: Any, dtname: str,
         if cmp.score <= 1.0:
             return name, cmp.coverage
     return None
-
-
-#: Explanations that are a choice of precision (the rest are bugs).
-_PRECISION_KEYS = ("angles-", "positions-")
-
-
-def suggest_angles(report: ImplReport, accepting: tuple[str, Coverage] | None) -> None:
-    """Name ``angles=`` in the report when the table is within its tolerance at a meaningful
-    part of the table, and no bug (a confirmed explanation that is not a precision) reproduces
-    the table: the wide tolerance of a low-precision angle accepts many bugs."""
-    if accepting is None:
-        return
-    name, cov = accepting
-    if not cov.meaningful:
-        report.angles_note = (
-            f'angles="{name}" would accept this table only where its tolerance judges little '
-            f"(judged {cov.judged} of {cov.total} entries; {cov.unjudged()}): not suggested")
-        return
-    best = report.hypotheses[0] if report.hypotheses and report.hypotheses[0].get("fits") \
-        else None
-    if best is not None and not str(best.get("key", "")).startswith(_PRECISION_KEYS):
-        report.angles_note = (
-            f'angles="{name}" would accept this table only because its tolerance '
-            f"(16·(eps + eps_{name}·|x·ω|)) is wide; a mistake reproduces it exactly (below): "
-            "not a choice of precision")
-        return
-    report.accepted_with_angles = name
-    if not cov.complete:
-        report.angles_note = f"judged {cov.judged} of {cov.total} entries; {cov.unjudged()}"
-
 
 
 def assert_encoding(impl: Any, spec: Any = "vaswani", **kwargs: Any) -> ImplReport:

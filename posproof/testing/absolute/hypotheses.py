@@ -47,6 +47,7 @@ __all__ = [
     "Hypothesis",
     "Model",
     "Outcome",
+    "factor_names",
     "fitted",
     "measured_frequencies",
     "order",
@@ -426,7 +427,7 @@ def fitted(enc: Any, t: np.ndarray, pos: np.ndarray, omega_meas: np.ndarray | No
     if live.sum() >= 1:
         factor = float(np.median(omega_meas[live] / spec.omega[live]))
         if abs(factor - 1) > 1e-6:
-            for text, value in _factor_names(factor):
+            for text, value in factor_names(factor):
                 yield Hypothesis("frequency-factor", f"every frequency is multiplied by {text}"
                                  + (" (positions divided by "
                                     f"{1 / value:.6g}: linear position interpolation?)"
@@ -501,13 +502,13 @@ def _snap(value: float, dim: int) -> tuple[str, str]:
     return f"{value:.6g}", ""
 
 
-def _factor_names(factor: float) -> list[tuple[str, float]]:
+def factor_names(factor: float) -> list[tuple[str, float]]:
     """Simple values near a measured frequency factor: 2π, 1/2π, p/q."""
     out = []
     for value, text in ((2 * math.pi, "2π"), (1 / (2 * math.pi), "1/(2π)"), (math.pi, "π")):
         if abs(factor - value) < 1e-3 * value:
             out.append((text, value))
-    for q in (1, 2, 3, 4, 8, 16, 32):
+    for q in (1, 2, 3, 4, 5, 8, 10, 15, 16, 32):
         p = round(factor * q)
         if p > 0 and abs(factor - p / q) < 1e-3 * factor and math.gcd(p, q) == 1:
             out.append((f"{p}/{q}" if q > 1 else f"{p}", p / q))

@@ -12,11 +12,16 @@
   (MPT's), or ``f(q_positions, k_positions) → (heads, q, k)``, checked through its Toeplitz
   structure (:func:`posproof.measure.alibi.toeplitz_bias_check`).
 
-A failure names an explanation only when regenerating the impl's output under that
-hypothesis reproduces it within the dtype's tolerance: another rule for a non-power-of-two
+The values are judged at their working precision, read from the data (a float32 bias handed
+over as float64 is judged at float32's tolerance, and the report says so: see
+:mod:`posproof.testing.core.precision`).  A failure names an explanation only when regenerating
+the impl's output under that hypothesis reproduces it within the dtype's tolerance, and names
+every one that does (none wins by its place in the list): another rule for a non-power-of-two
 head count (geometric 2^(−8(h+1)/n), the first n slopes of the next power of two, MPT with
-another ``alibi_bias_max``), slopes reversed, the sign flipped, the power off by one, the
-attention mask ignored.
+another ``alibi_bias_max`` or the reference rule), slopes reversed, the sign flipped, the power
+off by one, slopes rounded to bfloat16 or float16, query and key axes swapped, the attention
+mask ignored.  A dense bias says what it holds above the diagonal (``form``: the causal
+triangle masked, or the symmetric −m·|i − j| of a bidirectional ALiBi).
 
 >>> import numpy as np
 >>> from posproof.model.alibi import alibi
@@ -26,7 +31,7 @@ True
 >>> assert_alibi(bad, n_heads=12)  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-AssertionError: ALiBi impl disagrees with alibi(12, rule='reference')...tolerance (slopes)
+AssertionError: ALiBi impl disagrees with alibi(12, rule='reference')...tolerance (slopes, judged at float64)
 most likely: the geometric rule 2^(−8(h+1)/n) used for a head count that is not a power of two (confirmed by regeneration)
 """  # noqa: E501
 
@@ -47,6 +52,7 @@ from ...measure.alibi import bias_tolerance, toeplitz_bias_check
 from ...model.alibi import MAX_BIAS_MAX, Alibi, alibi, is_power_of_two, mpt_exponents
 from ...report import Check
 from ..core.arrays import as_array, dtype_eps
+from ..core.precision import precision_note, stored_precision
 from ..core.reports import InvalidImplementation, imported_torch
 
 __all__ = ["AlibiReport", "assert_alibi", "check_alibi", "identify_alibi"]
@@ -67,6 +73,15 @@ class AlibiReport:
     evidence: Evidence | None = None
     #: ``unknown`` when the independent audit could not confirm the evidence.
     status: str = ""
+    #: The dtype the values were judged at: the impl's, or the narrower one read from the data.
+    dtype: str = ""
+    #: What was read from the data ("" when nothing): a float32 bias stored as float64.
+    precision_note: str = ""
+    #: A dense (heads, q, k) bias: what it holds above the diagonal (the causal triangle
+    #: masked, the symmetric −m·|i−j| of a bidirectional ALiBi, …); "" for other kinds.
+    form: str = ""
+    #: Every confirmed explanation (several when several regenerate the impl).
+    explanations: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not self.status:
@@ -93,28 +108,53 @@ def _exp2(e: list[Fraction] | tuple[Fraction, ...]) -> np.ndarray:
     return np.exp2(-np.array([float(x) for x in e]))
 
 
-def _hypotheses(spec: Alibi) -> dict[str, np.ndarray]:
-    """Candidate wrong slopes vectors, each a known bug, by name."""
+def _round_to(values: np.ndarray, name: str) -> np.ndarray:
+    """float64 values rounded to nearest in float16 or bfloat16 (ties to even), as float64."""
+    if name == "float16":
+        return values.astype(np.float16).astype(np.float64)
+    bits = values.astype(np.float32).view(np.uint32).astype(np.uint64)
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return bits.astype(np.uint32).view(np.float32).astype(np.float64)
+
+
+def _hypotheses(spec: Alibi) -> list[tuple[str, np.ndarray]]:
+    """Candidate wrong slopes vectors, each a known bug, by name.  Each is regenerated and
+    named only when it reproduces the impl; candidates giving the same vector are merged
+    (their names joined), so none wins by its place in the list."""
     n, ex = spec.n_heads, spec.exponents
     q = 1 << (n - 1).bit_length()
-    out = {
-        "the geometric rule 2^(−8(h+1)/n) used for a head count that is not a power of two":
-            np.exp2(-8 * np.arange(1, n + 1) / n),
-        "the first n slopes of the next power of two (truncated), not the reference "
-        "interleaving": np.exp2(-8 * np.arange(1, q + 1) / q)[:n],
-        "slopes reversed (head order)": _exp2(ex)[::-1],
-        "the sign flipped (+m·(i − j) instead of −m·(i − j))": -_exp2(ex),
-        "the power off by one (2^(−8h/n), h from 0)": np.exp2(-8 * np.arange(0, n) / n),
-        "the power off by one (2^(−8(h+2)/n))": np.exp2(-8 * np.arange(2, n + 2) / n),
-    }
-    if spec.rule == "mpt" or n > 1:
-        for bmax in (4, 16, 6, 12):
-            if bmax != spec.alibi_bias_max:
-                out[f"MPT's rule with alibi_bias_max={bmax}"] = _exp2(mpt_exponents(n, bmax))
-    if spec.rule == "mpt" and spec.alibi_bias_max != 8:
-        out["the reference rule (alibi_bias_max=8), not MPT's alibi_bias_max="
-            f"{spec.alibi_bias_max}"] = _exp2(alibi(n).exponents)
-    return out
+    exact = _exp2(ex)
+    out: list[tuple[str, np.ndarray]] = []
+    if not is_power_of_two(n):     # for 2^k heads both are the reference rule itself
+        out += [
+            ("the geometric rule 2^(−8(h+1)/n) used for a head count that is not a power of two",
+             np.exp2(-8 * np.arange(1, n + 1) / n)),
+            ("the first n slopes of the next power of two (truncated), not the reference "
+             "interleaving", np.exp2(-8 * np.arange(1, q + 1) / q)[:n])]
+    out += [
+        ("slopes reversed (head order)", exact[::-1]),
+        ("the sign flipped (+m·(i − j) instead of −m·(i − j))", -exact),
+        ("the power off by one (2^(−8h/n), h from 0)", np.exp2(-8 * np.arange(0, n) / n)),
+        ("the power off by one (2^(−8(h+2)/n))", np.exp2(-8 * np.arange(2, n + 2) / n)),
+        ("the slopes rounded to bfloat16 (a bfloat16 slopes buffer)", _round_to(exact, "bfloat16")),
+        ("the slopes rounded to float16 (a float16 slopes buffer)", _round_to(exact, "float16")),
+    ]
+    for bmax in (4, 6, 8, 12, 16, 32):
+        if bmax == spec.alibi_bias_max:
+            continue
+        name = (f"the reference rule (alibi_bias_max=8), not {spec.rule}'s alibi_bias_max="
+                f"{spec.alibi_bias_max}" if bmax == 8 else f"MPT's rule with alibi_bias_max={bmax}")
+        out.append((name, _exp2(mpt_exponents(n, bmax))))
+    merged: list[tuple[str, np.ndarray]] = []
+    for name, slopes in out:
+        if np.array_equal(slopes, exact):
+            continue                                  # not a bug for this spec
+        same = next((i for i, (_, v) in enumerate(merged) if np.array_equal(v, slopes)), None)
+        if same is None:
+            merged.append((name, slopes))
+        else:
+            merged[same] = (f"{merged[same][0]}; equally, {name}", slopes)
+    return merged
 
 
 def _compare(got: np.ndarray, want: np.ndarray, eps: float) -> float:
@@ -131,6 +171,11 @@ class _Target:
         self.mask_ignored = mask_ignored
         #: what an entry-by-entry check looked at (pairwise callables), else every entry given
         self.coverage: dict[str, Any] | None = None
+        self.dtype, self.precision_note = "", ""
+        #: what a dense bias holds above the diagonal, named (see :func:`_form`)
+        self.form_of: Callable[[], str] = lambda: ""
+        #: further hypotheses on the layout of the output (not on the slopes): name -> score
+        self.layouts: dict[str, Callable[[np.ndarray], float]] = {}
 
 
 def _key_only(values: np.ndarray, positions: np.ndarray, real: np.ndarray, eps: float,
@@ -148,6 +193,37 @@ def _key_only(values: np.ndarray, positions: np.ndarray, real: np.ndarray, eps: 
 
 
 def _from_array(arr: np.ndarray, dtype: str, spec: Alibi, mask: Any) -> _Target:
+    """The target at the working precision read from the values (a float32 bias handed over
+    as float64 is judged at float32's tolerance, and says so)."""
+    read = stored_precision(arr, dtype, reference=spec.slopes_array())
+    target = _from_array_at(arr, read or dtype, spec, mask)
+    target.dtype, target.precision_note = read or dtype, precision_note(read, dtype)
+    return target
+
+
+def _form(arr: np.ndarray, delta: np.ndarray, slopes: np.ndarray, eps: float) -> str:
+    """What a dense bias holds above the diagonal (j > i), named."""
+    upper = delta[None] < 0
+    if not upper.any():
+        return ""
+    vals = arr[np.broadcast_to(upper, arr.shape)]
+    if np.all(np.isneginf(vals)) or np.all(vals <= -1e4):
+        return "causal: the triangle above the diagonal (j > i) masked"
+    if np.all(vals == 0):
+        return "causal: zero above the diagonal (the mask applied elsewhere)"
+    tol = bias_tolerance(slopes, delta, eps)
+    with np.errstate(invalid="ignore"):
+        sym = np.abs(arr + slopes[:, None, None] * np.abs(delta)[None])
+        cont = np.abs(arr + slopes[:, None, None] * delta[None])
+    if np.all((sym <= tol)[np.broadcast_to(upper, arr.shape)]):
+        return "symmetric −m·|i − j| (bidirectional ALiBi): the upper triangle matches too"
+    if np.all((cont <= tol)[np.broadcast_to(upper, arr.shape)]):
+        return ("−m·(i − j) continued above the diagonal (+m·(j − i) there: not causal, and "
+                "not the symmetric −m·|i − j| of a bidirectional ALiBi)")
+    return "above the diagonal: neither masked nor −m·|i − j|"
+
+
+def _from_array_at(arr: np.ndarray, dtype: str, spec: Alibi, mask: Any) -> _Target:
     n, eps = spec.n_heads, dtype_eps(dtype)
     if arr.ndim == 1:
         if arr.shape[0] != n:
@@ -185,13 +261,23 @@ def _from_array(arr: np.ndarray, dtype: str, spec: Alibi, mask: Any) -> _Target:
     delta = np.arange(q)[:, None] - np.arange(k)[None, :]
     causal = delta[None] >= 0
 
-    def dense(s: np.ndarray) -> float:
-        with np.errstate(invalid="ignore"):
-            err = np.where(causal, np.abs(arr + s[:, None, None] * delta[None]), 0.0)
-        if not np.isfinite(err).all():
-            return float("inf")
-        return float(np.max(err / bias_tolerance(s, delta, eps)))
-    return _Target("bias-tensor", dense, arr[:, 0, 0] - arr[:, 1, 0] if q > 1 else arr[:, 0, 0])
+    def dense_of(values: np.ndarray) -> Callable[[np.ndarray], float]:
+        def dense(s: np.ndarray) -> float:
+            with np.errstate(invalid="ignore"):
+                err = np.where(causal, np.abs(values + s[:, None, None] * delta[None]), 0.0)
+            if not np.isfinite(err).all():
+                return float("inf")
+            return float(np.max(err / bias_tolerance(s, delta, eps)))
+        return dense
+    target = _Target("bias-tensor", dense_of(arr),
+                     arr[:, 0, 0] - arr[:, 1, 0] if q > 1 else arr[:, 0, 0])
+    if q == k:     # named once the causal part matched (check_alibi)
+        target.form_of = lambda: _form(arr, delta, spec.slopes_array(), eps)
+    if q == k and q > 1:
+        swapped = dense_of(np.swapaxes(arr, 1, 2))
+        target.layouts["query and key axes swapped (bias[h, j, i]: the triangle above the "
+                       "diagonal holds the causal part)"] = swapped
+    return target
 
 
 def _masks(torch: Any, length: int) -> list[tuple[str, Any]]:
@@ -310,34 +396,54 @@ def check_alibi(impl: Any, *, n_heads: int, rule: str = "reference", alibi_bias_
     evidence = _evidence(target, spec, score)
     report = AlibiReport(ok, target.kind, spec.to_dict(),
                          [{"name": "alibi:values", "status": "pass" if ok else "fail",
-                           "score": score}], evidence=evidence)
+                           "score": score}], evidence=evidence, dtype=target.dtype,
+                         precision_note=target.precision_note)
+    if target.precision_note:
+        evidence.details["precision_read"] = target.dtype
     if ok:
         check = apply(Check("alibi:values", "pass", evidence=evidence))
         if check.status != "pass":
             report.ok, report.status, report.message = False, check.status, check.note or ""
+        else:
+            report.form = target.form_of()
+            report.message = "; ".join(x for x in (target.precision_note, report.form) if x)
         return report
-    for name, slopes in _hypotheses(spec).items():
-        s = target.regen(slopes)
+    # every hypothesis is regenerated; all that reproduce the impl are named (none by order)
+    candidates = [(name, (lambda v: lambda: target.regen(v))(slopes))
+                  for name, slopes in _hypotheses(spec)]
+    candidates += [(name, (lambda f: lambda: f(spec.slopes_array()))(f))
+                   for name, f in target.layouts.items()]
+    if target.mask_ignored is not None:
+        candidates.append(("the attention mask ignored: positions arange(k), not "
+                           "cumsum(mask) − 1 (shifts the keys after inner padding)",
+                           lambda: target.mask_ignored(spec.slopes_array())))
+    for name, score_of in candidates:
+        s = score_of()
         report.hypotheses.append({"hypothesis": name, "score": s, "confirmed": s <= 1})
-        if s <= 1 and report.explanation is None:
-            report.explanation = name
-    if report.explanation is None and target.mask_ignored is not None:
-        s = target.mask_ignored(spec.slopes_array())
-        report.hypotheses.append({"hypothesis": "mask ignored", "score": s, "confirmed": s <= 1})
         if s <= 1:
-            report.explanation = ("the attention mask ignored: positions arange(k), not "
-                                  "cumsum(mask) − 1 (shifts the keys after inner padding)")
-    why = (f"most likely: {report.explanation} (confirmed by regeneration)"
-           if report.explanation else "no explanation is confirmed by regeneration; "
-           f"identify_alibi on the slopes read from the impl says: "
-           f"{identify_alibi(target.slopes)['rule'] if target.slopes.size else 'nothing'}")
+            report.explanations.append(name)
+    if report.explanations:
+        report.explanation = " | ".join(report.explanations)
+    if len(report.explanations) > 1:
+        why = ("several explanations reproduce the impl (each confirmed by regeneration): "
+               + "; ".join(report.explanations))
+    elif report.explanations:
+        why = f"most likely: {report.explanation} (confirmed by regeneration)"
+    else:
+        found = identify_alibi(target.slopes) if target.slopes.size else None
+        said = (found["note"] if found and found["rule"] else
+                "matches no known ALiBi rule" if found else "nothing")
+        why = ("no explanation is confirmed by regeneration; identify_alibi on the slopes read "
+               f"from the impl says: {said}")
     if not is_power_of_two(spec.n_heads) and report.explanation is None:
         why += f" (n_heads={spec.n_heads} is not a power of two: check the rule)"
     w = (target.coverage or {}).get("worst") or {}
     where = (f" at head {w['head']}, (i, j) = ({w['i']}, {w['j']}): impl {w['impl']!r}"
              if w and target.coverage.get("toeplitz_score", 0) > 1 else "")
+    extra = f"\n{target.precision_note}" if target.precision_note else ""
     report.message = (f"ALiBi impl disagrees with {label}: worst error {score:.3g}× the "
-                      f"tolerance ({target.kind}){where}\n{why}")
+                      f"tolerance ({target.kind}, judged at {target.dtype or 'its dtype'})"
+                      f"{where}\n{why}{extra}")
     return report
 
 
@@ -364,6 +470,7 @@ def identify_alibi(slopes: Any) -> dict[str, Any]:
     arr, dtype = as_array(slopes, what="slopes")
     if arr.ndim != 1 or arr.size == 0:
         raise InvalidParameter(f"slopes of shape {arr.shape}; pass a 1-D vector, one per head")
+    dtype = stored_precision(arr, dtype, reference=alibi(arr.size).slopes_array()) or dtype
     n, eps = arr.size, dtype_eps(dtype)
     ref = alibi(n)
     if _compare(arr, ref.slopes_array(), eps) <= 1:
@@ -378,8 +485,9 @@ def identify_alibi(slopes: Any) -> dict[str, Any]:
                                                   eps) <= 1:
             return {"rule": "mpt", "n_heads": n, "alibi_bias_max": str(guess),
                     "note": f"MPT's gen_slopes with alibi_bias_max={guess}"}
-    for name, cand in _hypotheses(ref).items():
-        if _compare(arr, cand, eps) <= 1:
-            return {"rule": "variant", "n_heads": n, "alibi_bias_max": None, "note": name}
+    confirmed = [name for name, cand in _hypotheses(ref) if _compare(arr, cand, eps) <= 1]
+    if confirmed:
+        return {"rule": "variant", "n_heads": n, "alibi_bias_max": None,
+                "note": "; ".join(confirmed)}
     return {"rule": None, "n_heads": n, "alibi_bias_max": None,
             "note": "matches no known ALiBi rule"}

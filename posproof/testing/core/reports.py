@@ -18,8 +18,10 @@ from ...errors import PosproofError
 from .judging import ranges
 
 __all__ = [
+    "PRECISION_KEYS",
     "ImplReport",
     "InvalidImplementation",
+    "angles_hint",
     "describe",
     "encoding_label",
     "encoding_message",
@@ -27,6 +29,7 @@ __all__ = [
     "nonfinite",
     "rotary_message",
     "spec_label",
+    "suggest_angles",
 ]
 
 
@@ -176,13 +179,42 @@ def encoding_message(report: ImplReport, label: str, tol: Any) -> str:
         + tol.formula,
     ]
     if tol.angles is None:
-        lines.append(_angles_hint(report.accepted_with_angles, report.angles_note))
+        lines.append(angles_hint(report.accepted_with_angles, report.angles_note))
     if report.explanation:
         lines.append(_explanation_line(report.explanation))
     return "\n".join(lines)
 
 
-def _angles_hint(accepted: str | None, note: str | None = None) -> str:
+#: Explanations that are a choice of precision (the rest are bugs).
+PRECISION_KEYS = ("angles-", "positions-")
+
+
+def suggest_angles(report: ImplReport, accepting: tuple[str, Any] | None) -> None:
+    """Name ``angles=`` in the report when the table is within its tolerance at a meaningful
+    part of the table, and no bug (a confirmed explanation that is not a precision) reproduces
+    the table: the wide tolerance of a low-precision angle accepts many bugs."""
+    if accepting is None:
+        return
+    name, cov = accepting
+    if not cov.meaningful:
+        report.angles_note = (
+            f'angles="{name}" would accept this table only where its tolerance judges little '
+            f"(judged {cov.judged} of {cov.total} entries; {cov.unjudged()}): not suggested")
+        return
+    best = report.hypotheses[0] if report.hypotheses and report.hypotheses[0].get("fits") \
+        else None
+    if best is not None and not str(best.get("key", "")).startswith(PRECISION_KEYS):
+        report.angles_note = (
+            f'angles="{name}" would accept this table only because its tolerance '
+            f"(16·(eps + eps_{name}·|x·ω|)) is wide; a mistake reproduces it exactly (below): "
+            "not a choice of precision")
+        return
+    report.accepted_with_angles = name
+    if not cov.complete:
+        report.angles_note = f"judged {cov.judged} of {cov.total} entries; {cov.unjudged()}"
+
+
+def angles_hint(accepted: str | None, note: str | None = None) -> str:
     """The line that names ``angles=`` in a failure under the default tolerance (``note``:
     what that tolerance does not judge, or why no angles= is suggested)."""
     if accepted is not None:
@@ -208,7 +240,7 @@ def rotary_message(report: ImplReport, label: str) -> str:
             f"({report.tolerance.get('formula', '')}); disagreeing positions: "
             f"{report.n_bad_positions} of {report.n_positions}")
         if report.tolerance.get("angles") == "float64":
-            lines.append(_angles_hint(report.accepted_with_angles, report.angles_note)
+            lines.append(angles_hint(report.accepted_with_angles, report.angles_note)
                          .replace("x·ω", "m·θ"))
     for c in report.checks:
         if c["name"] == "relative_property" and c["status"] == "fail":

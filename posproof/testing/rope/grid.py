@@ -228,6 +228,15 @@ def _axial_hypotheses(rot: Any, basis: np.ndarray, pos: np.ndarray
              lambda: wrong.apply(basis, pos))]
 
 
+def _integer_positions(pos: np.ndarray) -> np.ndarray:
+    """Positions as the int64 the impl is told it gets (an impl may index a buffer with them);
+    a non-integer position is refused."""
+    if not np.all(pos == np.round(pos)) or np.abs(pos).max(initial=0) > 2**53:
+        raise InvalidParameter("positions must be whole numbers (the impl gets int64 positions "
+                               "of shape (k, seq)); got a non-integer one")
+    return pos.astype(np.int64)
+
+
 def check_multi_rotary(apply_fn: Any, spec: Any, *, dtype: str = "float32",
                        angles: str | None = None, inputs: str = "auto",
                        max_position: int = 4096, positions: Any = None, seed: int = 0,
@@ -247,7 +256,8 @@ def check_multi_rotary(apply_fn: Any, spec: Any, *, dtype: str = "float32",
     angles = angles_name(angles)
     max_position = check_int("max_position", max_position, minimum=16, maximum=2**40)
     pos = (_positions(rot, max_position, seed) if positions is None else
-           as_axis_positions("positions", positions, rot.axes, rows_first=False))
+           _integer_positions(as_axis_positions("positions", positions, rot.axes,
+                                                rows_first=False)))
     h = rot.head_dim
     apply = Applier(apply_fn, str(dtype), inputs,
                     positions=f"int64 positions of shape ({rot.axes}, seq) (one row per axis)")
