@@ -106,15 +106,21 @@ def encoding_label(spec: Any) -> str:
     return spec_label(spec.to_dict())
 
 
+#: Keys of a rotary spec's to_dict() spec_label shows first (the rest: the scaling's parameters).
+_ROTARY_SHOWN = ("name", "kind", "head_dim", "rotary_dim", "layout", "base", "scaling")
+
+
 def spec_label(d: dict[str, Any]) -> str:
     """A preset(...) / rotary(...) call that describes a spec's ``to_dict()``."""
     if d.get("kind") == "xpos":
         return (f"XPos(head_dim={d['head_dim']}, base={d['base']}, "
                 f"scale_base={d['scale_base']}, gamma={d['gamma']})")
-    if d.get("kind") == "rotary":
+    if d.get("kind") == "rotary":   # the whole spec: a scaling rule with its parameters too
+        rule = [f"scaling={d['scaling']}"] if d.get("scaling") not in (None, "default") else []
+        rule += [f"{k}={v}" for k, v in d.items() if k not in _ROTARY_SHOWN]
         return (f"rotary(base={d.get('base')}, head_dim={d['head_dim']}, layout={d['layout']}"
                 + (f", rotary_dim={d['rotary_dim']}" if d["rotary_dim"] != d["head_dim"] else "")
-                + ")")
+                + "".join(f", {x}" for x in rule) + ")")
     if d.get("kind") == "multi-axis rotary":
         return f"{d['name']}(head_dim={d['head_dim']}, layout={d['layout']}, axes={d['axes']})"
     sched = d.get("schedule")

@@ -434,6 +434,17 @@ def _convention_differences(fp: _Fingerprint, rot: Any) -> list[str]:
     if fp.base is not None and spec_base is not None and fp.base != str(spec_base) and \
             rot.schedule.family == "geometric":
         diffs.append(f"base {fp.base}, not {spec_base}")
+    elif rot.schedule.family != "geometric" and fp.theta.size >= 2 and \
+            fp.rotary_dim == rot.rotary_dim:
+        # a scaled schedule (llama3, yarn, linear, …): its own frequencies, not its base's
+        expected = np.sort(rot.frequencies_float)[::-1]
+        measured = np.sort(fp.theta)[::-1]
+        if np.abs(measured - expected).max() > 1e-3 * expected.max():
+            rule = rot.to_dict().get("scaling") or rot.schedule.family
+            got = (f"the frequencies of a plain RoPE of base {fp.base}" if fp.base is not None
+                   else "θ = " + ", ".join(f"{t:.4g}" for t in measured[:4]) + ", …")
+            diffs.append(f"frequencies are not the spec's ({rule} scaling of base {spec_base}): "
+                         f"measured {got}")
     elif fp.base is None and fp.theta.size >= 2 and rot.schedule.family == "geometric" and \
             fp.rotary_dim == rot.rotary_dim:
         expected = np.sort(rot.frequencies_float)[::-1]
