@@ -1,0 +1,285 @@
+"""The bug corpus, family by family (issue 22 §3): for each family's explanation list, a broken
+copy per hypothesis must be explained by that hypothesis (confirmed by regeneration), a correct
+copy must pass with no explanation, and a near miss must not be explained.  The working precision
+read from the data is tested from both sides (a float32 value stored as float64 is read; one
+float64 ulp off, or short dyadic values, are not)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from posproof.model.alibi import alibi, mpt_exponents
+from posproof.model.configs import parse_spec
+from posproof.model.multiaxis import multi_preset
+from posproof.model.rope import rotary
+from posproof.testing import check_alibi, check_encoding, check_rotary
+from posproof.testing.bias.alibi import _round_to  # noqa: PLC2701 (the test regenerates)
+from posproof.testing.core.precision import stored_precision
+
+# --------------------------------------------------------------------------- precision read
+N = 12
+SLOPES = alibi(N).slopes_array()
+DELTA = np.arange(32)[:, None] - np.arange(32)[None, :]
+
+
+def _bias(slopes: np.ndarray, dtype: type = np.float64) -> np.ndarray:
+    s = slopes.astype(dtype)
+    return np.where(DELTA[None] >= 0, -(s[:, None, None] * DELTA[None].astype(dtype)),
+                    -np.inf).astype(np.float64)
+
+
+def test_float32_values_stored_as_float64_are_read_as_float32() -> None:
+    assert stored_precision(SLOPES.astype(np.float32).astype(np.float64), "float64") == "float32"
+
+
+def test_one_float64_ulp_off_is_not_read_as_float32() -> None:
+    values = SLOPES.astype(np.float32).astype(np.float64)
+    values[3] = np.nextafter(values[3], 1.0)
+    assert stored_precision(values, "float64") is None
+
+
+def test_short_dyadic_values_carry_no_precision() -> None:
+    powers = np.exp2(-np.arange(1, 9.0))            # exact in every dtype
+    assert stored_precision(powers, "float64") is None
+    assert stored_precision(np.arange(1, 300.0), "float64") is None
+
+
+def test_exact_values_already_in_the_dtype_read_nothing() -> None:
+    v = SLOPES.astype(np.float32).astype(np.float64)
+    assert stored_precision(v, "float64", reference=v) is None
+
+
+def test_float16_values_stored_as_float32_are_read() -> None:
+    v = np.linspace(0.1, 0.9, 50).astype(np.float16).astype(np.float32).astype(np.float64)
+    assert stored_precision(v, "float32") == "float16"
+    assert stored_precision(v, "float64") == "float16"
+
+
+def test_alibi_float32_bias_passed_as_float64_passes_at_float32() -> None:
+    report = check_alibi(_bias(SLOPES, np.float32), n_heads=N)
+    assert report.ok
+    assert report.dtype == "float32"
+    assert "float32 precision" in report.message
+    assert report.evidence.details["precision_read"] == "float32"
+
+
+def test_alibi_float32_slopes_one_float64_ulp_off_are_judged_in_float64() -> None:
+    slopes = SLOPES.astype(np.float32).astype(np.float64)
+    slopes[0] = np.nextafter(slopes[0], 1.0)
+    report = check_alibi(slopes, n_heads=N)
+    assert report.dtype == "float64"
+    assert not report.ok                       # float32 rounding is beyond float64's tolerance
+
+
+def test_alibi_wrong_float32_slopes_still_fail_at_float32() -> None:
+    wrong = np.exp2(-8 * np.arange(1, N + 1) / N)
+    report = check_alibi(wrong.astype(np.float32).astype(np.float64), n_heads=N)
+    assert not report.ok
+    assert report.dtype == "float32"
+    assert "geometric rule" in report.explanation
+
+
+# --------------------------------------------------------------------------- ALiBi corpus
+def _alibi_corpus() -> list[tuple[str, int, dict, np.ndarray, str]]:
+    """(id, n_heads, check options, impl, text the explanation must contain)."""
+    n = 24                                        # not a power of two; bf16 ≠ f16 roundings
+    s = alibi(n).slopes_array()
+    q = 32
+    return [
+        ("geometric", n, {}, np.exp2(-8 * np.arange(1, n + 1) / n), "geometric rule"),
+        ("truncated", n, {}, np.exp2(-8 * np.arange(1, q + 1) / q)[:n], "truncated"),
+        ("reversed", n, {}, s[::-1], "reversed"),
+        ("sign", n, {}, -s, "sign flipped"),
+        ("power-h0", n, {}, np.exp2(-8 * np.arange(0, n) / n), "2^(−8h/n)"),
+        ("power-h2", n, {}, np.exp2(-8 * np.arange(2, n + 2) / n), "2^(−8(h+2)/n)"),
+        # a float32 bias from a low-precision slopes buffer (a bfloat16 buffer alone is a
+        # bfloat16 impl: read so, and judged at bfloat16's tolerance)
+        ("bfloat16", n, {}, _bias(_round_to(s, "bfloat16"), np.float32), "bfloat16"),
+        ("float16", n, {}, _bias(_round_to(s, "float16"), np.float32), "rounded to float16"),
+        ("mpt-16", n, {}, np.exp2(-np.array([float(e) for e in mpt_exponents(n, 16)])),
+         "alibi_bias_max=16"),
+        ("bloom-vs-mpt16", 8, {"rule": "mpt", "alibi_bias_max": 16}, alibi(8).slopes_array(),
+         "the reference rule (alibi_bias_max=8)"),
+    ]
+
+
+@pytest.mark.parametrize("case", _alibi_corpus(), ids=lambda c: c[0])
+def test_alibi_bug_gets_its_own_confirmed_explanation(case: tuple) -> None:
+    _, n, kwargs, impl, text = case
+    report = check_alibi(impl, n_heads=n, **kwargs)
+    assert not report.ok
+    assert report.explanations, report.message
+    assert any(text in e for e in report.explanations), report.message
+    confirmed = [h for h in report.hypotheses if h["confirmed"]]
+    assert all(h["score"] <= 1 for h in confirmed)
+    assert len(report.explanations) == len(confirmed)
+
+
+def test_bloom_slopes_against_mpt16_are_not_the_non_power_of_two_rule() -> None:
+    report = check_alibi(alibi(8).slopes_array(), n_heads=8, rule="mpt", alibi_bias_max=16)
+    assert "power of two" not in report.message
+    assert "most likely: the reference rule (alibi_bias_max=8)" in report.message
+
+
+def test_several_confirmed_explanations_are_all_named() -> None:
+    # 12 heads: the slopes 2^(−k/2) round alike to bfloat16 and float16
+    report = check_alibi(_bias(_round_to(SLOPES, "bfloat16"), np.float32), n_heads=N)
+    assert "bfloat16" in report.explanation and "float16" in report.explanation
+
+
+def test_a_bfloat16_slopes_buffer_is_read_as_bfloat16() -> None:
+    report = check_alibi(_round_to(alibi(24).slopes_array(), "bfloat16"), n_heads=24)
+    assert report.ok and report.dtype == "bfloat16"
+    assert "bfloat16 precision" in report.message
+
+
+def test_alibi_near_miss_is_not_explained() -> None:
+    near = SLOPES * (1 + 1e-9)
+    report = check_alibi(near, n_heads=N)
+    assert not report.ok
+    assert report.explanation is None
+    assert "no explanation is confirmed" in report.message
+
+
+def test_alibi_correct_slopes_pass_without_explanation() -> None:
+    report = check_alibi(SLOPES, n_heads=N)
+    assert report.ok and report.explanation is None and report.dtype == "float64"
+
+
+def test_alibi_forms_are_named() -> None:
+    causal = check_alibi(_bias(SLOPES), n_heads=N)
+    assert causal.ok and causal.form.startswith("causal: the triangle")
+    sym = check_alibi(-(SLOPES[:, None, None] * np.abs(DELTA)[None]), n_heads=N)
+    assert sym.ok and sym.form.startswith("symmetric −m·|i − j|")
+    toeplitz = check_alibi(-(SLOPES[:, None, None] * DELTA[None]), n_heads=N)
+    assert toeplitz.ok and "continued above the diagonal" in toeplitz.form
+
+
+def test_alibi_swapped_axes_is_confirmed() -> None:
+    report = check_alibi(np.swapaxes(_bias(SLOPES), 1, 2), n_heads=N)
+    assert not report.ok
+    assert report.explanations == [e for e in report.explanations if "swapped" in e]
+    assert report.form == ""                    # not named when the causal part fails
+
+
+def test_alibi_identify_reads_float32_slopes() -> None:
+    from posproof.testing import identify_alibi
+
+    assert identify_alibi(SLOPES.astype(np.float32))["rule"] == "reference"
+    assert identify_alibi(SLOPES.astype(np.float32).astype(np.float64))["rule"] == "reference"
+
+
+# --------------------------------------------------------------------------- grid tables
+ENC = multi_preset("sincos-2d", dim=64)
+GRID = (16, 16)
+POS = ENC.grid(GRID)
+
+
+def _grid_corpus() -> list[tuple[str, np.ndarray, str]]:
+    flipped = POS.copy()
+    flipped[:, 0] = 15 - flipped[:, 0]
+    transposed = ENC.grid(GRID[::-1])[:, ::-1].copy()
+    transposed[:, 1] = 15 - transposed[:, 1]
+    return [
+        ("offset-both", ENC.table(POS + 1), "offset"),
+        ("offset-mixed", ENC.table(POS + np.array([1, -1])), "off by one on several axes"),
+        ("interpolation-half", ENC.table(POS * 0.5), "1/2"),
+        ("interpolation-cogvideox", ENC.table(POS / 1.875), "8/15"),
+        ("reversed-row", ENC.table(flipped), "reversed on axis row"),
+        ("reversed-transposed", ENC.table(transposed), "with the grid transposed"),
+    ]
+
+
+@pytest.mark.parametrize("case", _grid_corpus(), ids=lambda c: c[0])
+def test_grid_bug_gets_its_own_confirmed_explanation(case: tuple) -> None:
+    _, table, text = case
+    report = check_encoding(table, ENC, grid=GRID)
+    assert not report.ok
+    assert report.explanation and "confirmed" in report.explanation
+    assert text in report.explanation, report.explanation
+
+
+def test_grid_correct_table_passes_and_a_near_miss_is_not_explained() -> None:
+    assert check_encoding(ENC.table(POS), ENC, grid=GRID).ok
+    near = ENC.table(POS * (1 + 1e-7))
+    report = check_encoding(near, ENC, grid=GRID)
+    assert not report.ok
+    assert report.explanation.startswith("no explanation")
+
+
+def _float32_angle_table(grid: tuple[int, int]) -> np.ndarray:
+    pos = ENC.grid(grid)
+    axis, omega = np.zeros(64, int), np.zeros(64)
+    for block in ENC.blocks:
+        axis[list(block.columns)] = block.axis
+        omega[list(block.columns)] = block.encoding.column_frequencies_float
+    exact = ENC.table(pos)
+    ang = (pos[:, axis].astype(np.float32) * omega.astype(np.float32)[None]).astype(np.float64)
+    is_sin = np.abs(exact - np.sin(pos[:, axis] * omega)) < 1e-12
+    return np.where(is_sin, np.sin(ang), np.cos(ang))
+
+
+def test_grid_table_with_float32_angles_gets_the_angles_hint() -> None:
+    table = _float32_angle_table((64, 64))
+    report = check_encoding(table, ENC, grid=(64, 64))
+    assert not report.ok
+    assert report.accepted_with_angles == "float32"
+    assert 'pass angles="float32"' in report.message
+    assert check_encoding(table, ENC, grid=(64, 64), angles="float32").ok
+
+
+def test_grid_bug_gets_no_angles_hint() -> None:
+    report = check_encoding(ENC.table(POS + 1), ENC, grid=GRID)
+    assert report.accepted_with_angles is None
+    assert "none of them accepts this table" in report.message
+
+
+# --------------------------------------------------------------------------- rotary
+LLAMA3 = "rope:dim=128,base=500000,scaling=llama3,factor=8"
+
+
+def test_a_scaled_rotary_failure_names_the_whole_spec_and_what_it_measured() -> None:
+    spec = parse_spec(LLAMA3)
+    plain = rotary(10000, 128, layout="half")
+    report = check_rotary(lambda x, p: plain.apply(x, p), spec)
+    assert not report.ok
+    first = report.message.splitlines()[0]
+    assert "scaling=llama3, factor=8, low_freq_factor=1, high_freq_factor=4" in first
+    conv = next(c for c in report.checks if c["name"] == "convention")
+    assert conv["status"] == "fail"
+    assert "measured the frequencies of a plain RoPE of base 10000" in conv["differences"][0]
+
+
+def test_a_correct_scaled_rotary_passes_its_convention() -> None:
+    spec = parse_spec(LLAMA3)
+    report = check_rotary(lambda x, p: spec.apply(x, p), spec)
+    assert report.ok
+    assert next(c for c in report.checks if c["name"] == "convention")["status"] == "pass"
+
+
+def test_multi_axis_rotary_positions_reach_the_impl_as_int64() -> None:
+    from posproof.model.multirope import axial_rope
+    from posproof.testing.rope.grid import check_multi_rotary
+
+    spec = axial_rope((16, 16))
+    table = np.zeros(64)
+    seen = []
+
+    def impl(x: np.ndarray, pos: np.ndarray) -> np.ndarray:
+        seen.append(pos.dtype)
+        table[pos]                                 # indexing a buffer: must not crash
+        return spec.apply(x, pos)
+
+    report = check_multi_rotary(impl, spec, positions=[[0, 1, 2, 3], [3, 4, 5, 6]])
+    assert report.ok
+    assert seen and all(d == np.int64 for d in seen)
+
+
+def test_multi_axis_rotary_non_integer_positions_are_refused() -> None:
+    from posproof.errors import InvalidParameter
+    from posproof.model.multirope import axial_rope
+    from posproof.testing.rope.grid import check_multi_rotary
+
+    with pytest.raises(InvalidParameter, match="whole numbers"):
+        check_multi_rotary(lambda x, p: x, axial_rope((16, 16)), positions=[[0, 0.5], [1, 2]])
