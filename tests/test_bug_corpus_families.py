@@ -14,7 +14,7 @@ from posproof.model.configs import parse_spec
 from posproof.model.multiaxis import multi_preset
 from posproof.model.rope import rotary
 from posproof.testing import check_alibi, check_encoding, check_rotary
-from posproof.testing.bias.alibi import _round_to  # noqa: PLC2701 (the test regenerates)
+from posproof.testing.bias.alibi import _round_to
 from posproof.testing.core.precision import stored_precision
 
 # --------------------------------------------------------------------------- precision read
@@ -125,12 +125,14 @@ def test_bloom_slopes_against_mpt16_are_not_the_non_power_of_two_rule() -> None:
 def test_several_confirmed_explanations_are_all_named() -> None:
     # 12 heads: the slopes 2^(−k/2) round alike to bfloat16 and float16
     report = check_alibi(_bias(_round_to(SLOPES, "bfloat16"), np.float32), n_heads=N)
-    assert "bfloat16" in report.explanation and "float16" in report.explanation
+    assert "bfloat16" in report.explanation
+    assert "float16" in report.explanation
 
 
 def test_a_bfloat16_slopes_buffer_is_read_as_bfloat16() -> None:
     report = check_alibi(_round_to(alibi(24).slopes_array(), "bfloat16"), n_heads=24)
-    assert report.ok and report.dtype == "bfloat16"
+    assert report.ok
+    assert report.dtype == "bfloat16"
     assert "bfloat16 precision" in report.message
 
 
@@ -144,16 +146,21 @@ def test_alibi_near_miss_is_not_explained() -> None:
 
 def test_alibi_correct_slopes_pass_without_explanation() -> None:
     report = check_alibi(SLOPES, n_heads=N)
-    assert report.ok and report.explanation is None and report.dtype == "float64"
+    assert report.ok
+    assert report.explanation is None
+    assert report.dtype == "float64"
 
 
 def test_alibi_forms_are_named() -> None:
     causal = check_alibi(_bias(SLOPES), n_heads=N)
-    assert causal.ok and causal.form.startswith("causal: the triangle")
+    assert causal.ok
+    assert causal.form.startswith("causal: the triangle")
     sym = check_alibi(-(SLOPES[:, None, None] * np.abs(DELTA)[None]), n_heads=N)
-    assert sym.ok and sym.form.startswith("symmetric −m·|i − j|")
+    assert sym.ok
+    assert sym.form.startswith("symmetric −m·|i − j|")
     toeplitz = check_alibi(-(SLOPES[:, None, None] * DELTA[None]), n_heads=N)
-    assert toeplitz.ok and "continued above the diagonal" in toeplitz.form
+    assert toeplitz.ok
+    assert "continued above the diagonal" in toeplitz.form
 
 
 def test_alibi_swapped_axes_is_confirmed() -> None:
@@ -196,7 +203,8 @@ def test_grid_bug_gets_its_own_confirmed_explanation(case: tuple) -> None:
     _, table, text = case
     report = check_encoding(table, ENC, grid=GRID)
     assert not report.ok
-    assert report.explanation and "confirmed" in report.explanation
+    assert report.explanation
+    assert "confirmed" in report.explanation
     assert text in report.explanation, report.explanation
 
 
@@ -273,7 +281,8 @@ def test_multi_axis_rotary_positions_reach_the_impl_as_int64() -> None:
 
     report = check_multi_rotary(impl, spec, positions=[[0, 1, 2, 3], [3, 4, 5, 6]])
     assert report.ok
-    assert seen and all(d == np.int64 for d in seen)
+    assert seen
+    assert all(d == np.int64 for d in seen)
 
 
 def test_multi_axis_rotary_non_integer_positions_are_refused() -> None:

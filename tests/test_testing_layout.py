@@ -42,10 +42,25 @@ def test_no_flat_module_left_but_the_entry_points() -> None:
 
 def test_public_api_unchanged() -> None:
     from posproof.testing import (  # noqa: F401
-        DEFAULT_MAX_LEN, AlibiReport, Identification, ImplReport, InvalidImplementation,
-        assert_alibi, assert_encoding, assert_position_ids, assert_rotary, assert_t5_buckets,
-        check_alibi, check_encoding, check_position_ids, check_rotary, check_t5_buckets,
-        default_positions, identify, identify_alibi)
+        DEFAULT_MAX_LEN,
+        AlibiReport,
+        Identification,
+        ImplReport,
+        InvalidImplementation,
+        assert_alibi,
+        assert_encoding,
+        assert_position_ids,
+        assert_rotary,
+        assert_t5_buckets,
+        check_alibi,
+        check_encoding,
+        check_position_ids,
+        check_rotary,
+        check_t5_buckets,
+        default_positions,
+        identify,
+        identify_alibi,
+    )
     assert callable(posproof.testing.identify)               # not shadowed by a subpackage
     with pytest.raises(AttributeError):
         _ = posproof.testing.no_such_module
