@@ -292,3 +292,37 @@ def test_multi_axis_rotary_non_integer_positions_are_refused() -> None:
 
     with pytest.raises(InvalidParameter, match="whole numbers"):
         check_multi_rotary(lambda x, p: x, axial_rope((16, 16)), positions=[[0, 0.5], [1, 2]])
+
+
+# --------------------------------------------------------------------------- multi-axis rotary
+def _rotary_corpus() -> list[tuple[str, object, object, str]]:
+    from posproof.model.multirope import axial_rope, mrope
+
+    spec = mrope()
+    return [
+        ("mrope-base", spec, lambda x, p: mrope(base=10000).apply(x, p), "base/theta 10000"),
+        ("axial-theta", axial_rope((16, 16)),
+         lambda x, p: axial_rope((16, 16), theta=500000).apply(x, p), "base/theta 500000"),
+        ("mrope-offset-two-axes", spec,
+         lambda x, p: spec.apply(x, p + np.array([[1], [1], [0]])), "several axes at once"),
+    ]
+
+
+@pytest.mark.parametrize("case", _rotary_corpus(), ids=lambda c: c[0])
+def test_multi_axis_rotary_bug_gets_its_own_confirmed_explanation(case: tuple) -> None:
+    from posproof.testing.rope.grid import check_multi_rotary
+
+    _, spec, impl, text = case
+    report = check_multi_rotary(impl, spec)
+    assert not report.ok
+    assert text in report.explanation, report.explanation
+    assert "confirmed" in report.explanation
+
+
+def test_multi_axis_rotary_near_base_is_not_explained() -> None:
+    from posproof.model.multirope import mrope
+    from posproof.testing.rope.grid import check_multi_rotary
+
+    report = check_multi_rotary(lambda x, p: mrope(base=1000001).apply(x, p), mrope())
+    assert not report.ok
+    assert "base/theta" not in (report.explanation or "")

@@ -194,6 +194,14 @@ def _hypotheses(rot: Any, basis: np.ndarray, pos: np.ndarray) -> list[tuple[str,
                         f"p_{names[a]} {'+' if shift > 0 else '−'} 1 (an off-by-one position "
                         "on that axis; text tokens then differ from plain RoPE)",
                         lambda q=moved_pos: rot.apply(basis, q)))
+    for shift in itertools.product((-1, 0, 1), repeat=rot.axes):
+        if sum(1 for v in shift if v) >= 2:             # one axis alone: above
+            moved_pos = pos + np.asarray(shift, dtype=pos.dtype)[:, None]
+            text = ", ".join(f"p_{names[a]} {'+' if v > 0 else '−'} 1"
+                             for a, v in enumerate(shift) if v)
+            out.append(("offset-axes", f"off by one on several axes at once: the pairs turn "
+                        f"with ({text})", lambda q=moved_pos: rot.apply(basis, q)))
+    out += _base_hypotheses(rot, basis, pos)
     other_layout = "adjacent" if rot.layout == "half" else "half"
     wrong = MultiAxisRotary(rot.frequencies, rot.pair_axes, rot.head_dim, layout=other_layout,
                             axes=rot.axes, axis_names=rot.axis_names)
@@ -202,6 +210,46 @@ def _hypotheses(rot: Any, basis: np.ndarray, pos: np.ndarray) -> list[tuple[str,
             "half": "pairs (k, k + n): the half layout (rotate_half) where the spec rotates "
                     "adjacent pairs (2k, 2k+1)"}[other_layout]
     out.append(("layout", text, lambda: wrong.apply(basis, pos)))
+    return out
+
+
+def _spec_base(rot: Any) -> float | None:
+    """The base (rope_theta, FLUX's theta) of a multi-axis rotary: θ = base^(−e) per pair."""
+    inner = getattr(rot, "rotary", None)
+    base = None
+    if inner is not None and inner.n_pairs >= 2 and not rot.name.startswith("axial-rope"):
+        base = float(inner.frequencies_float[1]) ** (-inner.n_pairs)
+    else:
+        for a in range(rot.axes):
+            pairs = rot.axis_pairs(a)
+            if len(pairs) >= 2:      # axial: θ_1 of an axis of d_a dims is theta^(−2/d_a)
+                base = float(rot.frequencies_float[pairs[1]]) ** (-len(pairs))
+                break
+    if base is None:
+        return None
+    return float(round(base)) if abs(base - round(base)) <= 1e-6 * base else base
+
+
+#: Bases a multi-axis rotary is seen with (rope_theta of Qwen2-VL 1e6, FLUX 10000, …).
+_BASES = (100.0, 10000.0, 500000.0, 1000000.0, 10000000.0)
+
+
+def _base_hypotheses(rot: Any, basis: np.ndarray, pos: np.ndarray
+                     ) -> list[tuple[str, str, Any]]:
+    """Another base/theta on every axis: θ' = B^(−e) = θ^(ln B / ln b), regenerated."""
+    b = _spec_base(rot)
+    if b is None or not math.isfinite(b) or b <= 1:
+        return []
+    theta_c, axis_c = _channels(rot)
+    out: list[tuple[str, str, Any]] = []
+    for big in _BASES:
+        if abs(big - b) <= 1e-9 * b:
+            continue
+        with np.errstate(divide="ignore"):
+            other = np.where(theta_c > 0, theta_c ** (math.log(big) / math.log(b)), 0.0)
+        out.append(("base", f"base/theta {big:g}, not {b:g}: every axis turns with θ = "
+                    f"{big:g}^(−e) (rope_theta / theta taken from another model's config)",
+                    lambda t=other: _rotate_channels(basis, pos, t, axis_c, rot.layout)))
     return out
 
 
