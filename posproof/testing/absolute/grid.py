@@ -277,6 +277,8 @@ def _interpolation_factors(enc: Any, table: np.ndarray, pos: np.ndarray, eps: fl
             continue
         line_t = table[np.ix_(rows, list(block.columns))]
         meas = measured_frequencies(line_t, eps)
+        if meas is None:                      # a line too short to measure a frequency
+            continue
         want = block.encoding.column_frequencies_float
         live = np.isfinite(meas) & (want > 1e-4) & (want < 0.5) & (meas > 1e-6) & (meas < 3)
         if not live.any():
