@@ -326,3 +326,128 @@ def test_multi_axis_rotary_near_base_is_not_explained() -> None:
     report = check_multi_rotary(lambda x, p: mrope(base=1000001).apply(x, p), mrope())
     assert not report.ok
     assert "base/theta" not in (report.explanation or "")
+
+
+# --------------------------------------------------------------------------- the precision read,
+# the same for every family: 1-D tables, grids, rotations
+def test_1d_float32_table_stored_as_float64_is_judged_as_float32() -> None:
+    import posproof
+
+    table = posproof.preset("vaswani", dim=64).table(512, dtype="float32").astype(np.float64)
+    report = check_encoding(table, "vaswani")
+    assert report.ok
+    assert report.dtype == "float32"
+    assert "float32 precision" in report.precision_note
+    nudged = table.copy()
+    nudged[7, 3] = np.nextafter(nudged[7, 3], 2.0)         # no longer a float32 table
+    report = check_encoding(nudged, "vaswani")
+    assert not report.ok
+    assert report.dtype == "float64"
+    assert report.precision_note == ""
+
+
+def test_1d_declared_dtype_is_not_overridden_by_the_data() -> None:
+    import posproof
+
+    table = posproof.preset("vaswani", dim=64).table(512, dtype="float32").astype(np.float64)
+    report = check_encoding(table, "vaswani", dtype="float64")
+    assert not report.ok
+    assert report.dtype == "float64"
+
+
+def test_1d_float32_angles_stored_as_float64_get_the_float32_hint() -> None:
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from bug_corpus import tutorial  # float32 angles, float32 output
+
+    report = check_encoding(tutorial().astype(np.float64), "vaswani")
+    assert not report.ok
+    assert report.accepted_with_angles == "float32"      # not the wider float16
+    assert "angles-float32" in report.hypotheses[0]["key"]
+
+
+def test_grid_float32_table_stored_as_float64_is_judged_as_float32() -> None:
+    table = ENC.table(POS).astype(np.float32).astype(np.float64)
+    report = check_encoding(table, ENC, grid=GRID)
+    assert report.ok
+    assert report.dtype == "float32"
+
+
+def test_rotary_float32_output_stored_as_float64_is_judged_as_float32() -> None:
+    rot = rotary(10000, 64)
+
+    def f32(x: np.ndarray, p: np.ndarray) -> np.ndarray:
+        return rot.apply(x, p).astype(np.float32).astype(np.float64)
+
+    report = check_rotary(f32, rot, dtype="float64")
+    assert report.ok
+    assert report.dtype == "float32"
+    assert "float32 precision" in report.precision_note
+    exact = check_rotary(lambda x, p: rot.apply(x, p), rot, dtype="float64")
+    assert exact.ok
+    assert exact.dtype == "float64"
+    assert exact.precision_note == ""
+
+
+# --------------------------------------------------------------------------- T5
+def _t5_float(spec: object, name: str) -> object:
+    from posproof.measure.t5_dtype import float_buckets
+    from posproof.testing.bias.t5 import _signed
+
+    return lambda d: _signed(spec, np.asarray(d), lambda n: float_buckets(spec, n, name),
+                             spec.bidirectional, spec.per_direction)
+
+
+def test_t5_float32_log_ratio_is_named_with_the_dtype_option() -> None:
+    from posproof.model.t5_buckets import T5Buckets
+    from posproof.testing import check_t5_buckets
+
+    spec = T5Buckets(128, 10**6, True)
+    fn = _t5_float(spec, "float32")
+    report = check_t5_buckets(fn, 128, 10**6, up_to=10**6, use_torch=False)
+    assert not report.ok
+    note = report.checks[0].note
+    assert "most likely: float32" in note
+    assert 'pass dtype="float32"' in note
+    assert check_t5_buckets(fn, 128, 10**6, up_to=10**6, use_torch=False, dtype="float32").ok
+
+
+@pytest.mark.parametrize("index", range(6))
+def test_t5_each_hypothesis_is_named_when_it_reproduces_the_impl(index: int) -> None:
+    from posproof.model.t5_buckets import T5Buckets
+    from posproof.testing import check_t5_buckets
+    from posproof.testing.bias.t5 import _hypotheses
+
+    spec = T5Buckets(32, 128, True)
+    d = np.arange(-256, 257)
+    hyps = _hypotheses(spec, d)
+    if index >= len(hyps):
+        pytest.skip("fewer hypotheses for this spec")
+    name, alt = hyps[index]
+    if np.array_equal(alt, spec.buckets(d)):
+        pytest.skip("this hypothesis is the exact buckets for this spec")
+    table = dict(zip(d.tolist(), alt.tolist(), strict=True))
+    report = check_t5_buckets(lambda x: np.array([table[int(v)] for v in np.asarray(x)]),
+                              32, 128, up_to=256, use_torch=False)
+    assert not report.ok
+    assert name in report.checks[0].values["explanations"]
+    assert 'pass dtype="' not in report.checks[0].note or name.startswith("float")
+
+
+def test_t5_a_near_miss_is_not_explained() -> None:
+    from posproof.model.t5_buckets import T5Buckets
+    from posproof.testing import check_t5_buckets
+
+    spec = T5Buckets(32, 128, True)
+
+    def near(x: np.ndarray) -> np.ndarray:
+        out = spec.buckets(np.asarray(x)).copy()
+        out[np.asarray(x) == 100] += 1                    # one distance, one bucket off
+        return out
+
+    report = check_t5_buckets(near, 32, 128, up_to=256, use_torch=False)
+    assert not report.ok
+    assert report.checks[0].values["explanations"] == []
+    assert "no explanation confirmed" in report.checks[0].note

@@ -11,6 +11,7 @@ import numpy as np
 from ...errors import MAX_DIM, InvalidParameter, PosproofError, check_int
 from ..core.arrays import as_array, dtype_eps
 from ..core.judging import Coverage, judge, nothing_judged
+from ..core.precision import precision_note, stored_precision
 from ..core.reports import (
     ImplReport,
     InvalidImplementation,
@@ -142,11 +143,15 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
         def calls(p: np.ndarray) -> np.ndarray:
             return call(impl, p)[0]
 
-    dtname = angles_name(dtype) if dtype is not None else impl_dtype
+    # the working precision read from the values when no dtype is declared: a float32 table
+    # handed over as float64 is judged as the float32 table it is (core/precision.py)
+    read = None if dtype is not None else stored_precision(table, impl_dtype)
+    dtname = angles_name(dtype) if dtype is not None else (read or impl_dtype)
     tol = Tolerance.of(dtname, angles, scale)
     eps = dtype_eps(dtname)
     report = ImplReport(False, "encoding", enc.to_dict(), dtname, int(pos.size),
-                        int(np.abs(pos).max()) if pos.size else 0)
+                        int(np.abs(pos).max()) if pos.size else 0,
+                        precision_note=precision_note(read, impl_dtype))
     label = encoding_label(enc)
     if not np.all(np.isfinite(table)):
         return nonfinite(report, label, pos[~np.isfinite(table).all(axis=1)])

@@ -30,6 +30,7 @@ import numpy as np
 from ...errors import InvalidParameter, check_int
 from ..core.arrays import as_array, dtype_eps
 from ..core.judging import Coverage, judge, nothing_judged
+from ..core.precision import precision_note, stored_precision
 from ..core.reports import ImplReport, InvalidImplementation, angles_hint, describe, suggest_angles
 from ..identification import TOLERANCE, ranges
 from .hypotheses import (
@@ -356,12 +357,14 @@ def check_multi_encoding(impl: Any, spec: Any, *, grid: Sequence[int] | None = N
             raise InvalidImplementation(f"{describe(impl)} returned {table.shape[0]} rows for "
                                         f"{pos.shape[0]} positions")
     grid = tuple(int(g) for g in grid)          # type: ignore[union-attr]
-    dtname = angles_name(dtype) if dtype is not None else impl_dtype
+    read = None if dtype is not None else stored_precision(table, impl_dtype)
+    dtname = angles_name(dtype) if dtype is not None else (read or impl_dtype)
     angles = angles_name(angles)
     tol = Tolerance.of(dtname, angles, scale)
     eps = dtype_eps(dtname)
     report = ImplReport(False, "multi-axis encoding", enc.to_dict(), dtname, int(pos.shape[0]),
-                        int(np.abs(pos).max()) if pos.size else 0)
+                        int(np.abs(pos).max()) if pos.size else 0,
+                        precision_note=precision_note(read, impl_dtype))
     label = _label(enc)
     if table.shape[1] != enc.dim:
         report.score = math.inf
@@ -428,6 +431,8 @@ def check_multi_encoding(impl: Any, spec: Any, *, grid: Sequence[int] | None = N
              f"worst: position {tuple(w['position'])} (row {w['row']}), dim {w['dim']} (axis "
              f"{w['axis']}): impl {w['impl']:.9g}, expected {w['expected']:.9g}, |difference| "
              f"{w['difference']:.3g} > tolerance {w['tolerance']:.3g} = {tol.formula}"]
+    if report.precision_note:
+        lines.append(report.precision_note)
     if tol.angles is None:
         lines.append(angles_hint(report.accepted_with_angles, report.angles_note))
     if report.explanation:

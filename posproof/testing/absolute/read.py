@@ -19,6 +19,7 @@ import numpy as np
 from ...errors import InvalidParameter, PosproofError, check_int
 from ..core.arrays import as_array, dtype_eps, phasors
 from ..core.judging import OUTPUT_ULPS, VACUOUS, Coverage, Tolerance
+from ..core.precision import precision_note, stored_precision
 from ..core.reports import InvalidImplementation, describe, imported_torch
 from ..identification import TOLERANCE
 
@@ -311,6 +312,8 @@ class Applier:
         self.fn, self.dtype, self.mode = fn, dtype, inputs
         self.positions = positions
         self.out_dtype = dtype
+        self.read: str | None = None
+        self.stored_dtype = dtype
 
     def _np(self, x: np.ndarray, pos: np.ndarray) -> Any:
         from ...model.encoding import resolve_dtype
@@ -340,8 +343,11 @@ class Applier:
                 out = self._np(x, pos) if self.mode == "numpy" else self._torch(x, pos)
             except Exception as exc:
                 raise self._error(exc) from None
-        arr, self.out_dtype = as_array(out, what=f"the output of {describe(self.fn)}",
-                                       finite=False)
+        arr, out_dtype = as_array(out, what=f"the output of {describe(self.fn)}", finite=False)
+        # the working precision read from the values: float32 output handed back as float64
+        self.read = stored_precision(arr, out_dtype)
+        self.out_dtype = self.read or out_dtype
+        self.stored_dtype = out_dtype
         if arr.shape != x.shape:
             try:
                 arr = arr.reshape(x.shape)
@@ -367,6 +373,8 @@ def rotary_report(kind: str, spec: dict[str, Any], dtype: Any, apply: Applier,
     eps_in, eps_out = dtype_eps(str(dtype)), dtype_eps(apply.out_dtype)
     name = str(dtype) if eps_in >= eps_out else apply.out_dtype
     report = ImplReport(False, kind, spec, name, count, top)
+    if getattr(apply, "read", None) and name == apply.out_dtype:
+        report.precision_note = precision_note(apply.read, apply.stored_dtype)
     tolerance = Tolerance.of(name, angles)
     report.tolerance = {"formula": tolerance.formula.replace("x·ω", "m·θ"),
                         "out": tolerance.out, "angle": tolerance.angle,

@@ -74,6 +74,8 @@ class ImplReport:
     accepted_with_angles: str | None = None
     message: str = ""
     angles_note: str | None = None      # what the angles= hint did not judge, or why none
+    #: the working precision read from the values ("" when none: see core/precision.py)
+    precision_note: str = ""
     evidence: Any = None                # posproof.evidence.Evidence of a pass
 
     @property
@@ -184,6 +186,8 @@ def encoding_message(report: ImplReport, label: str, tol: Any) -> str:
         f"tolerance {w['tolerance']:.3g} = "
         + tol.formula,
     ]
+    if report.precision_note:
+        lines.append(report.precision_note)
     if tol.angles is None:
         lines.append(angles_hint(report.accepted_with_angles, report.angles_note))
     if report.explanation:
@@ -238,6 +242,8 @@ def rotary_message(report: ImplReport, label: str) -> str:
     w = report.worst
     status = ", ".join(f"{c['name']}: {c['status']}" for c in report.checks)
     lines = [f"impl disagrees with {label}: {status}"]
+    if report.precision_note:
+        lines.append(report.precision_note)
     if w and report.score > 1:
         lines.append(
             f"worst: position {w['position']}, R(m)·e_{w['input_channel']} channel "
