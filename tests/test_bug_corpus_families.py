@@ -451,3 +451,37 @@ def test_t5_a_near_miss_is_not_explained() -> None:
     assert not report.ok
     assert report.checks[0].values["explanations"] == []
     assert "no explanation confirmed" in report.checks[0].note
+
+
+# --------------------------------------------------------------------------- xPos
+def _xpos_impl(spec: object, bump: float = 0.0, at: int = 0, dtype: type = np.float64) -> object:
+    def apply(x: object, downscale: bool) -> np.ndarray:
+        x = np.asarray(x.numpy() if hasattr(x, "numpy") else x, dtype=np.float64)
+        out = spec.apply(x, np.arange(x.shape[1]), key=downscale)
+        out[:, at, 0] += bump * np.abs(out[:, at, :]).max(axis=-1)
+        return out.astype(dtype).astype(np.float64)
+    return apply
+
+
+def test_xpos_tolerance_grows_with_the_angle_not_fixed() -> None:
+    from posproof.model.xpos import XPos
+    from posproof.testing.rope.xpos import check_xpos
+
+    spec = XPos(16)
+    assert check_xpos(_xpos_impl(spec), spec, long=False).ok
+    # 16·eps32·(1 + p·θ_max): ≈ 1.9e-6 of the row at p = 0, ≈ 1.2e-4 at p = 63
+    assert not check_xpos(_xpos_impl(spec, 5e-5, at=0), spec, long=False).ok
+    assert check_xpos(_xpos_impl(spec, 5e-5, at=63), spec, long=False).ok
+    assert not check_xpos(_xpos_impl(spec, 5e-4, at=63), spec, long=False).ok
+    assert check_xpos(_xpos_impl(spec, 1e-6, at=0), spec, long=False).ok
+
+
+def test_xpos_float32_output_stored_as_float64_is_read() -> None:
+    from posproof.model.xpos import XPos
+    from posproof.testing.rope.xpos import check_xpos
+
+    spec = XPos(16)
+    report = check_xpos(_xpos_impl(spec, dtype=np.float32), spec, long=False)
+    assert report.ok
+    assert report.dtype == "float32"
+    assert "float32 precision" in report.precision_note
