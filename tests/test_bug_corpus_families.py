@@ -485,3 +485,22 @@ def test_xpos_float32_output_stored_as_float64_is_read() -> None:
     assert report.ok
     assert report.dtype == "float32"
     assert "float32 precision" in report.precision_note
+
+
+def test_1d_positions_reach_a_callable_as_int64_and_fractions_are_refused() -> None:
+    import posproof
+    from posproof.errors import InvalidParameter
+
+    enc = posproof.preset("vaswani", dim=16)
+    buffer = enc.table(4096)
+    seen = []
+
+    def impl(pos: np.ndarray) -> np.ndarray:
+        seen.append(np.asarray(pos).dtype)
+        return buffer[pos]                               # indexing: must not crash
+
+    assert check_encoding(impl, enc, positions=[0.0, 5.0, 4000.0]).ok
+    assert seen
+    assert all(d == np.int64 for d in seen)
+    with pytest.raises(InvalidParameter, match="whole numbers"):
+        check_encoding(impl, enc, positions=[0.5, 1.0])

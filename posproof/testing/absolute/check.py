@@ -134,7 +134,12 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
                 enc_offset = encoding_spec(spec, probe_dim, dict(params)).offset
             pos = default_positions(max_len, enc_offset, seed)
         else:
-            pos = np.asarray(positions, dtype=np.int64).reshape(-1)
+            raw = np.asarray(positions).reshape(-1)
+            if raw.dtype.kind not in "iub" and (raw.dtype.kind != "f" or not np.all(
+                    np.isfinite(raw) & (raw == np.round(raw)) & (np.abs(raw) <= 2**53))):
+                raise InvalidParameter("positions must be whole numbers (the impl gets a 1-d "
+                                       "int64 array of positions)")
+            pos = raw.astype(np.int64)
             if pos.size == 0:
                 raise InvalidParameter("positions is empty; pass at least one position")
         table, impl_dtype = call(impl, pos)
