@@ -2,7 +2,9 @@
 copy per hypothesis must be explained by that hypothesis (confirmed by regeneration), a correct
 copy must pass with no explanation, and a near miss must not be explained.  The working precision
 read from the data is tested from both sides (a float32 value stored as float64 is read; one
-float64 ulp off, or short dyadic values, are not)."""
+float64 ulp off, or short dyadic values, are not).  It explains a failure and names the option
+(``dtype="float32"``); it never widens the verdict's tolerance: values that carry less precision
+than their dtype fail, so an impl that silently loses precision is caught."""
 
 from __future__ import annotations
 
@@ -56,12 +58,18 @@ def test_float16_values_stored_as_float32_are_read() -> None:
     assert stored_precision(v, "float64") == "float16"
 
 
-def test_alibi_float32_bias_passed_as_float64_passes_at_float32() -> None:
-    report = check_alibi(_bias(SLOPES, np.float32), n_heads=N)
-    assert report.ok
-    assert report.dtype == "float32"
-    assert "float32 precision" in report.message
-    assert report.evidence.details["precision_read"] == "float32"
+def test_alibi_float32_bias_passed_as_float64_is_explained_and_passes_declared() -> None:
+    bias = _bias(SLOPES, np.float32)
+    report = check_alibi(bias, n_heads=N)
+    assert not report.ok
+    assert report.dtype == "float64"
+    assert report.explanations[0].startswith("the values carry float32 precision")
+    assert 'pass dtype="float32"' in report.message
+    assert "says: None" not in report.message
+    declared = check_alibi(bias, n_heads=N, dtype="float32")
+    assert declared.ok
+    assert declared.dtype == "float32"
+    assert declared.evidence.details["judged_at"] == "float32"
 
 
 def test_alibi_float32_slopes_one_float64_ulp_off_are_judged_in_float64() -> None:
@@ -76,8 +84,9 @@ def test_alibi_wrong_float32_slopes_still_fail_at_float32() -> None:
     wrong = np.exp2(-8 * np.arange(1, N + 1) / N)
     report = check_alibi(wrong.astype(np.float32).astype(np.float64), n_heads=N)
     assert not report.ok
-    assert report.dtype == "float32"
-    assert "geometric rule" in report.explanation
+    assert report.explanations == [e for e in report.explanations if "geometric rule" in e]
+    assert report.explanations                         # judged at the float32 it carries
+    assert not check_alibi(wrong.astype(np.float32), n_heads=N, dtype="float32").ok
 
 
 # --------------------------------------------------------------------------- ALiBi corpus
@@ -129,11 +138,14 @@ def test_several_confirmed_explanations_are_all_named() -> None:
     assert "float16" in report.explanation
 
 
-def test_a_bfloat16_slopes_buffer_is_read_as_bfloat16() -> None:
-    report = check_alibi(_round_to(alibi(24).slopes_array(), "bfloat16"), n_heads=24)
-    assert report.ok
-    assert report.dtype == "bfloat16"
-    assert "bfloat16 precision" in report.message
+def test_a_bfloat16_slopes_buffer_gets_both_explanations() -> None:
+    slopes = _round_to(alibi(24).slopes_array(), "bfloat16")
+    report = check_alibi(slopes, n_heads=24)
+    assert not report.ok
+    assert any(e.startswith("the values carry bfloat16 precision") for e in report.explanations)
+    assert any("rounded to bfloat16" in e for e in report.explanations)
+    assert report.message.count("several explanations") == 1
+    assert check_alibi(slopes, n_heads=24, dtype="bfloat16").ok
 
 
 def test_alibi_near_miss_is_not_explained() -> None:
@@ -330,20 +342,25 @@ def test_multi_axis_rotary_near_base_is_not_explained() -> None:
 
 # --------------------------------------------------------------------------- the precision read,
 # the same for every family: 1-D tables, grids, rotations
-def test_1d_float32_table_stored_as_float64_is_judged_as_float32() -> None:
+def test_1d_float32_table_stored_as_float64_is_explained() -> None:
     import posproof
 
     table = posproof.preset("vaswani", dim=64).table(512, dtype="float32").astype(np.float64)
     report = check_encoding(table, "vaswani")
-    assert report.ok
-    assert report.dtype == "float32"
+    assert not report.ok                                   # float64 accuracy lost: a fail
+    assert report.dtype == "float64"
     assert "float32 precision" in report.precision_note
+    assert report.explanation.startswith("the values carry float32 precision")
+    assert 'pass dtype="float32"' in report.message
+    assert "angles=" not in report.message                 # no meaningless float16 hint
+    assert check_encoding(table, "vaswani", dtype="float32").ok
     nudged = table.copy()
     nudged[7, 3] = np.nextafter(nudged[7, 3], 2.0)         # no longer a float32 table
     report = check_encoding(nudged, "vaswani")
     assert not report.ok
     assert report.dtype == "float64"
     assert report.precision_note == ""
+    assert not report.explanation.startswith("the values carry")
 
 
 def test_1d_declared_dtype_is_not_overridden_by_the_data() -> None:
@@ -355,7 +372,7 @@ def test_1d_declared_dtype_is_not_overridden_by_the_data() -> None:
     assert report.dtype == "float64"
 
 
-def test_1d_float32_angles_stored_as_float64_get_the_float32_hint() -> None:
+def test_1d_float32_angles_stored_as_float64_get_the_float32_options() -> None:
     import sys
     from pathlib import Path
 
@@ -364,27 +381,31 @@ def test_1d_float32_angles_stored_as_float64_get_the_float32_hint() -> None:
 
     report = check_encoding(tutorial().astype(np.float64), "vaswani")
     assert not report.ok
-    assert report.accepted_with_angles == "float32"      # not the wider float16
-    assert "angles-float32" in report.hypotheses[0]["key"]
+    assert 'pass dtype="float32", angles="float32"' in report.explanation
+    assert 'angles="float16"' not in report.message     # not the wider, meaningless float16
+    assert check_encoding(tutorial().astype(np.float64), "vaswani", dtype="float32",
+                          angles="float32").ok
 
 
-def test_grid_float32_table_stored_as_float64_is_judged_as_float32() -> None:
+def test_grid_float32_table_stored_as_float64_is_explained() -> None:
     table = ENC.table(POS).astype(np.float32).astype(np.float64)
     report = check_encoding(table, ENC, grid=GRID)
-    assert report.ok
-    assert report.dtype == "float32"
+    assert not report.ok
+    assert report.explanation.startswith("the values carry float32 precision")
+    assert check_encoding(table, ENC, grid=GRID, dtype="float32").ok
 
 
-def test_rotary_float32_output_stored_as_float64_is_judged_as_float32() -> None:
+def test_rotary_float32_output_stored_as_float64_is_explained() -> None:
     rot = rotary(10000, 64)
 
     def f32(x: np.ndarray, p: np.ndarray) -> np.ndarray:
         return rot.apply(x, p).astype(np.float32).astype(np.float64)
 
     report = check_rotary(f32, rot, dtype="float64")
-    assert report.ok
-    assert report.dtype == "float32"
+    assert not report.ok
+    assert report.explanation.startswith("the values carry float32 precision")
     assert "float32 precision" in report.precision_note
+    assert check_rotary(f32, rot, dtype="float32").ok
     exact = check_rotary(lambda x, p: rot.apply(x, p), rot, dtype="float64")
     assert exact.ok
     assert exact.dtype == "float64"
@@ -476,15 +497,17 @@ def test_xpos_tolerance_grows_with_the_angle_not_fixed() -> None:
     assert check_xpos(_xpos_impl(spec, 1e-6, at=0), spec, long=False).ok
 
 
-def test_xpos_float32_output_stored_as_float64_is_read() -> None:
+def test_xpos_float32_output_stored_as_float64_passes_at_the_contract_precision() -> None:
     from posproof.model.xpos import XPos
     from posproof.testing.rope.xpos import check_xpos
 
     spec = XPos(16)
     report = check_xpos(_xpos_impl(spec, dtype=np.float32), spec, long=False)
-    assert report.ok
-    assert report.dtype == "float32"
-    assert "float32 precision" in report.precision_note
+    assert report.ok                                 # the contract's float32, whatever stored
+    assert report.dtype == "float64"
+    half = check_xpos(_xpos_impl(spec, dtype=np.float16), spec, long=False)
+    assert not half.ok                               # float16 values: beyond float32's
+    assert "float16 precision" in half.precision_note
 
 
 def test_1d_positions_reach_a_callable_as_int64_and_fractions_are_refused() -> None:

@@ -11,7 +11,7 @@ import numpy as np
 from ...errors import MAX_DIM, InvalidParameter, PosproofError, check_int
 from ..core.arrays import as_array, dtype_eps
 from ..core.judging import Coverage, judge, nothing_judged
-from ..core.precision import precision_note, stored_precision
+from ..core.precision import precision_explanation, precision_note, stored_precision
 from ..core.reports import (
     ImplReport,
     InvalidImplementation,
@@ -148,10 +148,10 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
         def calls(p: np.ndarray) -> np.ndarray:
             return call(impl, p)[0]
 
-    # the working precision read from the values when no dtype is declared: a float32 table
-    # handed over as float64 is judged as the float32 table it is (core/precision.py)
+    # the working precision read from the values (core/precision.py): it explains a failure,
+    # it never widens the verdict's tolerance
     read = None if dtype is not None else stored_precision(table, impl_dtype)
-    dtname = angles_name(dtype) if dtype is not None else (read or impl_dtype)
+    dtname = angles_name(dtype) if dtype is not None else impl_dtype
     tol = Tolerance.of(dtname, angles, scale)
     eps = dtype_eps(dtname)
     report = ImplReport(False, "encoding", enc.to_dict(), dtname, int(pos.size),
@@ -195,7 +195,10 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
         report.explanation = nothing_judged(tol, cov)
         report.message = f"impl not judged against {label}: {report.explanation}"
         return report
-    accepting = _accepting_angles(table, pos, enc, dtname, scale) if angles is None else None
+    by_precision = (_read_precision_explains(table, pos, enc, read, dtname, angles, scale)
+                    if read is not None else None)
+    accepting = (_accepting_angles(table, pos, enc, dtname, scale)
+                 if angles is None and by_precision is None else None)
     rows, cols = np.flatnonzero(cmp.bad_rows), np.flatnonzero(cmp.bad_cols)
     report.bad_positions = [int(pos[r]) for r in rows[:64]]
     report.bad_dims = [int(c) for c in cols[:64]]
@@ -210,12 +213,34 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
                     "expected": scale * certified if certified is not None else expected_value,
                     "difference": float(abs(table[r, c] - expected_value)),
                     "tolerance": tol.at(x, float(omega[c]))}
-    if explain:
+    if by_precision is not None:
+        report.explanation = by_precision
+        report.hypotheses = [{"key": "precision-read", "hypothesis": by_precision, "fits": True}]
+    elif explain:
         unscaled = table if scale == 1.0 else table / scale
-        explain_encoding(report, unscaled, pos, enc, eps, tol.eps_angle, calls, dtname)
+        # the hypotheses are regenerated at the precision the values carry (read from them)
+        at = read if read is not None and dtype_eps(read) > eps else dtname
+        explain_encoding(report, unscaled, pos, enc, dtype_eps(at),
+                         max(tol.eps_angle, dtype_eps(at)) if at != dtname else tol.eps_angle,
+                         calls, at)
     suggest_angles(report, accepting)
     report.message = encoding_message(report, label, tol)
     return report
+
+
+def _read_precision_explains(table: np.ndarray, pos: np.ndarray, enc: Any, read: str,
+                             stored: str, angles: str | None, scale: float) -> str | None:
+    """The confirmed explanation when the table, judged at the precision read from its values
+    (with angles formed in at most that precision), matches the spec on a meaningful part."""
+    for a in ([angles] if angles is not None else [None, "float32", "float16", "bfloat16"]):
+        if a is not None and angles is None and dtype_eps(a) > dtype_eps(read):
+            continue                 # angles coarser than the values: not this explanation
+        cmp = compare(table, pos, enc, Tolerance.of(read, a, scale), scale=scale)
+        if cmp.score <= 1.0 and cmp.coverage.meaningful:
+            option = f'dtype="{read}"' + (f', angles="{a}"' if a is not None else "")
+            extra = f" with angles formed in {a}" if a is not None else ""
+            return precision_explanation(read, stored, option, extra)
+    return None
 
 
 def _check_scale(scale: Any) -> float:

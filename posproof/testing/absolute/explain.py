@@ -89,6 +89,14 @@ def explain_encoding(report: ImplReport, table: np.ndarray, pos: np.ndarray, enc
         report.hypotheses = [best.to_dict()] + [o.to_dict() for o in outcomes[:12]
                                                 if o is not best]
         report.explanation = _confirmed_text(best)
+        # several explanations reproduce the impl: every other one is named too (by kind)
+        others, seen = [], {best.key}
+        for o in sorted(confirmed, key=lambda o: (keys.index(o.key), o.score)):
+            if o.key not in seen:
+                seen.add(o.key)
+                others.append(o.cause.split(":")[0].split(" — ")[0])
+        if others:
+            report.explanation += "; also reproduced by: " + "; ".join(others[:3])
         return
     closest = outcomes[0] if outcomes else None
     facts = []

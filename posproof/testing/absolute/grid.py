@@ -30,8 +30,15 @@ import numpy as np
 from ...errors import InvalidParameter, check_int
 from ..core.arrays import as_array, dtype_eps
 from ..core.judging import Coverage, judge, nothing_judged
-from ..core.precision import precision_note, stored_precision
-from ..core.reports import ImplReport, InvalidImplementation, angles_hint, describe, suggest_angles
+from ..core.precision import precision_explanation, precision_note, stored_precision
+from ..core.reports import (
+    ImplReport,
+    InvalidImplementation,
+    angles_hint,
+    describe,
+    precision_explained,
+    suggest_angles,
+)
 from ..identification import TOLERANCE, ranges
 from .hypotheses import (
     ULPS,
@@ -358,7 +365,7 @@ def check_multi_encoding(impl: Any, spec: Any, *, grid: Sequence[int] | None = N
                                         f"{pos.shape[0]} positions")
     grid = tuple(int(g) for g in grid)          # type: ignore[union-attr]
     read = None if dtype is not None else stored_precision(table, impl_dtype)
-    dtname = angles_name(dtype) if dtype is not None else (read or impl_dtype)
+    dtname = angles_name(dtype) if dtype is not None else impl_dtype
     angles = angles_name(angles)
     tol = Tolerance.of(dtname, angles, scale)
     eps = dtype_eps(dtname)
@@ -418,11 +425,27 @@ def check_multi_encoding(impl: Any, spec: Any, *, grid: Sequence[int] | None = N
     per_axis = [f"axis {_names(enc, a)}: {np.isin(enc.axis_columns(a), cols).sum()} of "
                 f"{len(enc.axis_columns(a))} dims disagree" for a in range(enc.axes)]
     report.checks[0]["axes"] = per_axis
+    by_precision = None
+    if read is not None:
+        found = _accepting_angles(table, expected, ang, pos, axis_col, enc, read, scale,
+                                  names=(angles,) if angles is not None else
+                                  (None, *(a for a in ("float32", "float16", "bfloat16")
+                                           if dtype_eps(a) <= dtype_eps(read))))
+        if found is not None and found[1].meaningful:
+            a = found[0]
+            by_precision = precision_explanation(
+                read, dtname, f'dtype="{read}"' + (f', angles="{a}"' if a else ""),
+                f" with angles formed in {a}" if a else "")
     accepting = _accepting_angles(table, expected, ang, pos, axis_col, enc, dtname, scale) \
-        if angles is None else None
-    if explain:
+        if angles is None and by_precision is None else None
+    if by_precision is not None:
+        report.explanation = by_precision
+        report.hypotheses = [{"key": "precision-read", "hypothesis": by_precision, "fits": True}]
+    elif explain:
         unscaled = table if scale == 1.0 else table / scale
-        _explain(report, enc, unscaled, pos, grid, eps, tol.eps_angle, per_axis)
+        at = dtype_eps(read) if read is not None else eps     # the precision the values carry
+        _explain(report, enc, unscaled, pos, grid, max(at, eps), max(tol.eps_angle, at)
+                 if at > eps else tol.eps_angle, per_axis)
     suggest_angles(report, accepting)
     w = report.worst
     lines = [f"impl disagrees with {label}" + (f" × {scale:g}" if scale != 1.0 else "")
@@ -433,7 +456,7 @@ def check_multi_encoding(impl: Any, spec: Any, *, grid: Sequence[int] | None = N
              f"{w['difference']:.3g} > tolerance {w['tolerance']:.3g} = {tol.formula}"]
     if report.precision_note:
         lines.append(report.precision_note)
-    if tol.angles is None:
+    if tol.angles is None and not precision_explained(report):
         lines.append(angles_hint(report.accepted_with_angles, report.angles_note))
     if report.explanation:
         lines.append(report.explanation if report.explanation.startswith("no explanation")
@@ -443,11 +466,12 @@ def check_multi_encoding(impl: Any, spec: Any, *, grid: Sequence[int] | None = N
 
 
 def _accepting_angles(table: np.ndarray, expected: np.ndarray, ang: np.ndarray, pos: np.ndarray,
-                      axis_col: np.ndarray, enc: Any, dtname: str, scale: float
-                      ) -> tuple[str, Coverage] | None:
+                      axis_col: np.ndarray, enc: Any, dtname: str, scale: float,
+                      names: tuple[str | None, ...] = ("float32", "float16", "bfloat16")
+                      ) -> tuple[Any, Coverage] | None:
     """As the 1-D tables: the most precise ``angles=`` dtype whose tolerance holds the grid
     table, with what that tolerance judges (a hint only where it judges a meaningful part)."""
-    for name in ("float32", "float16", "bfloat16"):
+    for name in names:
         tol = Tolerance.of(dtname, name, scale)
         bound = tol.out + tol.angle * ang
         with np.errstate(invalid="ignore"):

@@ -11,6 +11,7 @@ angles x·ω may carry the error of that dtype, ``16·(eps + eps_angles·|x·ω|
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +39,7 @@ __all__ = [
     "default_positions",
     "encoding_spec",
     "expected",
+    "read_precision_explains",
     "rotary_report",
     "squeeze",
     "table_of",
@@ -344,10 +346,10 @@ class Applier:
             except Exception as exc:
                 raise self._error(exc) from None
         arr, out_dtype = as_array(out, what=f"the output of {describe(self.fn)}", finite=False)
-        # the working precision read from the values: float32 output handed back as float64
+        # the working precision read from the values (float32 output handed back as float64):
+        # it explains a failure, it does not widen the tolerance
         self.read = stored_precision(arr, out_dtype)
-        self.out_dtype = self.read or out_dtype
-        self.stored_dtype = out_dtype
+        self.out_dtype = self.stored_dtype = out_dtype
         if arr.shape != x.shape:
             try:
                 arr = arr.reshape(x.shape)
@@ -373,10 +375,32 @@ def rotary_report(kind: str, spec: dict[str, Any], dtype: Any, apply: Applier,
     eps_in, eps_out = dtype_eps(str(dtype)), dtype_eps(apply.out_dtype)
     name = str(dtype) if eps_in >= eps_out else apply.out_dtype
     report = ImplReport(False, kind, spec, name, count, top)
-    if getattr(apply, "read", None) and name == apply.out_dtype:
+    if apply.read is not None and dtype_eps(apply.read) > dtype_eps(name):
         report.precision_note = precision_note(apply.read, apply.stored_dtype)
     tolerance = Tolerance.of(name, angles)
     report.tolerance = {"formula": tolerance.formula.replace("x·ω", "m·θ"),
                         "out": tolerance.out, "angle": tolerance.angle,
                         "angles": angles or "float64", "scale": 1.0}
     return report, tolerance, max(eps_in, eps_out)
+
+
+def read_precision_explains(apply: Applier, judged: str, deviation: np.ndarray,
+                            mtheta: np.ndarray, angles: str | None,
+                            coverage: Callable[[np.ndarray, Tolerance], Any]) -> str | None:
+    """The confirmed explanation of a rotary failure by the precision read from the outputs:
+    within the tolerance of that precision (angles at most that coarse) on a meaningful part."""
+    from ..core.precision import precision_explanation
+
+    read = apply.read
+    if read is None or dtype_eps(read) <= dtype_eps(judged):
+        return None
+    options = [angles] if angles is not None else [None, *(
+        a for a in ("float32", "float16", "bfloat16") if dtype_eps(a) <= dtype_eps(read))]
+    for a in options:
+        tol = Tolerance.of(read, a)
+        bound = tol.out + tol.angle * mtheta
+        if np.all(deviation <= bound[None]) and coverage(bound, tol).meaningful:
+            option = f'dtype="{read}"' + (f', angles="{a}"' if a is not None else "")
+            return precision_explanation(read, judged, option,
+                                         f" with m·θ formed in {a}" if a else "")
+    return None

@@ -52,7 +52,8 @@ from ...measure.alibi import bias_tolerance, toeplitz_bias_check
 from ...model.alibi import MAX_BIAS_MAX, Alibi, alibi, is_power_of_two, mpt_exponents
 from ...report import Check
 from ..core.arrays import as_array, dtype_eps
-from ..core.precision import precision_note, stored_precision
+from ..core.arrays import dtype_name as angles_name
+from ..core.precision import precision_explanation, precision_note, stored_precision
 from ..core.reports import InvalidImplementation, imported_torch
 
 __all__ = ["AlibiReport", "assert_alibi", "check_alibi", "identify_alibi"]
@@ -172,6 +173,8 @@ class _Target:
         #: what an entry-by-entry check looked at (pairwise callables), else every entry given
         self.coverage: dict[str, Any] | None = None
         self.dtype, self.precision_note = "", ""
+        #: (dtype read from the values, the target judged at it) when coarser than judged
+        self.at_read: tuple[str, _Target] | None = None
         #: what a dense bias holds above the diagonal, named (see :func:`_form`)
         self.form_of: Callable[[], str] = lambda: ""
         #: further hypotheses on the layout of the output (not on the slopes): name -> score
@@ -192,12 +195,18 @@ def _key_only(values: np.ndarray, positions: np.ndarray, real: np.ndarray, eps: 
     return score
 
 
-def _from_array(arr: np.ndarray, dtype: str, spec: Alibi, mask: Any) -> _Target:
-    """The target at the working precision read from the values (a float32 bias handed over
-    as float64 is judged at float32's tolerance, and says so)."""
+def _from_array(arr: np.ndarray, dtype: str, spec: Alibi, mask: Any,
+                declared: str | None = None) -> _Target:
+    """The target judged at the dtype the values come in (or the coarser ``declared`` one);
+    the precision read from the values (a float32 bias handed over as float64) is kept to
+    explain a failure, never to widen the verdict's tolerance."""
+    judged = dtype if declared is None or dtype_eps(declared) <= dtype_eps(dtype) else declared
     read = stored_precision(arr, dtype, reference=spec.slopes_array())
-    target = _from_array_at(arr, read or dtype, spec, mask)
-    target.dtype, target.precision_note = read or dtype, precision_note(read, dtype)
+    target = _from_array_at(arr, judged, spec, mask)
+    target.dtype = judged
+    target.precision_note = precision_note(read, dtype, declared)
+    if read is not None and dtype_eps(read) > dtype_eps(judged):
+        target.at_read = (read, _from_array_at(arr, read, spec, mask))
     return target
 
 
@@ -298,7 +307,8 @@ def _call(impl: Callable[..., Any], *args: Any) -> Any:
                                     f"raised {type(exc).__name__}: {first}") from None
 
 
-def _from_callable(impl: Callable[..., Any], spec: Alibi, seq_len: int) -> _Target:
+def _from_callable(impl: Callable[..., Any], spec: Alibi, seq_len: int,
+                   declared: str | None = None) -> _Target:
     try:
         names = list(inspect.signature(impl).parameters)
     except (TypeError, ValueError):
@@ -312,11 +322,11 @@ def _from_callable(impl: Callable[..., Any], spec: Alibi, seq_len: int) -> _Targ
         mask = _masks(torch, seq_len)[0][1]
         out = _call(impl, mask, spec.n_heads, torch.float32)
         arr, dtype = as_array(out, what="bias")
-        return _from_array(arr, dtype, spec, mask.numpy())
+        return _from_array(arr, dtype, spec, mask.numpy(), declared)
     if "head" in first:
         arr, dtype = as_array(_call(impl, spec.n_heads, seq_len), what="bias")
         return _from_array(arr.reshape(arr.shape[-3:]) if arr.ndim == 4 else arr, dtype,
-                           spec, None)
+                           spec, None, declared)
     if len(names) < 2:
         raise InvalidImplementation(f"{getattr(impl, '__qualname__', impl)!r} is not "
                                     "bias(q_positions, k_positions), build_alibi_tensor("
@@ -379,18 +389,31 @@ def _evidence(target: _Target, spec: Alibi, score: float) -> Evidence:
 
 
 def check_alibi(impl: Any, *, n_heads: int, rule: str = "reference", alibi_bias_max: Any = 8,
-                attention_mask: Any = None, seq_len: int = 64) -> AlibiReport:
-    """Check ``impl`` against :func:`posproof.model.alibi.alibi` without raising."""
+                attention_mask: Any = None, seq_len: int = 64,
+                dtype: str | None = None) -> AlibiReport:
+    """Check ``impl`` against :func:`posproof.model.alibi.alibi` without raising.
+
+    ``dtype``: the precision the impl computes in, when coarser than the dtype its values come
+    in (``"float32"`` for a float32 bias handed over as float64); by default the values' own
+    dtype.  Values that carry less precision than their dtype fail, and the failure says so
+    (confirmed by judging them again at the precision read from them) with this option.
+    """
     spec = alibi(n_heads, rule, alibi_bias_max)
+    declared = None
+    if dtype is not None:
+        declared = angles_name(dtype)
+        if declared not in ("float64", "float32", "float16", "bfloat16"):
+            raise InvalidParameter(f"dtype={dtype!r}; use float64, float32, float16 or "
+                                   "bfloat16")
     label = f"alibi({spec.n_heads}, rule={rule!r}" + (
         f", alibi_bias_max={spec.alibi_bias_max})" if rule == "mpt" else ")")
     if callable(impl) and not hasattr(impl, "shape"):
-        target = _from_callable(impl, spec, seq_len)
+        target = _from_callable(impl, spec, seq_len, declared)
     else:
         arr, dtype = as_array(impl, what="ALiBi impl", finite=False)   # −inf above a causal
         if arr.ndim == 1 and not np.isfinite(arr).all():                # diagonal is fine
             raise InvalidParameter("slopes hold NaN or infinite values; pass finite slopes")
-        target = _from_array(arr, dtype, spec, attention_mask)
+        target = _from_array(arr, dtype, spec, attention_mask, declared)
     score = target.regen(spec.slopes_array())
     ok = score <= 1
     evidence = _evidence(target, spec, score)
@@ -398,8 +421,8 @@ def check_alibi(impl: Any, *, n_heads: int, rule: str = "reference", alibi_bias_
                          [{"name": "alibi:values", "status": "pass" if ok else "fail",
                            "score": score}], evidence=evidence, dtype=target.dtype,
                          precision_note=target.precision_note)
-    if target.precision_note:
-        evidence.details["precision_read"] = target.dtype
+    if target.dtype:
+        evidence.details["judged_at"] = target.dtype
     if ok:
         check = apply(Check("alibi:values", "pass", evidence=evidence))
         if check.status != "pass":
@@ -409,10 +432,17 @@ def check_alibi(impl: Any, *, n_heads: int, rule: str = "reference", alibi_bias_
             report.message = "; ".join(x for x in (target.precision_note, report.form) if x)
         return report
     # every hypothesis is regenerated; all that reproduce the impl are named (none by order)
-    candidates = [(name, (lambda v: lambda: target.regen(v))(slopes))
-                  for name, slopes in _hypotheses(spec)]
+    candidates: list[tuple[str, Callable[[], float]]] = []
+    if target.at_read is not None:
+        read, at_read = target.at_read
+        candidates.append((precision_explanation(read, target.dtype, f'dtype="{read}"'),
+                           lambda: at_read.regen(spec.slopes_array())))
+    # the bugs are regenerated at the precision the values carry (read from them)
+    judging = target.at_read[1] if target.at_read is not None else target
+    candidates += [(name, (lambda v: lambda: judging.regen(v))(slopes))
+                   for name, slopes in _hypotheses(spec)]
     candidates += [(name, (lambda f: lambda: f(spec.slopes_array()))(f))
-                   for name, f in target.layouts.items()]
+                   for name, f in judging.layouts.items()]
     if target.mask_ignored is not None:
         candidates.append(("the attention mask ignored: positions arange(k), not "
                            "cumsum(mask) − 1 (shifts the keys after inner padding)",
@@ -448,10 +478,11 @@ def check_alibi(impl: Any, *, n_heads: int, rule: str = "reference", alibi_bias_
 
 
 def assert_alibi(impl: Any, *, n_heads: int, rule: str = "reference", alibi_bias_max: Any = 8,
-                 attention_mask: Any = None, seq_len: int = 64) -> AlibiReport:
+                 attention_mask: Any = None, seq_len: int = 64,
+                 dtype: str | None = None) -> AlibiReport:
     """Raise ``AssertionError`` (with the explanation) unless ``impl`` is ALiBi under ``rule``."""
     report = check_alibi(impl, n_heads=n_heads, rule=rule, alibi_bias_max=alibi_bias_max,
-                         attention_mask=attention_mask, seq_len=seq_len)
+                         attention_mask=attention_mask, seq_len=seq_len, dtype=dtype)
     if not report.ok:
         raise AssertionError(report.message)
     return report

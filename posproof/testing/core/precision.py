@@ -1,8 +1,12 @@
 """The working precision of an impl's values, read exactly from the data (every family).
 
 A bias, a slopes vector or a table computed in float32 and handed over as float64 (``.double()``,
-``np.asarray(t, dtype=float)``) carries float32 precision: judged at float64's tolerance it
-fails although it is a correct float32 impl.  :func:`stored_precision` reads the narrower dtype
+``np.asarray(t, dtype=float)``) carries float32 precision.  The verdict stays the one of the
+dtype the values come in (a float64 buffer holding float32 accuracy has lost precision, and a
+check that widened its tolerance to whatever the data shows would pass any precision loss);
+what is read is an *explanation*, confirmed by judging the values again at the precision read
+(:func:`precision_explanation`), with the option that checks them as what they are:
+``dtype="float32"``.  :func:`stored_precision` reads the narrower dtype
 the values were rounded to, by exact tests only (no statistics, no tolerance): every finite value
 is exactly representable in that dtype, *and* at least one value uses its last mantissa bit (so
 the values are not short dyadic numbers, exact in every dtype: integers, powers of two, m·k with
@@ -27,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["precision_note", "stored_precision"]
+__all__ = ["precision_explanation", "precision_note", "stored_precision"]
 
 #: Narrower dtypes, narrowest first, with their significand bits (hidden bit included).
 _NARROWER = {
@@ -89,9 +93,20 @@ def stored_precision(values: Any, dtype: str, *, reference: Any = None) -> str |
     return None
 
 
-def precision_note(read: str | None, dtype: str) -> str:
-    """The report's line for a precision read from the data ("" when none was)."""
+def precision_note(read: str | None, dtype: str, declared: str | None = None) -> str:
+    """The report's line for a precision read from the data ("" when none was): the values
+    are judged at ``declared`` (the dtype the caller passed) when given."""
     if read is None:
         return ""
-    return (f"values carry {read} precision (every value is exactly a {read} number, stored as "
-            f"{dtype}): judged at {read}'s tolerance")
+    text = f"values carry {read} precision (every value is exactly a {read} number"
+    if declared is not None:
+        return text + f", stored as {dtype}): judged at the declared dtype={declared!r}"
+    return text + f", stored as {dtype})"
+
+
+def precision_explanation(read: str, dtype: str, option: str, extra: str = "") -> str:
+    """The confirmed explanation when the values pass at the precision read from them."""
+    return (f"the values carry {read} precision, not {dtype}'s: a {read} result stored as "
+            f"{dtype} — confirmed: judged at {read}'s tolerance{extra} they match the spec "
+            f"(every judged entry within it); pass {option} to check it as the {read} result "
+            "it is (or compute in {dtype} for {dtype} accuracy)").replace("{dtype}", dtype)

@@ -27,6 +27,7 @@ __all__ = [
     "encoding_message",
     "imported_torch",
     "nonfinite",
+    "precision_explained",
     "rotary_message",
     "spec_label",
     "suggest_angles",
@@ -188,7 +189,7 @@ def encoding_message(report: ImplReport, label: str, tol: Any) -> str:
     ]
     if report.precision_note:
         lines.append(report.precision_note)
-    if tol.angles is None:
+    if tol.angles is None and not precision_explained(report):
         lines.append(angles_hint(report.accepted_with_angles, report.angles_note))
     if report.explanation:
         lines.append(_explanation_line(report.explanation))
@@ -224,6 +225,12 @@ def suggest_angles(report: ImplReport, accepting: tuple[str, Any] | None) -> Non
         report.angles_note = f"judged {cov.judged} of {cov.total} entries; {cov.unjudged()}"
 
 
+def precision_explained(report: ImplReport) -> bool:
+    """The failure is explained by the precision read from the values (no angles= hint then:
+    the option to pass is dtype=, which the explanation names)."""
+    return bool(report.hypotheses) and report.hypotheses[0].get("key") == "precision-read"
+
+
 def angles_hint(accepted: str | None, note: str | None = None) -> str:
     """The line that names ``angles=`` in a failure under the default tolerance (``note``:
     what that tolerance does not judge, or why no angles= is suggested)."""
@@ -251,7 +258,7 @@ def rotary_message(report: ImplReport, label: str) -> str:
             f"|difference| {w['difference']:.3g} > tolerance {w['tolerance']:.3g} "
             f"({report.tolerance.get('formula', '')}); disagreeing positions: "
             f"{report.n_bad_positions} of {report.n_positions}")
-        if report.tolerance.get("angles") == "float64":
+        if report.tolerance.get("angles") == "float64" and not precision_explained(report):
             lines.append(angles_hint(report.accepted_with_angles, report.angles_note)
                          .replace("x·ω", "m·θ"))
     for c in report.checks:

@@ -16,7 +16,7 @@ import numpy as np
 
 from ...errors import InvalidParameter, check_int
 from ..absolute.check import angles_name, suggest_angles
-from ..absolute.read import Applier, Tolerance, rotary_report
+from ..absolute.read import Applier, Tolerance, read_precision_explains, rotary_report
 from ..core.arrays import dtype_eps
 from ..core.judging import Coverage, judge, nothing_judged
 from ..core.reports import (
@@ -240,6 +240,11 @@ def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None
             wide_cov.add(bound, xabs, np.arange(h), wide, weight=h)
             accepting = (a, wide_cov)
             break
+    by_precision = None if matches else read_precision_explains(
+        apply, report.dtype, np.abs(y - expected), mtheta, angles,
+        lambda bound, tol: _coverage_of(h, bound, xabs, tol))
+    if by_precision is not None:
+        accepting = None
     fp = _fingerprint(y[:, :64], h, eps)
     rel, norm = _relative_and_norm(apply, rot, fp, h, max_position, tolerance, rng)
     checks += [rel, norm]
@@ -267,12 +272,23 @@ def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None
                     "expected": float(expected[b, s, c]),
                     "difference": float(abs(y[b, s, c] - expected[b, s, c])),
                     "tolerance": float(tol[s, c])}
-    if first["status"] != "unknown":
+    if by_precision is not None:
+        report.explanation = by_precision
+        report.hypotheses = [{"key": "precision-read", "hypothesis": by_precision, "fits": True}]
+    elif first["status"] != "unknown":
+        at = dtype_eps(apply.read) if apply.read is not None else eps   # what the values carry
         report.explanation, report.hypotheses = explain_rotary(
-            y, positions, rot, fp, conv, eps, tolerance.eps_angle)
+            y, positions, rot, fp, conv, max(eps, at),
+            max(tolerance.eps_angle, at) if at > eps else tolerance.eps_angle)
     suggest_angles(report, accepting)
     report.message = rotary_message(report, label)
     return report
+
+
+def _coverage_of(h: int, bound: np.ndarray, xabs: np.ndarray, tol: Tolerance) -> Coverage:
+    cov = Coverage(h)
+    cov.add(bound, xabs, np.arange(h), tol, weight=h)
+    return cov
 
 
 def assert_rotary(apply_fn: Any, spec: Any = None, **kwargs: Any) -> ImplReport:

@@ -27,7 +27,8 @@ from typing import Any
 import numpy as np
 
 from ...errors import InvalidParameter, PosproofError, check_int
-from ..absolute.read import Applier, angles_name, rotary_report
+from ..absolute.read import Applier, angles_name, read_precision_explains, rotary_report
+from ..core.arrays import dtype_eps
 from ..core.judging import Coverage, judge, judges_little, nothing_judged
 from ..core.reports import ImplReport
 from ..identification import TOLERANCE, ranges
@@ -361,7 +362,20 @@ def check_multi_rotary(apply_fn: Any, spec: Any, *, dtype: str = "float32",
                 f"{len(rot.axis_channels(a))} channels disagree" for a in range(rot.axes)]
     report.checks[0]["axes"] = per_axis
     eps_path = max(min(tolerance.eps_angle, _EPS32), min(eps, _EPS32))
-    _explain(report, rot, y, expected, basis, pos, eps, eps_path, per_axis, text_score)
+
+    def coverage(bound: np.ndarray, tol_: Any) -> Coverage:
+        wide = Coverage(h)
+        wide.add(bound, mtheta_pos(pos, axis_c), np.arange(h), tol_, weight=h)
+        return wide
+    by_precision = read_precision_explains(apply, report.dtype, np.abs(y - expected), mtheta,
+                                           angles, coverage)
+    if by_precision is not None:
+        report.explanation = by_precision
+        report.hypotheses = [{"key": "precision-read", "hypothesis": by_precision, "fits": True}]
+    else:
+        at = dtype_eps(apply.read) if apply.read is not None else eps   # what the values carry
+        _explain(report, rot, y, expected, basis, pos, max(eps, at), max(eps_path, at)
+                 if at > eps else eps_path, per_axis, text_score)
     w = report.worst
     lines = [f"impl disagrees with {label}: "
              + ", ".join(f"{ch['name']}: {ch['status']}" for ch in report.checks),
@@ -370,6 +384,8 @@ def check_multi_rotary(apply_fn: Any, spec: Any, *, dtype: str = "float32",
              f"{w['output_channel']}: impl {w['impl']:.9g}, expected {w['expected']:.9g}, "
              f"|difference| {w['difference']:.3g} > tolerance {w['tolerance']:.3g} "
              f"({report.tolerance['formula']})"]
+    if report.precision_note:
+        lines.append(report.precision_note)
     if text_score > 1:
         lines.append("text tokens (every axis at the same position) do not reduce to plain "
                      "RoPE with the same base and head_dim")
@@ -400,6 +416,10 @@ def _explain(report: ImplReport, rot: Any, y: np.ndarray, expected: np.ndarray,
         report.explanation = (f"{best['hypothesis']} — confirmed: rotating every basis vector "
                               f"under it reproduces the impl to {best['residual']:.2g} (within "
                               "the tolerance at every position)")
+        others = list(dict.fromkeys(r["hypothesis"].split(":")[0] for r in confirmed[1:]
+                                    if r["key"] != best["key"]))
+        if others:                  # several reproduce the impl: each is named
+            report.explanation += "; also reproduced by: " + "; ".join(others[:3])
         return
     text = (f"no explanation confirmed: none of {len(results)} hypotheses (axes swapped, "
             "sections reversed or over the whole head, interleaving, layout) reproduces the "

@@ -5,8 +5,8 @@ rotates ``x`` of shape ``(batch, L, head_dim)`` at positions 0 … L−1, querie
 ``downscale=False``, keys with ``downscale=True``.  Checked: (1) queries and keys at
 L = 64 against :meth:`posproof.model.xpos.XPos.apply` (float64 reference) within
 ``16·eps·(1 + |p·θ_max|)`` of each row's largest value, eps of the working precision read
-from the output (its dtype, or float32 for float32 values handed back as float64), at least
-float32's (torchscale forms ζ^(p/B) and its angles in float32); (2) the precision trap: at the
+from the output (its dtype), at least float32's (torchscale forms ζ^(p/B) and its angles in
+float32); (2) the precision trap: at the
 first length where *uncentred* scales leave float32
 (:func:`posproof.measure.xpos.xpos_scale_limits`), float32 outputs must stay finite.  A
 failure is explained by the hypotheses that reproduce it: keys not inverted (scores
@@ -85,15 +85,14 @@ def check_xpos(apply_fn: Any, spec: XPos, *, seed: int = 0, long: bool = True) -
     if got_q.shape != x.shape or got_k.shape != x.shape:
         raise InvalidImplementation(f"apply_fn returned shape {got_q.shape}; expected "
                                     f"{x.shape} (batch, L, head_dim)")
-    # the working precision: the output's dtype, or the narrower one its values carry
-    stored = dt_q if dtype_eps(dt_q) >= dtype_eps(dt_k) else dt_k
-    read = stored_precision(np.concatenate([got_q.ravel(), got_k.ravel()]), stored)
-    dtype = read or stored
-    # the contract is torchscale's: ζ^(p/B) and the angles formed in float32 (its buffers),
-    # so float32's eps at least, whatever the output's dtype
+    # judged at the output's dtype, at least float32 (torchscale's contract: ζ^(p/B) and the
+    # angles formed in float32); a coarser precision read from the values is said, not allowed
+    dtype = dt_q if dtype_eps(dt_q) >= dtype_eps(dt_k) else dt_k
     eps = max(dtype_eps(dtype), dtype_eps("float32"))
+    read = stored_precision(np.concatenate([got_q.ravel(), got_k.ravel()]), dtype)
     report = ImplReport(False, "xpos", spec.to_dict(), dtype, length, length - 1,
-                        precision_note=precision_note(read, stored))
+                        precision_note=precision_note(read, dtype)
+                        if read is not None and dtype_eps(read) > eps else "")
     want_q, want_k = spec.apply(x, pos), spec.apply(x, pos, key=True)
     bound_q, bound_k = _bound(want_q, pos, spec, eps), _bound(want_k, pos, spec, eps)
     q_ok, k_ok = _close(got_q, want_q, bound_q), _close(got_k, want_k, bound_k)
