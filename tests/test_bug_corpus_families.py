@@ -527,3 +527,23 @@ def test_1d_positions_reach_a_callable_as_int64_and_fractions_are_refused() -> N
     assert all(d == np.int64 for d in seen)
     with pytest.raises(InvalidParameter, match="whole numbers"):
         check_encoding(impl, enc, positions=[0.5, 1.0])
+
+
+def test_alibi_pairwise_callable_float32_values_are_explained_and_pass_declared() -> None:
+    s32 = SLOPES.astype(np.float32)
+
+    def f32(q: np.ndarray, k: np.ndarray) -> np.ndarray:
+        d = (np.asarray(q)[:, None] - np.asarray(k)[None, :]).astype(np.float32)
+        return (-(s32[:, None, None] * d[None])).astype(np.float64)
+
+    report = check_alibi(f32, n_heads=N)
+    assert not report.ok
+    assert report.explanations[0].startswith("the values carry float32 precision")
+    assert check_alibi(f32, n_heads=N, dtype="float32").ok
+
+    def exact(q: np.ndarray, k: np.ndarray) -> np.ndarray:
+        return -(SLOPES[:, None, None] * (np.asarray(q)[:, None] - np.asarray(k)[None, :])[None])
+
+    plain = check_alibi(exact, n_heads=N)
+    assert plain.ok
+    assert plain.precision_note == ""

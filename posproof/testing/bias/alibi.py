@@ -332,7 +332,7 @@ def _from_callable(impl: Callable[..., Any], spec: Alibi, seq_len: int,
                                     "bias(q_positions, k_positions), build_alibi_tensor("
                                     "attention_mask, num_heads, dtype) or (num_heads, seq_len)")
     pos = np.arange(2)
-    probe, _ = as_array(_call(impl, pos, pos[:1]), what="bias")
+    probe, probe_dtype = as_array(_call(impl, pos, pos[:1]), what="bias")
     if probe.shape != (spec.n_heads, 2, 1):
         raise InvalidImplementation(f"bias(q_positions, k_positions) returned shape {probe.shape} "
                                     f"for 2 queries and 1 key; expected ({spec.n_heads}, 2, 1)")
@@ -340,23 +340,44 @@ def _from_callable(impl: Callable[..., Any], spec: Alibi, seq_len: int,
     # every entry, once, against the spec's exact bias; a hypothesis (another slopes vector,
     # itself Toeplitz) then only needs the 2L − 1 generators, provided every entry matched
     # its own offset's exact bias within tolerance, i.e. the impl is Toeplitz
-    full = toeplitz_bias_check(lambda q, k: _call(impl, q, k), spec.slopes_array(), seq_len)
+    # a declared dtype coarser than the values' own widens the tolerance to it (never narrows)
+    eps_declared = (dtype_eps(declared) if declared is not None
+                    and dtype_eps(declared) > dtype_eps(probe_dtype) else None)
+    full = toeplitz_bias_check(lambda q, k: _call(impl, q, k), spec.slopes_array(), seq_len,
+                               eps=eps_declared)
     gen_col, dt_c = as_array(_call(impl, np.arange(seq_len), np.arange(1)), what="bias")
     gen_row, dt_r = as_array(_call(impl, np.arange(1), np.arange(seq_len)), what="bias")
     gen = np.concatenate([gen_row[:, 0, :0:-1], gen_col[:, :, 0]], axis=1).astype(np.float64)
     delta = np.arange(-(seq_len - 1), seq_len)
-    eps = max(dtype_eps(dt_c), dtype_eps(dt_r))
+    eps = max(dtype_eps(dt_c), dtype_eps(dt_r), eps_declared or 0.0)
     spec_slopes = spec.slopes_array()
 
-    def regen(s: np.ndarray) -> float:
-        if np.array_equal(s, spec_slopes):
-            return max(full["score"], full["toeplitz_score"])
-        with np.errstate(invalid="ignore", over="ignore"):
-            err = np.abs(gen - (-s[:, None] * delta[None, :]))
-            gscore = float(np.nanmax(err / bias_tolerance(s, delta, eps)))
-        return gscore if np.isfinite(gscore) and full["toeplitz_score"] <= 1 else max(
-            gscore, full["toeplitz_score"])
-    target = _Target("pairwise-callable", regen, slopes)
+    def regen_at(e: float) -> Callable[[np.ndarray], float]:
+        # the comparison's tolerance is linear in eps: at eps e the scores scale by eps / e
+        factor = eps / e
+
+        def regen(s: np.ndarray) -> float:
+            toeplitz = full["toeplitz_score"] * factor
+            if np.array_equal(s, spec_slopes):
+                return max(full["score"], full["toeplitz_score"]) * factor
+            with np.errstate(invalid="ignore", over="ignore"):
+                err = np.abs(gen - (-s[:, None] * delta[None, :]))
+                gscore = float(np.nanmax(err / bias_tolerance(s, delta, e)))
+            return gscore if np.isfinite(gscore) and toeplitz <= 1 else max(gscore, toeplitz)
+        return regen
+    target = _Target("pairwise-callable", regen_at(eps), slopes)
+    target.dtype = declared if eps_declared is not None else (
+        dt_c if dtype_eps(dt_c) >= dtype_eps(dt_r) else dt_r)
+    # the precision the values carry: comparable only when the measure judged them at eps
+    # (NumPy outputs or a declared dtype; it takes float32's eps for any torch tensor)
+    numpy_out = imported_torch() is None or not any(
+        isinstance(v, imported_torch().Tensor) for v in (_call(impl, pos[:1], pos[:1]),))
+    read = stored_precision(gen, target.dtype, reference=spec_slopes)
+    if read is not None and dtype_eps(read) > eps and (numpy_out or eps_declared is not None):
+        at_read = _Target("pairwise-callable", regen_at(dtype_eps(read)), slopes)
+        at_read.coverage = full
+        target.at_read = (read, at_read)
+        target.precision_note = precision_note(read, target.dtype, declared)
     target.coverage = full
     return target
 
@@ -458,7 +479,8 @@ def check_alibi(impl: Any, *, n_heads: int, rule: str = "reference", alibi_bias_
         why = ("several explanations reproduce the impl (each confirmed by regeneration): "
                + "; ".join(report.explanations))
     elif report.explanations:
-        why = f"most likely: {report.explanation} (confirmed by regeneration)"
+        why = f"most likely: {report.explanation}" + (
+            "" if "— confirmed" in report.explanation else " (confirmed by regeneration)")
     else:
         found = identify_alibi(target.slopes) if target.slopes.size else None
         said = (found["note"] if found and found["rule"] else
