@@ -464,10 +464,11 @@ def check_alibi(impl: Any, *, n_heads: int, rule: str = "reference", alibi_bias_
                    for name, slopes in _hypotheses(spec)]
     candidates += [(name, (lambda f: lambda: f(spec.slopes_array()))(f))
                    for name, f in judging.layouts.items()]
-    if target.mask_ignored is not None:
+    if judging.mask_ignored is not None:
+        mask_ignored = judging.mask_ignored
         candidates.append(("the attention mask ignored: positions arange(k), not "
                            "cumsum(mask) − 1 (shifts the keys after inner padding)",
-                           lambda: target.mask_ignored(spec.slopes_array())))
+                           lambda: mask_ignored(spec.slopes_array())))
     for name, score_of in candidates:
         s = score_of()
         report.hypotheses.append({"hypothesis": name, "score": s, "confirmed": s <= 1})
