@@ -1,4 +1,5 @@
-"""Old module paths (before the packages by stage, issue 14) keep working as aliases.
+"""Old module paths (before the packages by stage, issue 14; before testing/'s subpackages,
+issue 22) keep working as aliases.
 
 ``import posproof.numeric`` gives the module ``posproof.measure.numeric`` itself (same object, so
 ``monkeypatch`` targets and ``from ... import`` agree).  Nothing is imported until an old path is.
@@ -34,8 +35,8 @@ MOVED = {
     "posproof.explore.metrics": "posproof.measure.explore.metrics",
     "posproof.expressions": "posproof.model.expressions",
     "posproof.identify": "posproof.testing.identification",
-    "posproof.identify_families": "posproof.testing.identification_families",
-    "posproof.identify_precision": "posproof.testing.identification_precision",
+    "posproof.identify_families": "posproof.testing.identification.families",
+    "posproof.identify_precision": "posproof.testing.identification.precision",
     "posproof.layouts": "posproof.model.layouts",
     "posproof.numeric": "posproof.measure.numeric",
     "posproof.plots": "posproof.document.plots",
@@ -46,6 +47,27 @@ MOVED = {
     "posproof.scaling.rules": "posproof.model.scaling.rules",
     "posproof.schedules": "posproof.model.schedules",
     "posproof.strategies": "posproof.testing.strategies",
+    # testing/ by family and stage (issue 22): the flat modules of issue 14
+    "posproof.testing.alibi": "posproof.testing.bias.alibi",
+    "posproof.testing.arrays": "posproof.testing.core.arrays",
+    "posproof.testing.encodings": "posproof.testing.absolute.check",
+    "posproof.testing.explain": "posproof.testing.absolute.explain",
+    "posproof.testing.explain_rotary": "posproof.testing.rope.explain",
+    "posproof.testing.hypotheses": "posproof.testing.absolute.hypotheses",
+    "posproof.testing.identification_1d": "posproof.testing.identification.table",
+    "posproof.testing.identification_families": "posproof.testing.identification.families",
+    "posproof.testing.identification_measure": "posproof.testing.identification.measure",
+    "posproof.testing.identification_multiaxis": "posproof.testing.identification.grid",
+    "posproof.testing.identification_precision": "posproof.testing.identification.precision",
+    "posproof.testing.judging": "posproof.testing.core.judging",
+    "posproof.testing.multiaxis_rotary": "posproof.testing.rope.grid",
+    "posproof.testing.multiaxis_tables": "posproof.testing.absolute.grid",
+    "posproof.testing.reports": "posproof.testing.core.reports",
+    "posproof.testing.rotary": "posproof.testing.rope.check",
+    "posproof.testing.t5": "posproof.testing.bias.t5",
+    "posproof.testing.t5_identify": "posproof.testing.bias.t5_identify",
+    "posproof.testing.tables": "posproof.testing.absolute.read",
+    "posproof.testing.xpos": "posproof.testing.rope.xpos",
     "posproof.theorems": "posproof.proofs.theorems",
     "posproof.theorems.api": "posproof.proofs.theorems.api",
     "posproof.theorems.budget": "posproof.proofs.theorems.budget",

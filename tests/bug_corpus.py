@@ -4,7 +4,7 @@ explanation posproof must confirm for it.
 Every :class:`Bug` builds a table, a callable of positions, or (spec ``"rope"``)
 a rotary ``apply(x, positions)`` with NumPy or PyTorch code in
 the style of the tutorial, paper or library it comes from, and names the spec
-the author meant and the hypothesis key (see ``posproof/testing/hypotheses.py``)
+the author meant and the hypothesis key (see ``posproof/testing/absolute/hypotheses.py``)
 that must be *confirmed* for it.  :data:`CORRECT` lists correct tables that must
 pass with no explanation at all.  Used by ``tests/test_bug_corpus.py`` and
 ``scripts/bug_confusion.py`` (the confusion matrix: bug → explanation given).

@@ -20,7 +20,7 @@ from posproof.errors import InvalidParameter, PosproofError
 from posproof.measure.alibi import dense_bias_check, toeplitz_bias_check
 from posproof.model.alibi import alibi, alibi_from_config, slope_difference
 from posproof.proofs.alibi import prove_alibi
-from posproof.testing.alibi import assert_alibi, check_alibi, identify_alibi
+from posproof.testing.bias.alibi import assert_alibi, check_alibi, identify_alibi
 
 torch = pytest.importorskip("torch")
 bloom = pytest.importorskip("transformers.models.bloom.modeling_bloom")

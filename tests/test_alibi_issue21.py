@@ -14,7 +14,7 @@ from posproof.errors import InvalidParameter
 from posproof.measure.alibi import toeplitz_bias_check
 from posproof.model.alibi import MAX_BIAS_MAX, alibi, alibi_from_config
 from posproof.proofs.alibi import prove_alibi
-from posproof.testing.alibi import check_alibi
+from posproof.testing.bias.alibi import check_alibi
 
 EPS64 = 2.0 ** -52
 
@@ -226,6 +226,6 @@ def test_cli_check_impl_pairwise(tmp_path, attr, code, word):
 
 
 def test_identify_alibi_far_out_slopes_is_no_match():
-    from posproof.testing.alibi import identify_alibi
+    from posproof.testing.bias.alibi import identify_alibi
 
     assert identify_alibi(np.array([1e-300, 1e-301, 1e-302, 1e-303]))["rule"] is None

@@ -16,7 +16,7 @@ import pytest
 import posproof
 from posproof.measure.numeric import dtype_model
 from posproof.testing import assert_encoding, check_encoding, check_rotary, identify
-from posproof.testing.judging import VACUOUS, Coverage, Tolerance, judges_little
+from posproof.testing.core.judging import VACUOUS, Coverage, Tolerance, judges_little
 
 
 def _column_index_bug(rows: int = 2048, d: int = 512) -> np.ndarray:
@@ -178,8 +178,8 @@ def test_identify_refuses_a_match_judged_at_less_than_half() -> None:
     # float16's tolerance (8× narrower) holds it and judges more than half: that one is named
     assert report.accepted_with_angles == "float16"
     # the bfloat16 tolerance alone: within it, but judged at less than half — not suggested
-    from posproof.testing.encodings import suggest_angles
-    from posproof.testing.reports import ImplReport
+    from posproof.testing.absolute.check import suggest_angles
+    from posproof.testing.core.reports import ImplReport
 
     probe = ImplReport(False, "encoding", {}, "bfloat16", 0, 0)
     cov = Coverage(8)

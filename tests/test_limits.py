@@ -27,7 +27,7 @@ from posproof.measure.explore import MAX_EXPLORE_DIM, MAX_EXPLORE_WORK, MAX_LENG
 from posproof.measure.numeric import MAX_LEN, MAX_SCAN_WORK
 from posproof.measure.scan_limits import MAX_CHECK_DIM
 from posproof.sweep.limits import HARD_MAX_POINTS
-from posproof.testing.rotary import MAX_HEAD_DIM
+from posproof.testing.rope.check import MAX_HEAD_DIM
 
 resource = pytest.importorskip("resource")
 

@@ -20,7 +20,7 @@ from posproof.errors import InvalidParameter, PosproofError, UnknownName
 from posproof.model.multiaxis import multi_preset
 from posproof.model.multirope import axial_rope, mrope
 from posproof.testing import assert_encoding, assert_rotary, check_encoding, check_rotary
-from posproof.testing.reports import InvalidImplementation
+from posproof.testing.core.reports import InvalidImplementation
 
 torch = pytest.importorskip("torch")
 from peers_multiaxis import hf_apply, qwen2, qwen3  # noqa: E402  (needs torch)

@@ -15,7 +15,7 @@ from posproof.cli.app import main
 from posproof.errors import InvalidParameter, PosproofError
 from posproof.model.multiaxis import multi_preset
 from posproof.testing.identification import Identification, identify
-from posproof.testing.identification_multiaxis import (
+from posproof.testing.identification.grid import (
     MultiAxisIdentification,
     factorisations,
     identify_flat,

@@ -8,7 +8,7 @@ import pytest
 
 from posproof.model.multirope import mrope
 from posproof.testing import check_rotary
-from posproof.testing.multiaxis_rotary import check_multi_rotary
+from posproof.testing.rope.grid import check_multi_rotary
 
 ROT = mrope(10000, 32, [4, 6, 6])
 

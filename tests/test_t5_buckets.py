@@ -14,7 +14,7 @@ from posproof.errors import InvalidParameter, PosproofError
 from posproof.measure.t5_dtype import dtype_audit, float_buckets
 from posproof.model.t5_buckets import T5Buckets
 from posproof.proofs.t5 import T5_THEOREMS, direct_bucket, prove_t5
-from posproof.testing.t5 import assert_t5_buckets, check_t5_buckets
+from posproof.testing.bias.t5 import assert_t5_buckets, check_t5_buckets
 
 torch = pytest.importorskip("torch")
 
@@ -328,7 +328,7 @@ def test_identify_hf_bucket_matrix(capsys: pytest.CaptureFixture[str], tmp_path,
 
 def test_identify_ambiguous_and_foreign_matrices(capsys: pytest.CaptureFixture[str],
                                                  tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from posproof.testing.t5_identify import identify_t5
+    from posproof.testing.bias.t5_identify import identify_t5
 
     q = np.arange(2500)
     found = identify_t5(T5Buckets(64, 1000).buckets(q[None, :] - q[:, None]))
@@ -403,7 +403,7 @@ def test_prove_t5_large_config_carries_audited_evidence():
 
 @pytest.mark.parametrize("up_to,coverage", [(90, "sample"), (91, "all")])
 def test_check_t5_buckets_coverage_both_sides_of_last_boundary(up_to, coverage):
-    from posproof.testing.t5 import check_t5_buckets
+    from posproof.testing.bias.t5 import check_t5_buckets
 
     exact = T5Buckets(32, 128)
     check = check_t5_buckets(lambda d: exact.buckets(d), up_to=up_to, use_torch=False).checks[0]

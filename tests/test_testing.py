@@ -26,9 +26,9 @@ from posproof.testing import (
     check_rotary,
     default_positions,
 )
-from posproof.testing.rotary import relative_property
+from posproof.testing.absolute.read import Tolerance
+from posproof.testing.rope.check import relative_property
 from posproof.testing.strategies import query_key_pairs
-from posproof.testing.tables import Tolerance
 
 D, L = 64, 1024
 SPEC = posproof.preset("vaswani", dim=D)

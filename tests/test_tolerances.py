@@ -15,8 +15,8 @@ import pytest
 
 import posproof
 from posproof.testing import check_rotary
-from posproof.testing.rotary import relative_property
-from posproof.testing.tables import Tolerance
+from posproof.testing.absolute.read import Tolerance
+from posproof.testing.rope.check import relative_property
 
 H = 32
 ROT = posproof.rotary(10000, H)

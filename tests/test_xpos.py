@@ -220,7 +220,7 @@ def test_cli_explain_xpos(capsys):
 def test_identify_names_torchscale_buffer_and_refuses_others(tmp_path, capsys):
     ts = torchscale_xpos()
     from posproof.cli.app import main
-    from posproof.testing.xpos import identify_xpos
+    from posproof.testing.rope.xpos import identify_xpos
 
     buffer = ts.XPOS(64).scale.numpy()
     found = identify_xpos(buffer)

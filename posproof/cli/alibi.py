@@ -95,7 +95,7 @@ _SYMBOL = {"proved": "✓", "refuted": "✗", "unknown": "?"}
 
 
 def _check_impl(args: argparse.Namespace) -> int:
-    from ..testing.alibi import check_alibi
+    from ..testing.bias.alibi import check_alibi
     from .testing import load_target
 
     spec = _spec(args)
@@ -115,7 +115,7 @@ def _check_impl(args: argparse.Namespace) -> int:
 
 
 def _identify(args: argparse.Namespace) -> int:
-    from ..testing.alibi import identify_alibi
+    from ..testing.bias.alibi import identify_alibi
     from .testing import load_arrays
 
     arrays = load_arrays(args.file, args.key)

@@ -106,7 +106,7 @@ def _refuse_encoding_options(args: argparse.Namespace) -> None:
 def check_impl(args: argparse.Namespace, impl: Any, label: str) -> int:
     """``check-impl --t5-buckets`` / ``--position-ids``: 0 pass, 1 fail."""
     if args.t5_buckets is not None:
-        from ..testing.t5 import check_t5_buckets
+        from ..testing.bias.t5 import check_t5_buckets
 
         spec, dtype = parse_t5_spec(args.t5_buckets, "--t5-buckets")
         report = check_t5_buckets(impl, spec.num_buckets, spec.max_distance,
@@ -145,7 +145,7 @@ def identify_buckets(args: argparse.Namespace, arrays: dict[str, Any]) -> int:
     """``posproof identify`` on integer (query, key) matrices: T5 bucket configurations."""
     import numpy as np
 
-    from ..testing.t5_identify import identify_t5
+    from ..testing.bias.t5_identify import identify_t5
 
     results = {name: identify_t5(np.asarray(value)) for name, value in arrays.items()}
     matched = any(r.matched for r in results.values())

@@ -50,7 +50,7 @@ def limits() -> list[Limit]:
     from ..model.alibi import MAX_BIAS_DENOMINATOR, MAX_BIAS_MAX, MAX_HEADS
     from ..model.expressions import MAX_LENGTH as MAX_TEXT
     from ..sweep.limits import HARD_MAX_POINTS, MAX_POINTS, MAX_RANGE_VALUES
-    from ..testing.rotary import MAX_HEAD_DIM
+    from ..testing.rope.check import MAX_HEAD_DIM
     from .testing import MAX_TABLE_BYTES
 
     scan_len = MAX_SCAN_WORK // MAX_CHECK_DIM

@@ -330,7 +330,7 @@ def _identify(args: argparse.Namespace) -> int:
     grid = parse_grid(getattr(args, "grid", None))
     arrays = load_arrays(args.file, args.key)
     if getattr(args, "xpos", False):  # issue 16 §4
-        from ..testing.xpos import identify_xpos
+        from ..testing.rope.xpos import identify_xpos
 
         found = {name: identify_xpos(value) for name, value in arrays.items()}
         if args.json:
@@ -451,7 +451,7 @@ def _multi_spec(impl: Any, args: argparse.Namespace) -> Any:
     and --grid; a table's width is the default --dim of a multi-axis table preset."""
     from ..model.multiaxis import is_multi_preset
     from ..model.multirope import MULTI_ROTARIES
-    from ..testing.tables import table_of
+    from ..testing.absolute.read import table_of
     from .options import build_multi
 
     name = (args.preset or "").lower()
@@ -480,7 +480,7 @@ def _width(impl: Any, args: argparse.Namespace) -> int:
     """The dim of the impl's table (called at two positions for a callable)."""
     import numpy as np
 
-    from ..testing.tables import call, table_of
+    from ..testing.absolute.read import call, table_of
 
     table = table_of(impl)
     if table is not None:
@@ -512,7 +512,7 @@ def _shown(key: str, value: Any) -> str:
 
 def _render(report: Any, label: str) -> str:
     symbol = {"pass": "✓", "fail": "✗"}
-    from ..testing.reports import spec_label
+    from ..testing.core.reports import spec_label
 
     lines = [f"posproof check-impl {label}", f"spec: {spec_label(report.spec)}",
              f"{report.n_positions} positions up to {report.max_position}, dtype {report.dtype}",

@@ -42,28 +42,29 @@ Traceback (most recent call last):
 AssertionError: impl disagrees with preset("vaswani", dim=64) ...
 most likely: matches the spec with sin and cos swapped ...
 
-The package holds one concept a module: ``reports`` (:class:`ImplReport`,
-:class:`InvalidImplementation`, failure messages), ``tables`` (reading a table
-or a callable impl, the spec's values, the comparison), ``hypotheses`` and
-``explain`` (why a table disagrees: candidate regenerations, confirmed or not),
-``explain_rotary`` (the same for a rotation), ``encodings``
-(:func:`check_encoding`, :func:`assert_encoding`) and ``rotary``
-(:func:`check_rotary`, :func:`assert_rotary`, the fingerprint), ``xpos`` (what
-``assert_rotary`` checks for an xPos spec); ``multiaxis_tables`` and
-``multiaxis_rotary`` (the same for several position axes: a table over a ``grid=``, a
-rotary with positions ``(k, seq)``, explanations naming the axis); ``arrays`` (a user's table
-as a float64 array, its dtype's eps, the match tolerance), ``identification``
-(:func:`~posproof.testing.identification.identify`, the entry point),
-``identification_1d`` (the 1-D method), ``identification_measure`` (pair
-frequencies read from a table), ``identification_families`` (fitting the schedule
-families), ``identification_precision`` (a table's scale and working precision) and
-``identification_multiaxis`` (a table over a grid of 2 or 3 axes: which columns encode
-which coordinate; the factorisation search for a flat table);
-``strategies`` (Hypothesis strategies) and ``pytest_plugin``; ``alibi``
-(:func:`assert_alibi`, :func:`check_alibi`, :func:`identify_alibi`: ALiBi slopes and biases);
-``t5`` (:func:`assert_t5_buckets`: T5 relative position buckets against the exact ones),
-``t5_identify`` (which T5 configuration produced a matrix of buckets) and ``position_ids``
-(:func:`assert_position_ids`: padding-aware position ids).
+The package is grouped by stage and family (issue 22); each family goes through the
+same pipeline (``core``): read the impl and its working precision from the data, compare with the
+exact model, regenerate each hypothesis, report only the confirmed explanations.
+
+- ``core``: ``arrays`` (a user's table as a float64 array, its dtype's eps, the match tolerance),
+  ``judging`` (the verdict over covered entries), ``reports`` (:class:`ImplReport`,
+  :class:`InvalidImplementation`, failure messages);
+- ``identification``: :func:`~posproof.testing.identification.identify` (the entry point),
+  ``table`` (the 1-D method), ``grid`` (a table over 2 or 3 axes; the factorisation of a flat
+  table), ``measure`` (pair frequencies read from a table), ``families`` (fitting the schedule
+  families), ``precision`` (a table's scale and working precision);
+- ``absolute`` (tables of absolute positions): ``read``, ``check`` (:func:`check_encoding`,
+  :func:`assert_encoding`), ``hypotheses``, ``explain``, ``grid`` (tables over a ``grid=``);
+- ``rope`` (rotations): ``check`` (:func:`check_rotary`, :func:`assert_rotary`, the
+  fingerprint), ``explain``, ``grid`` (axial RoPE, M-RoPE: positions ``(k, seq)``), ``xpos``;
+- ``bias``: ``alibi`` (:func:`assert_alibi`, :func:`check_alibi`, :func:`identify_alibi`),
+  ``t5`` (:func:`assert_t5_buckets`), ``t5_identify``;
+- ``position_ids`` (:func:`assert_position_ids`: padding-aware position ids),
+  ``strategies`` (Hypothesis strategies) and ``pytest_plugin``.
+
+The flat module paths of before (``posproof.testing.rotary``, ``.tables``, ``.alibi``, ``.t5``,
+``.xpos``, ``.multiaxis_tables``, ``.identification_1d``, …) are aliases of the modules above
+(see ``posproof/_moved.py``).
 
 Stage: on top of measure, beside document and sweep (which it does not import); it
 may import measure, proofs, model and the shared leaves (errors, precise, validated,
@@ -72,18 +73,18 @@ report, version); not cli.
 
 from __future__ import annotations
 
-from .alibi import AlibiReport, assert_alibi, check_alibi, identify_alibi
-from .encodings import assert_encoding, check_encoding
+from .absolute.check import assert_encoding, check_encoding
+from .absolute.read import DEFAULT_MAX_LEN, default_positions
+from .bias.alibi import AlibiReport, assert_alibi, check_alibi, identify_alibi
+from .bias.t5 import assert_t5_buckets, check_t5_buckets
+from .core.reports import ImplReport, InvalidImplementation
 from .identification import Identification, identify
 from .position_ids import assert_position_ids, check_position_ids
-from .reports import ImplReport, InvalidImplementation
 
 # Explicit re-exports (``X as X``): names importable from posproof.testing before it became
 # a package that are not in __all__ (posproof.cli.testing uses the private ones).
-from .rotary import DEFAULT_MAX_POSITION as DEFAULT_MAX_POSITION
-from .rotary import assert_rotary, check_rotary
-from .t5 import assert_t5_buckets, check_t5_buckets
-from .tables import DEFAULT_MAX_LEN, default_positions
+from .rope.check import DEFAULT_MAX_POSITION as DEFAULT_MAX_POSITION
+from .rope.check import assert_rotary, check_rotary
 
 __all__ = [
     "DEFAULT_MAX_LEN",
@@ -105,3 +106,18 @@ __all__ = [
     "identify",
     "identify_alibi",
 ]
+
+#: The flat modules of before issue 22, aliases of their new modules (posproof/_moved.py).
+_FLAT = ("alibi", "arrays", "encodings", "explain", "explain_rotary", "hypotheses",
+         "identification_1d", "identification_families", "identification_measure",
+         "identification_multiaxis", "identification_precision", "judging", "multiaxis_rotary",
+         "multiaxis_tables", "reports", "rotary", "t5", "t5_identify", "tables", "xpos")
+
+
+def __getattr__(name: str) -> object:
+    """``posproof.testing.rotary`` after a bare ``import posproof.testing`` (the old paths)."""
+    if name in _FLAT:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

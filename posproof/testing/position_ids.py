@@ -29,7 +29,7 @@ import numpy as np
 
 from ..errors import InvalidParameter, check_int
 from ..report import Check, Report
-from .t5 import call_array_fn
+from .bias.t5 import call_array_fn
 
 __all__ = ["assert_position_ids", "check_position_ids"]
 

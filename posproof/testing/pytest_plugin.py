@@ -118,7 +118,7 @@ def _options(config: pytest.Config) -> PosproofOptions:
     angles = config.getoption("--posproof-angles", default=None)
     if angles is not None:
         from ..errors import InvalidParameter
-        from .encodings import angles_name
+        from .absolute.check import angles_name
 
         try:
             angles = angles_name(angles)

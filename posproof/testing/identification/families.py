@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
+from ..core.arrays import TOLERANCE as TOLERANCE
+
 __all__ = [
     "TOLERANCE",
     "Candidate",
@@ -27,9 +29,6 @@ __all__ = [
     "preset_calls",
     "screen",
 ]
-
-#: Entries agree when |a − b| ≤ TOLERANCE·eps·(1 + |x·ω|), eps of the table's dtype.
-TOLERANCE = 16.0
 
 
 def nice(value: float, *, pi_multiples: bool = False) -> list[tuple[int, sp.Expr]]:

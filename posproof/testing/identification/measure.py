@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from .arrays import phasors, tolerance
-from .identification_families import TOLERANCE
+from ..core.arrays import phasors, tolerance
+from .families import TOLERANCE
 
 __all__ = [
     "Pairs",
@@ -109,7 +109,7 @@ def residual(table: np.ndarray, rows: np.ndarray, omega: np.ndarray, pairs: Pair
     """(max |table − fitted|, max ratio to tolerance) over ``rows`` of the table.
 
     The tolerance is ``16·eps·(1 + |x·ω|)`` (angles formed in the dtype: the search), or
-    the :class:`~posproof.testing.judging.Tolerance` ``tol`` of assert_encoding (the
+    the :class:`~posproof.testing.core.judging.Tolerance` ``tol`` of assert_encoding (the
     verdict), whose judged entries are counted in ``coverage``."""
     live = rows[~zero[rows]]
     resid = score = 0.0

@@ -14,21 +14,21 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidParameter, check_int
-from .arrays import dtype_eps
-from .encodings import angles_name, suggest_angles
-from .explain_rotary import explain_rotary
-from .identification import TOLERANCE
-from .identification_families import nice
-from .identification_measure import measure_phases
-from .judging import Coverage, judge, nothing_judged
-from .reports import (
+from ...errors import InvalidParameter, check_int
+from ..absolute.check import angles_name, suggest_angles
+from ..absolute.read import Applier, Tolerance, read_precision_explains, rotary_report
+from ..core.arrays import dtype_eps
+from ..core.judging import Coverage, judge, nothing_judged
+from ..core.reports import (
     ImplReport,
     encoding_label,
     nonfinite,
     rotary_message,
 )
-from .tables import Applier, Tolerance, rotary_report
+from ..identification import TOLERANCE
+from ..identification.families import nice
+from ..identification.measure import measure_phases
+from .explain import explain_rotary
 
 #: Largest position used by :func:`assert_rotary` unless ``max_position`` says otherwise.
 DEFAULT_MAX_POSITION = 1 << 16
@@ -39,8 +39,8 @@ MAX_HEAD_DIM = 512
 
 def _rotary_spec(spec: Any, head_dim: int | None, base: Any, layout: str,
                  rotary_dim: int | None) -> Any:
-    from ..model.configs import parse_spec
-    from ..model.rope import Rotary, rotary
+    from ...model.configs import parse_spec
+    from ...model.rope import Rotary, rotary
 
     if isinstance(spec, str):
         spec = parse_spec(spec)
@@ -167,7 +167,7 @@ def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None
 
     A multi-axis spec (a ``MultiAxisRotary``, ``"mrope"`` / ``"axial-rope"`` with their
     ``params``, an M-RoPE config) goes to
-    :func:`~posproof.testing.multiaxis_rotary.check_multi_rotary` (positions ``(k, seq)``).
+    :func:`~posproof.testing.rope.grid.check_multi_rotary` (positions ``(k, seq)``).
 
     >>> import posproof
     >>> rot = posproof.rotary(10000, 16, layout="half")
@@ -175,8 +175,8 @@ def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None
     >>> report.ok, [c["name"] for c in report.checks]
     (True, ['matches_spec', 'relative_property', 'norm_preservation', 'convention'])
     """
-    from ..model.xpos import XPos
-    from .multiaxis_rotary import check_multi_rotary, is_multi_rotary_spec
+    from ...model.xpos import XPos
+    from .grid import check_multi_rotary, is_multi_rotary_spec
 
     if isinstance(spec, XPos):  # xPos: apply_fn(x, downscale), torchscale's contract
         from .xpos import check_xpos
@@ -240,6 +240,11 @@ def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None
             wide_cov.add(bound, xabs, np.arange(h), wide, weight=h)
             accepting = (a, wide_cov)
             break
+    by_precision = None if matches else read_precision_explains(
+        apply, report.dtype, np.abs(y - expected), mtheta, angles,
+        lambda bound, tol: _coverage_of(h, bound, xabs, tol))
+    if by_precision is not None:
+        accepting = None
     fp = _fingerprint(y[:, :64], h, eps)
     rel, norm = _relative_and_norm(apply, rot, fp, h, max_position, tolerance, rng)
     checks += [rel, norm]
@@ -267,12 +272,23 @@ def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None
                     "expected": float(expected[b, s, c]),
                     "difference": float(abs(y[b, s, c] - expected[b, s, c])),
                     "tolerance": float(tol[s, c])}
-    if first["status"] != "unknown":
+    if by_precision is not None:
+        report.explanation = by_precision
+        report.hypotheses = [{"key": "precision-read", "hypothesis": by_precision, "fits": True}]
+    elif first["status"] != "unknown":
+        at = dtype_eps(apply.read) if apply.read is not None else eps   # what the values carry
         report.explanation, report.hypotheses = explain_rotary(
-            y, positions, rot, fp, conv, eps, tolerance.eps_angle)
+            y, positions, rot, fp, conv, max(eps, at),
+            max(tolerance.eps_angle, at) if at > eps else tolerance.eps_angle)
     suggest_angles(report, accepting)
     report.message = rotary_message(report, label)
     return report
+
+
+def _coverage_of(h: int, bound: np.ndarray, xabs: np.ndarray, tol: Tolerance) -> Coverage:
+    cov = Coverage(h)
+    cov.add(bound, xabs, np.arange(h), tol, weight=h)
+    return cov
 
 
 def assert_rotary(apply_fn: Any, spec: Any = None, **kwargs: Any) -> ImplReport:
@@ -293,7 +309,7 @@ def assert_rotary(apply_fn: Any, spec: Any = None, **kwargs: Any) -> ImplReport:
     norm preservation; and the convention fingerprint — pairing, rotation
     direction, frequency order, base.  With an :class:`posproof.XPos` spec,
     ``apply_fn(x, downscale)`` is checked as xPos
-    (:func:`posproof.testing.xpos.check_xpos`: keys inverted, scales centred).
+    (:func:`posproof.testing.rope.xpos.check_xpos`: keys inverted, scales centred).
 
     Several axes (axial RoPE, M-RoPE): ``spec`` a ``MultiAxisRotary``, ``"mrope"``
     with ``mrope_section=…`` (``base=``, ``head_dim=``, ``interleaved=``),
@@ -301,7 +317,7 @@ def assert_rotary(apply_fn: Any, spec: Any = None, **kwargs: Any) -> ImplReport:
     ``mrope_section``; ``apply_fn`` then gets positions of shape ``(k, seq)`` and a
     failure names the axis and the confirmed mistake (axes swapped, sections
     reversed or applied over the whole head, interleaving, layout); see
-    :func:`~posproof.testing.multiaxis_rotary.check_multi_rotary`.
+    :func:`~posproof.testing.rope.grid.check_multi_rotary`.
 
     >>> import posproof
     >>> rot = posproof.rotary(10000, 8)
@@ -434,6 +450,17 @@ def _convention_differences(fp: _Fingerprint, rot: Any) -> list[str]:
     if fp.base is not None and spec_base is not None and fp.base != str(spec_base) and \
             rot.schedule.family == "geometric":
         diffs.append(f"base {fp.base}, not {spec_base}")
+    elif rot.schedule.family != "geometric" and fp.theta.size >= 2 and \
+            fp.rotary_dim == rot.rotary_dim:
+        # a scaled schedule (llama3, yarn, linear, …): its own frequencies, not its base's
+        expected = np.sort(rot.frequencies_float)[::-1]
+        measured = np.sort(fp.theta)[::-1]
+        if np.abs(measured - expected).max() > 1e-3 * expected.max():
+            rule = rot.to_dict().get("scaling") or rot.schedule.family
+            got = (f"the frequencies of a plain RoPE of base {fp.base}" if fp.base is not None
+                   else "θ = " + ", ".join(f"{t:.4g}" for t in measured[:4]) + ", …")
+            diffs.append(f"frequencies are not the spec's ({rule} scaling of base {spec_base}): "
+                         f"measured {got}")
     elif fp.base is None and fp.theta.size >= 2 and rot.schedule.family == "geometric" and \
             fp.rotary_dim == rot.rotary_dim:
         expected = np.sort(rot.frequencies_float)[::-1]
@@ -451,7 +478,7 @@ def _rotary_precision(y: np.ndarray, positions: np.ndarray, rot: Any,
                       eps: float) -> str | None:
     """'float16 angles' and friends: y equals the spec's rotation by m·θ formed in a
     low-precision dtype (positions, θ and their product rounded to it)."""
-    from ..measure.numeric import angles_in_dtype
+    from ...measure.numeric import angles_in_dtype
 
     h = rot.head_dim
     first = np.array([i for i, _ in rot.pairs])

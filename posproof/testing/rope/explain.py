@@ -26,10 +26,10 @@ from typing import Any
 
 import numpy as np
 
-from .arrays import dtype_eps
-from .hypotheses import ULPS, Outcome, order
-from .identification import TOLERANCE
-from .judging import judges_little
+from ..absolute.hypotheses import ULPS, Outcome, order
+from ..core.arrays import dtype_eps
+from ..core.judging import judges_little
+from ..identification import TOLERANCE
 
 _EPS32 = 2.0**-23
 
@@ -52,7 +52,7 @@ class RotModel:
 
     def regenerate(self, positions: np.ndarray) -> np.ndarray:
         """``y[b, s, c]``: channel c of R(positions[s])·e_b, shape (h, S, h)."""
-        from ..measure.numeric import angles_in_dtype
+        from ...measure.numeric import angles_in_dtype
 
         h, s_count = self.head_dim, positions.size
         x = positions.astype(np.float64) + self.shift
@@ -148,9 +148,9 @@ def _cause(diffs: list[str], prefix: str, default: str) -> str:
 def _hypotheses(rot: Any, fp: Any, diffs: list[str], eps_angle: float
                 ) -> Iterator[RotHypothesis]:
     """Single changes of the spec, simplest first, then all measured differences at once."""
-    from ..errors import PosproofError
-    from ..model.rope import Rotary
-    from ..model.schedules import Geometric
+    from ...errors import PosproofError
+    from ...model.rope import Rotary
+    from ...model.schedules import Geometric
 
     spec = RotModel.of(rot)
     h = rot.head_dim
@@ -241,8 +241,8 @@ def _shifts(fp: Any) -> list[int]:
 
 def _combined(rot: Any, fp: Any, fitted: Any) -> tuple[RotModel, str] | None:
     """Every measured difference at once: layout, direction, base, order, rotary dim, scale."""
-    from ..errors import PosproofError
-    from ..model.rope import Rotary
+    from ...errors import PosproofError
+    from ...model.rope import Rotary
 
     if fp is None:
         return None

@@ -11,16 +11,18 @@ angles x·ω may carry the error of that dtype, ``16·(eps + eps_angles·|x·ω|
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidParameter, PosproofError, check_int
-from .arrays import as_array, dtype_eps, phasors
-from .identification import TOLERANCE
-from .judging import OUTPUT_ULPS, VACUOUS, Coverage, Tolerance
-from .reports import InvalidImplementation, describe, imported_torch
+from ...errors import InvalidParameter, PosproofError, check_int
+from ..core.arrays import as_array, dtype_eps, phasors
+from ..core.judging import OUTPUT_ULPS, VACUOUS, Coverage, Tolerance
+from ..core.precision import precision_note, stored_precision
+from ..core.reports import InvalidImplementation, describe, imported_torch
+from ..identification import TOLERANCE
 
 __all__ = [
     "ANGLE_DTYPES",
@@ -37,6 +39,7 @@ __all__ = [
     "default_positions",
     "encoding_spec",
     "expected",
+    "read_precision_explains",
     "rotary_report",
     "squeeze",
     "table_of",
@@ -132,8 +135,8 @@ def default_positions(max_len: int = DEFAULT_MAX_LEN, offset: int = 0,
 
 
 def encoding_spec(spec: Any, dim: int | None, params: dict[str, Any]) -> Any:
-    from ..model.encoding import Encoding
-    from ..model.presets import preset
+    from ...model.encoding import Encoding
+    from ...model.presets import preset
 
     if isinstance(spec, Encoding):
         if params:
@@ -268,7 +271,7 @@ def certify(enc: Any, position: int, dim: int) -> float | None:
     """The spec's value at (position, dim) in mpmath at 30 digits."""
     import mpmath
 
-    from ..precise import mp_value
+    from ...precise import mp_value
 
     func = enc.column_funcs[dim]
     if func == "zero" or (enc.padding_idx is not None and position == enc.padding_idx):
@@ -283,7 +286,7 @@ def angles_name(value: Any) -> str | None:
     """The canonical dtype name of ``angles=`` / ``dtype=`` (``np.float16`` → ``float16``)."""
     if value is None:
         return None
-    from ..measure.numeric import dtype_model
+    from ...measure.numeric import dtype_model
 
     try:
         if isinstance(value, (np.dtype, type)):
@@ -311,9 +314,11 @@ class Applier:
         self.fn, self.dtype, self.mode = fn, dtype, inputs
         self.positions = positions
         self.out_dtype = dtype
+        self.read: str | None = None
+        self.stored_dtype = dtype
 
     def _np(self, x: np.ndarray, pos: np.ndarray) -> Any:
-        from ..model.encoding import resolve_dtype
+        from ...model.encoding import resolve_dtype
 
         return self.fn(x.astype(resolve_dtype(self.dtype)), pos)
 
@@ -340,8 +345,11 @@ class Applier:
                 out = self._np(x, pos) if self.mode == "numpy" else self._torch(x, pos)
             except Exception as exc:
                 raise self._error(exc) from None
-        arr, self.out_dtype = as_array(out, what=f"the output of {describe(self.fn)}",
-                                       finite=False)
+        arr, out_dtype = as_array(out, what=f"the output of {describe(self.fn)}", finite=False)
+        # the working precision read from the values (float32 output handed back as float64):
+        # it explains a failure, it does not widen the tolerance
+        self.read = stored_precision(arr, out_dtype)
+        self.out_dtype = self.stored_dtype = out_dtype
         if arr.shape != x.shape:
             try:
                 arr = arr.reshape(x.shape)
@@ -362,13 +370,37 @@ def rotary_report(kind: str, spec: dict[str, Any], dtype: Any, apply: Applier,
                   angles: str | None, count: int, top: int) -> tuple[Any, Tolerance, float]:
     """The report a rotary check starts from, its tolerance and eps: the dtype judged is the
     coarser of the input's and the output's (``count`` positions, the largest ``top``)."""
-    from .reports import ImplReport
+    from ..core.reports import ImplReport
 
     eps_in, eps_out = dtype_eps(str(dtype)), dtype_eps(apply.out_dtype)
     name = str(dtype) if eps_in >= eps_out else apply.out_dtype
     report = ImplReport(False, kind, spec, name, count, top)
+    if apply.read is not None and dtype_eps(apply.read) > dtype_eps(name):
+        report.precision_note = precision_note(apply.read, apply.stored_dtype)
     tolerance = Tolerance.of(name, angles)
     report.tolerance = {"formula": tolerance.formula.replace("x·ω", "m·θ"),
                         "out": tolerance.out, "angle": tolerance.angle,
                         "angles": angles or "float64", "scale": 1.0}
     return report, tolerance, max(eps_in, eps_out)
+
+
+def read_precision_explains(apply: Applier, judged: str, deviation: np.ndarray,
+                            mtheta: np.ndarray, angles: str | None,
+                            coverage: Callable[[np.ndarray, Tolerance], Any]) -> str | None:
+    """The confirmed explanation of a rotary failure by the precision read from the outputs:
+    within the tolerance of that precision (angles at most that coarse) on a meaningful part."""
+    from ..core.precision import precision_explanation
+
+    read = apply.read
+    if read is None or dtype_eps(read) <= dtype_eps(judged):
+        return None
+    options = [angles] if angles is not None else [None, *(
+        a for a in ("float32", "float16", "bfloat16") if dtype_eps(a) <= dtype_eps(read))]
+    for a in options:
+        tol = Tolerance.of(read, a)
+        bound = tol.out + tol.angle * mtheta
+        if np.all(deviation <= bound[None]) and coverage(bound, tol).meaningful:
+            option = f'dtype="{read}"' + (f', angles="{a}"' if a is not None else "")
+            return precision_explanation(read, judged, option,
+                                         f" with m·θ formed in {a}" if a else "")
+    return None

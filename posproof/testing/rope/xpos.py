@@ -3,8 +3,10 @@
 The contract is torchscale's ``XPOS.forward``: ``apply_fn(x, downscale)`` scales and
 rotates ``x`` of shape ``(batch, L, head_dim)`` at positions 0 … L−1, queries with
 ``downscale=False``, keys with ``downscale=True``.  Checked: (1) queries and keys at
-L = 64 against :meth:`posproof.model.xpos.XPos.apply` (float64 reference, relative
-tolerance 1e-5: torchscale forms its angles in float32); (2) the precision trap: at the
+L = 64 against :meth:`posproof.model.xpos.XPos.apply` (float64 reference) within
+``16·eps·(1 + |p·θ_max|)`` of each row's largest value, eps of the working precision read
+from the output (its dtype), at least float32's (torchscale forms ζ^(p/B) and its angles in
+float32); (2) the precision trap: at the
 first length where *uncentred* scales leave float32
 (:func:`posproof.measure.xpos.xpos_scale_limits`), float32 outputs must stay finite.  A
 failure is explained by the hypotheses that reproduce it: keys not inverted (scores
@@ -17,34 +19,47 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidParameter
-from ..measure.xpos import xpos_scale_limits
-from ..model.xpos import XPos
-from .reports import ImplReport, InvalidImplementation
+from ...errors import InvalidParameter
+from ...measure.xpos import xpos_scale_limits
+from ...model.xpos import XPos
+from ..core.arrays import TOLERANCE, as_array, dtype_eps
+from ..core.precision import precision_note, stored_precision
+from ..core.reports import ImplReport, InvalidImplementation
 
 __all__ = ["check_xpos", "identify_xpos"]
 
-_RTOL = 1e-5
-
-
-def _call(apply_fn: Any, x: np.ndarray, downscale: bool) -> np.ndarray:
-    """apply_fn on torch tensors when torch is installed (torchscale needs them), else NumPy."""
+def _call(apply_fn: Any, x: np.ndarray, downscale: bool) -> tuple[np.ndarray, str]:
+    """apply_fn on torch tensors when torch is installed (torchscale needs them), else NumPy;
+    the output as float64 and the dtype it came in."""
     try:
         import torch
     except ImportError:  # pragma: no cover - torch is in the test extras
         torch = None
     try:
         out = apply_fn(x if torch is None else torch.from_numpy(x), downscale)
-        if hasattr(out, "detach"):
-            out = out.detach().cpu().to(torch.float64).numpy()
-        return np.asarray(out, dtype=np.float64)
     except Exception as exc:
         raise InvalidImplementation(f"apply_fn(x, downscale={downscale}) raised "
                                     f"{type(exc).__name__}: {exc}") from None
+    arr, dtype = as_array(out, what="the output of apply_fn", finite=False)
+    return arr, dtype
 
 
-def _close(a: np.ndarray, b: np.ndarray) -> bool:
-    return bool(np.all(np.abs(a - b) <= _RTOL * np.maximum(1.0, np.abs(b))))
+#: Rounding errors allowed per output entry, in ulps of the working precision, times
+#: (1 + |p·θ|) for the angle (formed in the working precision, as torchscale does).
+_ULPS = TOLERANCE
+
+
+def _bound(want: np.ndarray, pos: np.ndarray, spec: XPos, eps: float) -> np.ndarray:
+    """Per entry: 16·eps·(1 + |p·θ_max|)·‖want‖∞ of its row: the scaled rotation keeps each
+    pair's norm times its scale, so the row's largest entry bounds what rounding can move."""
+    theta = float(np.max(spec.rotary.frequencies_float))
+    row = np.max(np.abs(want), axis=-1, keepdims=True)
+    return _ULPS * eps * (1.0 + np.abs(pos)[None, :, None] * theta) * np.maximum(row, 1e-300)
+
+
+def _close(a: np.ndarray, b: np.ndarray, bound: np.ndarray) -> bool:
+    with np.errstate(invalid="ignore"):
+        return bool(np.all(np.abs(a - b) <= bound))
 
 
 def check_xpos(apply_fn: Any, spec: XPos, *, seed: int = 0, long: bool = True) -> ImplReport:
@@ -66,26 +81,40 @@ def check_xpos(apply_fn: Any, spec: XPos, *, seed: int = 0, long: bool = True) -
     h, length = spec.head_dim, 64
     x = rng.standard_normal((2, length, h))
     pos = np.arange(length)
-    report = ImplReport(False, "xpos", spec.to_dict(), "float64", length, length - 1)
-    got_q, got_k = _call(apply_fn, x, False), _call(apply_fn, x, True)
+    (got_q, dt_q), (got_k, dt_k) = _call(apply_fn, x, False), _call(apply_fn, x, True)
     if got_q.shape != x.shape or got_k.shape != x.shape:
         raise InvalidImplementation(f"apply_fn returned shape {got_q.shape}; expected "
                                     f"{x.shape} (batch, L, head_dim)")
+    # judged at the output's dtype, at least float32 (torchscale's contract: ζ^(p/B) and the
+    # angles formed in float32); a coarser precision read from the values is said, not allowed
+    dtype = dt_q if dtype_eps(dt_q) >= dtype_eps(dt_k) else dt_k
+    eps = max(dtype_eps(dtype), dtype_eps("float32"))
+    read = stored_precision(np.concatenate([got_q.ravel(), got_k.ravel()]), dtype)
+    report = ImplReport(False, "xpos", spec.to_dict(), dtype, length, length - 1,
+                        precision_note=precision_note(read, dtype)
+                        if read is not None and dtype_eps(read) > eps else "")
     want_q, want_k = spec.apply(x, pos), spec.apply(x, pos, key=True)
-    q_ok, k_ok = _close(got_q, want_q), _close(got_k, want_k)
+    bound_q, bound_k = _bound(want_q, pos, spec, eps), _bound(want_k, pos, spec, eps)
+    q_ok, k_ok = _close(got_q, want_q, bound_q), _close(got_k, want_k, bound_k)
     report.max_error = float(max(np.abs(got_q - want_q).max(), np.abs(got_k - want_k).max()))
+    report.score = float(max(np.max(np.abs(got_q - want_q) / bound_q),
+                             np.max(np.abs(got_k - want_k) / bound_k)))
     report.checks.append({"name": "matches_spec", "status": "pass" if q_ok and k_ok else "fail",
-                          "max_error": report.max_error, "tolerance": f"{_RTOL}·max(1, |x|)"})
+                          "max_error": report.max_error, "score": report.score,
+                          "tolerance": f"{_ULPS:g}·eps·(1 + |p·θ_max|)·max|row|, eps of "
+                                       f"{dtype} (at least float32's: torchscale forms ζ^(p/B) "
+                                       "and the angles in float32)"})
     limits = {r["dtype"]: r for r in xpos_scale_limits(spec, ["float32"])}["float32"]
     reasons = []
     if not (q_ok and k_ok):
         uncentred = XPos(h, base=spec.rotary.schedule.base, scale_base=spec.scale_base,
                          gamma=spec.gamma, centred=not spec.centred)
-        if q_ok and _close(got_k, want_q):
+        if q_ok and _close(got_k, want_q, bound_q):
             reasons.append("the key scale is not inverted (downscale=True must use ζ^(−n/B)): "
                            "the score then scales as ζ^((m+n)/B), so it is not relative")
-        if _close(got_q, uncentred.apply(x, pos)) and _close(got_k, uncentred.apply(
-                x, pos, key=True)):
+        un_q, un_k = uncentred.apply(x, pos), uncentred.apply(x, pos, key=True)
+        if _close(got_q, un_q, _bound(un_q, pos, spec, eps)) and _close(
+                got_k, un_k, _bound(un_k, pos, spec, eps)):
             reasons.append(
                 "the scale positions are " + ("not centred" if spec.centred else "centred")
                 + f": the scores are unchanged, but uncentred scales ζ^(±p/B) leave float32 from "
@@ -98,7 +127,8 @@ def check_xpos(apply_fn: Any, spec: XPos, *, seed: int = 0, long: bool = True) -
         n_long = limits["first_length_uncentred"]
         with np.errstate(over="ignore", invalid="ignore"):
             xl = np.ones((1, n_long, h), dtype=np.float32)
-            finite = all(bool(np.isfinite(_call(apply_fn, xl, d)).all()) for d in (False, True))
+            finite = all(bool(np.isfinite(_call(apply_fn, xl, d)[0]).all())
+                         for d in (False, True))
         report.checks.append({"name": "float32_long_length", "length": n_long,
                               "status": "pass" if finite else "fail"})
         if not finite:

@@ -26,11 +26,12 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidParameter, PosproofError, check_int
-from .identification import TOLERANCE, ranges
-from .judging import Coverage, judge, judges_little, nothing_judged
-from .reports import ImplReport
-from .tables import Applier, angles_name, rotary_report
+from ...errors import InvalidParameter, PosproofError, check_int
+from ..absolute.read import Applier, angles_name, read_precision_explains, rotary_report
+from ..core.arrays import dtype_eps
+from ..core.judging import Coverage, judge, judges_little, nothing_judged
+from ..core.reports import ImplReport
+from ..identification import TOLERANCE, ranges
 
 __all__ = ["check_multi_rotary", "is_multi_rotary_spec", "multi_rotary_spec"]
 
@@ -43,7 +44,7 @@ def is_multi_rotary_spec(spec: Any) -> bool:
     >>> is_multi_rotary_spec("mrope"), is_multi_rotary_spec("rope:dim=8")
     (True, False)
     """
-    from ..model.multirope import MULTI_ROTARIES, MultiAxisRotary
+    from ...model.multirope import MULTI_ROTARIES, MultiAxisRotary
 
     if isinstance(spec, MultiAxisRotary):
         return True
@@ -62,8 +63,8 @@ def multi_rotary_spec(spec: Any, params: dict[str, Any]) -> Any:
     >>> multi_rotary_spec("mrope", {"head_dim": 8, "mrope_section": [2, 1, 1]}).pair_axes
     (0, 0, 1, 2)
     """
-    from ..model.configs import RopeConfig, read_config
-    from ..model.multirope import MultiAxisRotary, mrope_from_config, multi_rotary
+    from ...model.configs import RopeConfig, read_config
+    from ...model.multirope import MultiAxisRotary, mrope_from_config, multi_rotary
 
     if isinstance(spec, MultiAxisRotary):
         rot = spec
@@ -126,7 +127,7 @@ def _channels(rot: Any) -> tuple[np.ndarray, np.ndarray]:
 
 def _sections(rot: Any) -> tuple[list[int], bool] | None:
     """(mrope_section, interleaved) when ``rot``'s pair axes are an M-RoPE assignment."""
-    from ..model.multirope import mrope_axes
+    from ...model.multirope import mrope_axes
 
     secs = [list(rot.pair_axes).count(a) for a in range(rot.axes)]
     for flag in (False, True):
@@ -140,7 +141,7 @@ def _sections(rot: Any) -> tuple[list[int], bool] | None:
 
 def _hypotheses(rot: Any, basis: np.ndarray, pos: np.ndarray) -> list[tuple[str, str, Any]]:
     """(key, cause, rotated basis or a thunk) in the order of simplicity."""
-    from ..model.multirope import MultiAxisRotary, mrope_axes
+    from ...model.multirope import MultiAxisRotary, mrope_axes
 
     names = rot.axis_names
     out: list[tuple[str, str, Any]] = []
@@ -194,6 +195,14 @@ def _hypotheses(rot: Any, basis: np.ndarray, pos: np.ndarray) -> list[tuple[str,
                         f"p_{names[a]} {'+' if shift > 0 else '−'} 1 (an off-by-one position "
                         "on that axis; text tokens then differ from plain RoPE)",
                         lambda q=moved_pos: rot.apply(basis, q)))
+    for shift in itertools.product((-1, 0, 1), repeat=rot.axes):
+        if sum(1 for v in shift if v) >= 2:             # one axis alone: above
+            moved_pos = pos + np.asarray(shift, dtype=pos.dtype)[:, None]
+            text = ", ".join(f"p_{names[a]} {'+' if v > 0 else '−'} 1"
+                             for a, v in enumerate(shift) if v)
+            out.append(("offset-axes", f"off by one on several axes at once: the pairs turn "
+                        f"with ({text})", lambda q=moved_pos: rot.apply(basis, q)))
+    out += _base_hypotheses(rot, basis, pos)
     other_layout = "adjacent" if rot.layout == "half" else "half"
     wrong = MultiAxisRotary(rot.frequencies, rot.pair_axes, rot.head_dim, layout=other_layout,
                             axes=rot.axes, axis_names=rot.axis_names)
@@ -205,10 +214,50 @@ def _hypotheses(rot: Any, basis: np.ndarray, pos: np.ndarray) -> list[tuple[str,
     return out
 
 
+def _spec_base(rot: Any) -> float | None:
+    """The base (rope_theta, FLUX's theta) of a multi-axis rotary: θ = base^(−e) per pair."""
+    inner = getattr(rot, "rotary", None)
+    base = None
+    if inner is not None and inner.n_pairs >= 2 and not rot.name.startswith("axial-rope"):
+        base = float(inner.frequencies_float[1]) ** (-inner.n_pairs)
+    else:
+        for a in range(rot.axes):
+            pairs = rot.axis_pairs(a)
+            if len(pairs) >= 2:      # axial: θ_1 of an axis of d_a dims is theta^(−2/d_a)
+                base = float(rot.frequencies_float[pairs[1]]) ** (-len(pairs))
+                break
+    if base is None:
+        return None
+    return float(round(base)) if abs(base - round(base)) <= 1e-6 * base else base
+
+
+#: Bases a multi-axis rotary is seen with (rope_theta of Qwen2-VL 1e6, FLUX 10000, …).
+_BASES = (100.0, 10000.0, 500000.0, 1000000.0, 10000000.0)
+
+
+def _base_hypotheses(rot: Any, basis: np.ndarray, pos: np.ndarray
+                     ) -> list[tuple[str, str, Any]]:
+    """Another base/theta on every axis: θ' = B^(−e) = θ^(ln B / ln b), regenerated."""
+    b = _spec_base(rot)
+    if b is None or not math.isfinite(b) or b <= 1:
+        return []
+    theta_c, axis_c = _channels(rot)
+    out: list[tuple[str, str, Any]] = []
+    for big in _BASES:
+        if abs(big - b) <= 1e-9 * b:
+            continue
+        with np.errstate(divide="ignore"):
+            other = np.where(theta_c > 0, theta_c ** (math.log(big) / math.log(b)), 0.0)
+        out.append(("base", f"base/theta {big:g}, not {b:g}: every axis turns with θ = "
+                    f"{big:g}^(−e) (rope_theta / theta taken from another model's config)",
+                    lambda t=other: _rotate_channels(basis, pos, t, axis_c, rot.layout)))
+    return out
+
+
 def _axial_hypotheses(rot: Any, basis: np.ndarray, pos: np.ndarray
                       ) -> list[tuple[str, str, Any]]:
     """FLUX-style axial RoPE: ``axes_dims`` read in reverse order (each axis its own θ)."""
-    from ..model.multirope import axial_rope
+    from ...model.multirope import axial_rope
 
     dims = [2 * len(rot.axis_pairs(a)) for a in range(rot.axes)]
     if dims == dims[::-1]:
@@ -228,6 +277,15 @@ def _axial_hypotheses(rot: Any, basis: np.ndarray, pos: np.ndarray
              lambda: wrong.apply(basis, pos))]
 
 
+def _integer_positions(pos: np.ndarray) -> np.ndarray:
+    """Positions as the int64 the impl is told it gets (an impl may index a buffer with them);
+    a non-integer position is refused."""
+    if not np.all(pos == np.round(pos)) or np.abs(pos).max(initial=0) > 2**53:
+        raise InvalidParameter("positions must be whole numbers (the impl gets int64 positions "
+                               "of shape (k, seq)); got a non-integer one")
+    return pos.astype(np.int64)
+
+
 def check_multi_rotary(apply_fn: Any, spec: Any, *, dtype: str = "float32",
                        angles: str | None = None, inputs: str = "auto",
                        max_position: int = 4096, positions: Any = None, seed: int = 0,
@@ -242,12 +300,13 @@ def check_multi_rotary(apply_fn: Any, spec: Any, *, dtype: str = "float32",
     tokens, a 4×4(×4) grid, 32 random ones below ``max_position``).
     ``angles="float32"`` when the impl forms m·θ in float32 (HF does).
     """
-    from ..model.multiaxis import as_axis_positions
+    from ...model.multiaxis import as_axis_positions
     rot = multi_rotary_spec(spec, params)
     angles = angles_name(angles)
     max_position = check_int("max_position", max_position, minimum=16, maximum=2**40)
     pos = (_positions(rot, max_position, seed) if positions is None else
-           as_axis_positions("positions", positions, rot.axes, rows_first=False))
+           _integer_positions(as_axis_positions("positions", positions, rot.axes,
+                                                rows_first=False)))
     h = rot.head_dim
     apply = Applier(apply_fn, str(dtype), inputs,
                     positions=f"int64 positions of shape ({rot.axes}, seq) (one row per axis)")
@@ -303,7 +362,20 @@ def check_multi_rotary(apply_fn: Any, spec: Any, *, dtype: str = "float32",
                 f"{len(rot.axis_channels(a))} channels disagree" for a in range(rot.axes)]
     report.checks[0]["axes"] = per_axis
     eps_path = max(min(tolerance.eps_angle, _EPS32), min(eps, _EPS32))
-    _explain(report, rot, y, expected, basis, pos, eps, eps_path, per_axis, text_score)
+
+    def coverage(bound: np.ndarray, tol_: Any) -> Coverage:
+        wide = Coverage(h)
+        wide.add(bound, mtheta_pos(pos, axis_c), np.arange(h), tol_, weight=h)
+        return wide
+    by_precision = read_precision_explains(apply, report.dtype, np.abs(y - expected), mtheta,
+                                           angles, coverage)
+    if by_precision is not None:
+        report.explanation = by_precision
+        report.hypotheses = [{"key": "precision-read", "hypothesis": by_precision, "fits": True}]
+    else:
+        at = dtype_eps(apply.read) if apply.read is not None else eps   # what the values carry
+        _explain(report, rot, y, expected, basis, pos, max(eps, at), max(eps_path, at)
+                 if at > eps else eps_path, per_axis, text_score)
     w = report.worst
     lines = [f"impl disagrees with {label}: "
              + ", ".join(f"{ch['name']}: {ch['status']}" for ch in report.checks),
@@ -312,6 +384,8 @@ def check_multi_rotary(apply_fn: Any, spec: Any, *, dtype: str = "float32",
              f"{w['output_channel']}: impl {w['impl']:.9g}, expected {w['expected']:.9g}, "
              f"|difference| {w['difference']:.3g} > tolerance {w['tolerance']:.3g} "
              f"({report.tolerance['formula']})"]
+    if report.precision_note:
+        lines.append(report.precision_note)
     if text_score > 1:
         lines.append("text tokens (every axis at the same position) do not reduce to plain "
                      "RoPE with the same base and head_dim")
@@ -342,6 +416,10 @@ def _explain(report: ImplReport, rot: Any, y: np.ndarray, expected: np.ndarray,
         report.explanation = (f"{best['hypothesis']} — confirmed: rotating every basis vector "
                               f"under it reproduces the impl to {best['residual']:.2g} (within "
                               "the tolerance at every position)")
+        others = list(dict.fromkeys(r["hypothesis"].split(":")[0] for r in confirmed[1:]
+                                    if r["key"] != best["key"]))
+        if others:                  # several reproduce the impl: each is named
+            report.explanation += "; also reproduced by: " + "; ".join(others[:3])
         return
     text = (f"no explanation confirmed: none of {len(results)} hypotheses (axes swapped, "
             "sections reversed or over the whole head, interleaving, layout) reproduces the "

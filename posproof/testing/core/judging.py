@@ -25,8 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .arrays import dtype_eps
-from .identification_families import TOLERANCE
+from .arrays import TOLERANCE, dtype_eps
 
 __all__ = ["OUTPUT_ULPS", "VACUOUS", "Coverage", "Tolerance", "ranges"]
 
@@ -188,7 +187,7 @@ class Coverage:
     def evidence(self, method: str, details: dict[str, Any] | None = None) -> Any:
         """The :class:`~posproof.evidence.Evidence` of a check over these entries: ``all``
         when every entry was judged (and not sampled), else a sample of judged entries."""
-        from ..evidence import Evidence
+        from ...evidence import Evidence
 
         info = {"judged": self.judged, "entries": self.total, **(details or {})}
         if self.population is not None:

@@ -1,7 +1,7 @@
 """Identify an unknown 1-D sinusoidal table: layout, schedule, parameters, offset, padding.
 
 The engine behind :func:`~posproof.testing.identification.identify` (which adds
-tables over a grid of positions, :mod:`posproof.testing.identification_multiaxis`).
+tables over a grid of positions, :mod:`posproof.testing.identification.grid`).
 
 A table of shape ``(n_positions, dim)`` from a checkpoint, a converted model or
 somebody else's code goes in; what produced it comes out, or a plain "matches
@@ -24,7 +24,7 @@ no known schedule".  The method, for each way of pairing the columns
    table's dtype, ``16·eps·(1 + |x·ω|)`` (angles formed in the dtype lose
    |x·ω|·eps);
 6. when nothing matches at the dtype's noise, the table's scale and working
-   precision are read from its values (:mod:`posproof.testing.identification_precision`: a
+   precision are read from its values (:mod:`posproof.testing.identification.precision`: a
    float32 table stored as float64, a table times 1/√d) and steps 1–5 run
    again on the rescaled table at that precision.
 
@@ -45,11 +45,12 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from ..errors import InvalidParameter
-from .arrays import as_array, dtype_eps, dtype_name
-from .arrays import phasors as phasors
-from .arrays import tolerance as tolerance
-from .identification_families import (
+from ...errors import InvalidParameter
+from ..core.arrays import as_array, dtype_eps, dtype_name
+from ..core.arrays import phasors as phasors
+from ..core.arrays import tolerance as tolerance
+from ..core.judging import ranges
+from .families import (
     TOLERANCE,
     Candidate,
     call_text,
@@ -59,7 +60,7 @@ from .identification_families import (
     preset_calls,
     screen,
 )
-from .identification_measure import (
+from .measure import (
     Pairs,
     column_frequencies,
     layout_name,
@@ -68,7 +69,6 @@ from .identification_measure import (
     pairings,
     residual,
 )
-from .judging import ranges
 
 __all__ = [
     "TOLERANCE",
@@ -219,9 +219,9 @@ def identify_read(arr: np.ndarray, dtname: str, *, fixed: bool = False) -> Ident
 
 def _rescaled(arr: np.ndarray, dtname: str, fixed: bool) -> Identification | None:
     """The match of ``arr`` at the scale and working precision read from its values
-    (:mod:`posproof.testing.identification_precision`; the precision stays ``dtname`` when
+    (:mod:`posproof.testing.identification.precision`; the precision stays ``dtname`` when
     ``fixed``), validated on every row; None without one."""
-    from .identification_precision import Estimate, estimate
+    from .precision import Estimate, estimate
 
     est = estimate(arr, dtname)
     if fixed:
@@ -393,7 +393,7 @@ def _describe_unmatched(result: Identification, measured: list[Pairs],
 
 def _fill_match(result: Identification, arr: np.ndarray, trial: _Trial, eps: float,
                 zero: np.ndarray, pad: bool) -> None:
-    from ..model.presets import preset
+    from ...model.presets import preset
 
     dim = arr.shape[1]
     cand, pairs, offset = trial.cand, trial.pairs, trial.offset
@@ -453,7 +453,7 @@ def _decide(arr: np.ndarray, omega: np.ndarray, pairs: Pairs, offset: int, eps: 
     the noise identify searches at — when that judges half the entries at least.
 
     Returns (residual, score, angles, coverage)."""
-    from .judging import Coverage, Tolerance
+    from ..core.judging import Coverage, Tolerance
 
     rows = np.arange(arr.shape[0])
     out = None

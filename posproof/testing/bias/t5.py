@@ -30,12 +30,12 @@ from typing import Any
 
 import numpy as np
 
-from ..audit import apply
-from ..errors import check_int
-from ..measure.t5_dtype import boundary_evidence, float_buckets
-from ..model.t5_buckets import DEFAULT_UP_TO_CAP, T5Buckets, magnitude_starts
-from ..report import Check, Report
-from .reports import InvalidImplementation
+from ...audit import apply
+from ...errors import check_int
+from ...measure.t5_dtype import boundary_evidence, float_buckets
+from ...model.t5_buckets import DEFAULT_UP_TO_CAP, T5Buckets, magnitude_starts
+from ...report import Check, Report
+from ..core.reports import InvalidImplementation
 
 __all__ = ["assert_t5_buckets", "call_array_fn", "check_t5_buckets"]
 
@@ -129,7 +129,7 @@ def check_t5_buckets(fn: Callable[..., Any], num_buckets: int = 32, max_distance
     up_to = (min(2 * spec.max_distance, DEFAULT_UP_TO_CAP) if up_to is None
              else check_int("up_to", up_to, minimum=1, maximum=10**7))
     if dtype not in (None, "float32", "float16"):
-        from ..errors import InvalidParameter
+        from ...errors import InvalidParameter
 
         raise InvalidParameter(f"dtype={dtype!r}: declare float32 or float16 (or nothing)")
     d = np.arange(-up_to, up_to + 1, dtype=np.int64)
@@ -159,12 +159,25 @@ def check_t5_buckets(fn: Callable[..., Any], num_buckets: int = 32, max_distance
                     f"by the declared {declared} log ratio")
         else:
             status = "fail"
+            # every hypothesis regenerates the buckets at every Δ; all that reproduce the impl
+            # are named (none wins by its place in the list)
             named = [text for text, alt in _hypotheses(spec, d) if np.array_equal(got, alt)]
-            note = (f"{bad.size} of {d.size} relative positions get another bucket ({where}); "
-                    + (f"most likely: {named[0]}" if named
-                       else "no explanation confirmed (none of: float32/float16 log ratio, "
-                            "max_exact ± 1, sign split missing or reversed, causal ↔ "
-                            "bidirectional, num_buckets not halved)"))
+            values["explanations"] = named
+            if len(named) > 1:
+                why = ("several explanations reproduce the impl at every Δ: "
+                       + "; ".join(named))
+            elif named:
+                why = f"most likely: {named[0]}"
+            else:
+                why = ("no explanation confirmed (none of: float32/float16 log ratio, "
+                       "max_exact ± 1, sign split missing or reversed, causal ↔ "
+                       "bidirectional, num_buckets not halved)")
+            floats = [t.split(":")[0] for t in named if t.startswith(("float32:", "float16:"))]
+            if floats and dtype is None:      # a precision, not a bug: the option that says so
+                why += (f" — if the impl computes the log ratio in {floats[0]} on purpose (as "
+                        f'HF does), pass dtype="{floats[0]}": the check then accepts exactly '
+                        "those distances")
+            note = f"{bad.size} of {d.size} relative positions get another bucket ({where}); {why}"
     values["summary"] = (f"{'equal' if not bad.size else 'differs'} at every |Δ| ≤ {up_to}"
                          if status == "pass" and not bad.size else note or "")
     check = Check("t5_buckets", status, values, note=note,

@@ -17,7 +17,7 @@ The method, for a grid of shape ``(g_1, …, g_k)``:
    layout, offset, precision and scale;
 3. the :class:`~posproof.model.multiaxis.MultiAxisEncoding` of those blocks
    regenerates the WHOLE table, compared entrywise with the tolerance of
-   :class:`~posproof.testing.tables.Tolerance` with angles in the table's
+   :class:`~posproof.testing.absolute.read.Tolerance` with angles in the table's
    precision, ``16·(eps + eps·|x·ω|)``: a match only within it, residual
    reported;
 4. the fitted encoding is compared with the multi-axis presets (``sincos-2d``
@@ -47,9 +47,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidParameter, PosproofError, check_int
-from .arrays import as_array, dtype_eps, dtype_name, tolerance
-from .identification_1d import TOLERANCE, Identification, identify_1d, ranges
+from ...errors import InvalidParameter, PosproofError, check_int
+from ..core.arrays import as_array, dtype_eps, dtype_name, tolerance
+from .table import TOLERANCE, Identification, identify_1d, ranges
 
 __all__ = [
     "MAX_EXTRA_ROWS",
@@ -281,7 +281,7 @@ def _identify_shape(arr: np.ndarray, dtname: str, sizes: tuple[int, ...],
 
 def _fit(arr: np.ndarray, cube: np.ndarray, dtname: str, sizes: tuple[int, ...],
          owner: list[int], names: tuple[str, ...], fixed: bool) -> MultiAxisIdentification:
-    from ..model.multiaxis import MultiAxisEncoding
+    from ...model.multiaxis import MultiAxisEncoding
 
     rows, dim = arr.shape
     result = MultiAxisIdentification(False, "", rows, dim, dtname, sizes)
@@ -345,7 +345,7 @@ def _shape_text(sizes: tuple[int, ...]) -> str:
 
 def _presets(dim: int, k: int, base: str) -> list[tuple[str, str, dict[str, str], Any]]:
     """(name, label, params, encoding) of the multi-axis presets of ``k`` axes at ``dim``."""
-    from ..model.multiaxis import multi_preset
+    from ...model.multiaxis import multi_preset
 
     specs = {2: [("sincos-2d", "MAE, column first", {"first": "column"}),
                  ("sincos-2d", "the transposed grid: MAE ported with meshgrid "

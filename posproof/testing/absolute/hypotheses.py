@@ -36,17 +36,18 @@ from typing import Any
 
 import numpy as np
 
-from .arrays import dtype_eps
-from .identification import TOLERANCE
-from .identification_families import nice
-from .identification_measure import column_frequencies
-from .judging import judges_little
+from ..core.arrays import dtype_eps
+from ..core.judging import judges_little
+from ..identification import TOLERANCE
+from ..identification.families import nice
+from ..identification.measure import column_frequencies
 
 __all__ = [
     "ULPS",
     "Hypothesis",
     "Model",
     "Outcome",
+    "factor_names",
     "fitted",
     "measured_frequencies",
     "order",
@@ -93,7 +94,7 @@ class Model:
 
     def regenerate(self, positions: np.ndarray) -> np.ndarray:
         """The table at ``positions`` (float64), shape ``(len(positions), dim)``."""
-        from ..measure.numeric import dtype_model, round_to_dtype
+        from ...measure.numeric import dtype_model, round_to_dtype
 
         x = positions.astype(np.float64) + self.shift
         with np.errstate(over="ignore", invalid="ignore"):
@@ -237,8 +238,8 @@ def order(o: Outcome) -> tuple[bool, float]:
 # --------------------------------------------------------------------------- hypotheses
 def structural(enc: Any) -> Iterator[Hypothesis]:
     """Parameter-free changes of the spec, simplest first."""
-    from ..model.encoding import Encoding
-    from ..model.schedules import Diffusion, Geometric, TensorToTensor
+    from ...model.encoding import Encoding
+    from ...model.schedules import Diffusion, Geometric, TensorToTensor
 
     if enc.schedule is None:
         return
@@ -380,7 +381,7 @@ def precision(enc: Any, eps_path: float) -> Iterator[Hypothesis]:
 
 def _frequency_paths(enc: Any) -> list[tuple[str, np.ndarray]]:
     """Per-column frequencies as code computes them: float64, or in float32 the tutorial way."""
-    from ..model.schedules import Geometric
+    from ...model.schedules import Geometric
 
     spec = Model.of(enc)
     out = [("float64", spec.omega)]
@@ -426,7 +427,7 @@ def fitted(enc: Any, t: np.ndarray, pos: np.ndarray, omega_meas: np.ndarray | No
     if live.sum() >= 1:
         factor = float(np.median(omega_meas[live] / spec.omega[live]))
         if abs(factor - 1) > 1e-6:
-            for text, value in _factor_names(factor):
+            for text, value in factor_names(factor):
                 yield Hypothesis("frequency-factor", f"every frequency is multiplied by {text}"
                                  + (" (positions divided by "
                                     f"{1 / value:.6g}: linear position interpolation?)"
@@ -459,7 +460,7 @@ def _offsets(enc: Any, spec: Model, t: np.ndarray, pos: np.ndarray) -> Iterator[
 
 def _bases(enc: Any, spec: Model, omega_meas: np.ndarray) -> Iterator[Hypothesis]:
     """A geometric spec with another base, or its exponent over another dim."""
-    from ..model.schedules import Diffusion, Geometric
+    from ...model.schedules import Diffusion, Geometric
 
     sched = enc.schedule
     if not isinstance(sched, (Geometric, Diffusion)) or enc.n_pairs < 2:
@@ -501,13 +502,13 @@ def _snap(value: float, dim: int) -> tuple[str, str]:
     return f"{value:.6g}", ""
 
 
-def _factor_names(factor: float) -> list[tuple[str, float]]:
+def factor_names(factor: float) -> list[tuple[str, float]]:
     """Simple values near a measured frequency factor: 2π, 1/2π, p/q."""
     out = []
     for value, text in ((2 * math.pi, "2π"), (1 / (2 * math.pi), "1/(2π)"), (math.pi, "π")):
         if abs(factor - value) < 1e-3 * value:
             out.append((text, value))
-    for q in (1, 2, 3, 4, 8, 16, 32):
+    for q in (1, 2, 3, 4, 5, 8, 10, 15, 16, 32):
         p = round(factor * q)
         if p > 0 and abs(factor - p / q) < 1e-3 * factor and math.gcd(p, q) == 1:
             out.append((f"{p}/{q}" if q > 1 else f"{p}", p / q))

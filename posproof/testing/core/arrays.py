@@ -10,14 +10,16 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidParameter
-from .identification_families import TOLERANCE
+from ...errors import InvalidParameter
 
 __all__ = [
     "as_array",
     "dtype_eps",
     "dtype_name",
 ]
+
+#: Entries agree when |a − b| ≤ TOLERANCE·eps·(1 + |x·ω|), eps of the table's dtype.
+TOLERANCE = 16.0
 
 
 _EPS = {"float64": 2.0**-52, "float32": 2.0**-23, "float16": 2.0**-10, "bfloat16": 2.0**-7}

@@ -14,19 +14,23 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import PosproofError
-from .identification import ranges
+from ...errors import PosproofError
+from .judging import ranges
 
 __all__ = [
+    "PRECISION_KEYS",
     "ImplReport",
     "InvalidImplementation",
+    "angles_hint",
     "describe",
     "encoding_label",
     "encoding_message",
     "imported_torch",
     "nonfinite",
+    "precision_explained",
     "rotary_message",
     "spec_label",
+    "suggest_angles",
 ]
 
 
@@ -71,6 +75,8 @@ class ImplReport:
     accepted_with_angles: str | None = None
     message: str = ""
     angles_note: str | None = None      # what the angles= hint did not judge, or why none
+    #: the working precision read from the values ("" when none: see core/precision.py)
+    precision_note: str = ""
     evidence: Any = None                # posproof.evidence.Evidence of a pass
 
     @property
@@ -103,15 +109,21 @@ def encoding_label(spec: Any) -> str:
     return spec_label(spec.to_dict())
 
 
+#: Keys of a rotary spec's to_dict() spec_label shows first (the rest: the scaling's parameters).
+_ROTARY_SHOWN = ("name", "kind", "head_dim", "rotary_dim", "layout", "base", "scaling")
+
+
 def spec_label(d: dict[str, Any]) -> str:
     """A preset(...) / rotary(...) call that describes a spec's ``to_dict()``."""
     if d.get("kind") == "xpos":
         return (f"XPos(head_dim={d['head_dim']}, base={d['base']}, "
                 f"scale_base={d['scale_base']}, gamma={d['gamma']})")
-    if d.get("kind") == "rotary":
+    if d.get("kind") == "rotary":   # the whole spec: a scaling rule with its parameters too
+        rule = [f"scaling={d['scaling']}"] if d.get("scaling") not in (None, "default") else []
+        rule += [f"{k}={v}" for k, v in d.items() if k not in _ROTARY_SHOWN]
         return (f"rotary(base={d.get('base')}, head_dim={d['head_dim']}, layout={d['layout']}"
                 + (f", rotary_dim={d['rotary_dim']}" if d["rotary_dim"] != d["head_dim"] else "")
-                + ")")
+                + "".join(f", {x}" for x in rule) + ")")
     if d.get("kind") == "multi-axis rotary":
         return f"{d['name']}(head_dim={d['head_dim']}, layout={d['layout']}, axes={d['axes']})"
     sched = d.get("schedule")
@@ -175,14 +187,51 @@ def encoding_message(report: ImplReport, label: str, tol: Any) -> str:
         f"tolerance {w['tolerance']:.3g} = "
         + tol.formula,
     ]
-    if tol.angles is None:
-        lines.append(_angles_hint(report.accepted_with_angles, report.angles_note))
+    if report.precision_note:
+        lines.append(report.precision_note)
+    if tol.angles is None and not precision_explained(report):
+        lines.append(angles_hint(report.accepted_with_angles, report.angles_note))
     if report.explanation:
         lines.append(_explanation_line(report.explanation))
     return "\n".join(lines)
 
 
-def _angles_hint(accepted: str | None, note: str | None = None) -> str:
+#: Explanations that are a choice of precision (the rest are bugs).
+PRECISION_KEYS = ("angles-", "positions-")
+
+
+def suggest_angles(report: ImplReport, accepting: tuple[str, Any] | None) -> None:
+    """Name ``angles=`` in the report when the table is within its tolerance at a meaningful
+    part of the table, and no bug (a confirmed explanation that is not a precision) reproduces
+    the table: the wide tolerance of a low-precision angle accepts many bugs."""
+    if accepting is None:
+        return
+    name, cov = accepting
+    if not cov.meaningful:
+        report.angles_note = (
+            f'angles="{name}" would accept this table only where its tolerance judges little '
+            f"(judged {cov.judged} of {cov.total} entries; {cov.unjudged()}): not suggested")
+        return
+    best = report.hypotheses[0] if report.hypotheses and report.hypotheses[0].get("fits") \
+        else None
+    if best is not None and not str(best.get("key", "")).startswith(PRECISION_KEYS):
+        report.angles_note = (
+            f'angles="{name}" would accept this table only because its tolerance '
+            f"(16·(eps + eps_{name}·|x·ω|)) is wide; a mistake reproduces it exactly (below): "
+            "not a choice of precision")
+        return
+    report.accepted_with_angles = name
+    if not cov.complete:
+        report.angles_note = f"judged {cov.judged} of {cov.total} entries; {cov.unjudged()}"
+
+
+def precision_explained(report: ImplReport) -> bool:
+    """The failure is explained by the precision read from the values (no angles= hint then:
+    the option to pass is dtype=, which the explanation names)."""
+    return bool(report.hypotheses) and report.hypotheses[0].get("key") == "precision-read"
+
+
+def angles_hint(accepted: str | None, note: str | None = None) -> str:
     """The line that names ``angles=`` in a failure under the default tolerance (``note``:
     what that tolerance does not judge, or why no angles= is suggested)."""
     if accepted is not None:
@@ -200,6 +249,8 @@ def rotary_message(report: ImplReport, label: str) -> str:
     w = report.worst
     status = ", ".join(f"{c['name']}: {c['status']}" for c in report.checks)
     lines = [f"impl disagrees with {label}: {status}"]
+    if report.precision_note:
+        lines.append(report.precision_note)
     if w and report.score > 1:
         lines.append(
             f"worst: position {w['position']}, R(m)·e_{w['input_channel']} channel "
@@ -207,8 +258,8 @@ def rotary_message(report: ImplReport, label: str) -> str:
             f"|difference| {w['difference']:.3g} > tolerance {w['tolerance']:.3g} "
             f"({report.tolerance.get('formula', '')}); disagreeing positions: "
             f"{report.n_bad_positions} of {report.n_positions}")
-        if report.tolerance.get("angles") == "float64":
-            lines.append(_angles_hint(report.accepted_with_angles, report.angles_note)
+        if report.tolerance.get("angles") == "float64" and not precision_explained(report):
+            lines.append(angles_hint(report.accepted_with_angles, report.angles_note)
                          .replace("x·ω", "m·θ"))
     for c in report.checks:
         if c["name"] == "relative_property" and c["status"] == "fail":

@@ -8,13 +8,21 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import MAX_DIM, InvalidParameter, PosproofError, check_int
-from .arrays import as_array, dtype_eps
+from ...errors import MAX_DIM, InvalidParameter, PosproofError, check_int
+from ..core.arrays import as_array, dtype_eps
+from ..core.judging import Coverage, judge, nothing_judged
+from ..core.precision import precision_explanation, precision_note, stored_precision
+from ..core.reports import (
+    ImplReport,
+    InvalidImplementation,
+    encoding_label,
+    encoding_message,
+    nonfinite,
+)
+from ..core.reports import suggest_angles as suggest_angles
+from ..identification import ranges
 from .explain import explain_encoding
-from .identification import ranges
-from .judging import Coverage, judge, nothing_judged
-from .reports import ImplReport, InvalidImplementation, encoding_label, encoding_message, nonfinite
-from .tables import (
+from .read import (
     DEFAULT_MAX_LEN,
     Tolerance,
     angles_name,
@@ -48,7 +56,7 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
     passed to :func:`posproof.preset`.  ``dtype`` overrides the precision
     expected of the values (default: the impl's dtype).
 
-    The tolerance (a :class:`~posproof.testing.tables.Tolerance`): by default
+    The tolerance (a :class:`~posproof.testing.absolute.read.Tolerance`): by default
     the exact table rounded to the dtype, ``4·eps`` of the output plus
     ``16·eps64·|x·ω|`` — a float16 or bfloat16 table whose angles x·ω were
     formed in float16/bfloat16 fails.  ``angles="float32"`` (``"float16"``,
@@ -65,13 +73,13 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
     Several axes: ``spec`` a multi-axis preset (``"sincos-2d"``, ``"pe-2d"``,
     ``"pe-3d"``) or a ``MultiAxisEncoding``, and ``grid=(H, W)`` (``(T, H, W)``):
     the rows are the grid's positions, row-major; see
-    :func:`~posproof.testing.multiaxis_tables.check_multi_encoding`.
+    :func:`~posproof.testing.absolute.grid.check_multi_encoding`.
     """
-    from ..model.multiaxis import MultiAxisEncoding, is_multi_preset
+    from ...model.multiaxis import MultiAxisEncoding, is_multi_preset
 
     if grid is not None or isinstance(spec, MultiAxisEncoding) or (
             isinstance(spec, str) and is_multi_preset(spec)):
-        from .multiaxis_tables import check_multi_encoding
+        from .grid import check_multi_encoding
 
         if positions is not None or first_position is not None:
             raise InvalidParameter("positions= and first_position= are for a 1-D table; a "
@@ -84,7 +92,7 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
     if first_position is not None:
         first_position = check_int("first_position", first_position, minimum=-(10**15),
                                    maximum=10**15)
-    from ..model.encoding import resolve_dtype
+    from ...model.encoding import resolve_dtype
 
     for name, value in (("dtype", dtype), ("angles", angles)):
         try:
@@ -126,7 +134,12 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
                 enc_offset = encoding_spec(spec, probe_dim, dict(params)).offset
             pos = default_positions(max_len, enc_offset, seed)
         else:
-            pos = np.asarray(positions, dtype=np.int64).reshape(-1)
+            raw = np.asarray(positions).reshape(-1)
+            if raw.dtype.kind not in "iub" and (raw.dtype.kind != "f" or not np.all(
+                    np.isfinite(raw) & (raw == np.round(raw)) & (np.abs(raw) <= 2**53))):
+                raise InvalidParameter("positions must be whole numbers (the impl gets a 1-d "
+                                       "int64 array of positions)")
+            pos = raw.astype(np.int64)
             if pos.size == 0:
                 raise InvalidParameter("positions is empty; pass at least one position")
         table, impl_dtype = call(impl, pos)
@@ -135,11 +148,15 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
         def calls(p: np.ndarray) -> np.ndarray:
             return call(impl, p)[0]
 
+    # the working precision read from the values (core/precision.py): it explains a failure,
+    # it never widens the verdict's tolerance
+    read = None if dtype is not None else stored_precision(table, impl_dtype)
     dtname = angles_name(dtype) if dtype is not None else impl_dtype
     tol = Tolerance.of(dtname, angles, scale)
     eps = dtype_eps(dtname)
     report = ImplReport(False, "encoding", enc.to_dict(), dtname, int(pos.size),
-                        int(np.abs(pos).max()) if pos.size else 0)
+                        int(np.abs(pos).max()) if pos.size else 0,
+                        precision_note=precision_note(read, impl_dtype))
     label = encoding_label(enc)
     if not np.all(np.isfinite(table)):
         return nonfinite(report, label, pos[~np.isfinite(table).all(axis=1)])
@@ -178,7 +195,10 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
         report.explanation = nothing_judged(tol, cov)
         report.message = f"impl not judged against {label}: {report.explanation}"
         return report
-    accepting = _accepting_angles(table, pos, enc, dtname, scale) if angles is None else None
+    by_precision = (_read_precision_explains(table, pos, enc, read, dtname, angles, scale)
+                    if read is not None else None)
+    accepting = (_accepting_angles(table, pos, enc, dtname, scale)
+                 if angles is None and by_precision is None else None)
     rows, cols = np.flatnonzero(cmp.bad_rows), np.flatnonzero(cmp.bad_cols)
     report.bad_positions = [int(pos[r]) for r in rows[:64]]
     report.bad_dims = [int(c) for c in cols[:64]]
@@ -193,16 +213,38 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
                     "expected": scale * certified if certified is not None else expected_value,
                     "difference": float(abs(table[r, c] - expected_value)),
                     "tolerance": tol.at(x, float(omega[c]))}
-    if explain:
+    if by_precision is not None:
+        report.explanation = by_precision
+        report.hypotheses = [{"key": "precision-read", "hypothesis": by_precision, "fits": True}]
+    elif explain:
         unscaled = table if scale == 1.0 else table / scale
-        explain_encoding(report, unscaled, pos, enc, eps, tol.eps_angle, calls, dtname)
+        # the hypotheses are regenerated at the precision the values carry (read from them)
+        at = read if read is not None and dtype_eps(read) > eps else dtname
+        explain_encoding(report, unscaled, pos, enc, dtype_eps(at),
+                         max(tol.eps_angle, dtype_eps(at)) if at != dtname else tol.eps_angle,
+                         calls, at)
     suggest_angles(report, accepting)
     report.message = encoding_message(report, label, tol)
     return report
 
 
+def _read_precision_explains(table: np.ndarray, pos: np.ndarray, enc: Any, read: str,
+                             stored: str, angles: str | None, scale: float) -> str | None:
+    """The confirmed explanation when the table, judged at the precision read from its values
+    (with angles formed in at most that precision), matches the spec on a meaningful part."""
+    for a in ([angles] if angles is not None else [None, "float32", "float16", "bfloat16"]):
+        if a is not None and angles is None and dtype_eps(a) > dtype_eps(read):
+            continue                 # angles coarser than the values: not this explanation
+        cmp = compare(table, pos, enc, Tolerance.of(read, a, scale), scale=scale)
+        if cmp.score <= 1.0 and cmp.coverage.meaningful:
+            option = f'dtype="{read}"' + (f', angles="{a}"' if a is not None else "")
+            extra = f" with angles formed in {a}" if a is not None else ""
+            return precision_explanation(read, stored, option, extra)
+    return None
+
+
 def _check_scale(scale: Any) -> float:
-    from ..errors import check_finite
+    from ...errors import check_finite
 
     value = check_finite("scale", scale)
     if value == 0:
@@ -226,36 +268,6 @@ def _accepting_angles(table: np.ndarray, pos: np.ndarray, enc: Any, dtname: str,
         if cmp.score <= 1.0:
             return name, cmp.coverage
     return None
-
-
-#: Explanations that are a choice of precision (the rest are bugs).
-_PRECISION_KEYS = ("angles-", "positions-")
-
-
-def suggest_angles(report: ImplReport, accepting: tuple[str, Coverage] | None) -> None:
-    """Name ``angles=`` in the report when the table is within its tolerance at a meaningful
-    part of the table, and no bug (a confirmed explanation that is not a precision) reproduces
-    the table: the wide tolerance of a low-precision angle accepts many bugs."""
-    if accepting is None:
-        return
-    name, cov = accepting
-    if not cov.meaningful:
-        report.angles_note = (
-            f'angles="{name}" would accept this table only where its tolerance judges little '
-            f"(judged {cov.judged} of {cov.total} entries; {cov.unjudged()}): not suggested")
-        return
-    best = report.hypotheses[0] if report.hypotheses and report.hypotheses[0].get("fits") \
-        else None
-    if best is not None and not str(best.get("key", "")).startswith(_PRECISION_KEYS):
-        report.angles_note = (
-            f'angles="{name}" would accept this table only because its tolerance '
-            f"(16·(eps + eps_{name}·|x·ω|)) is wide; a mistake reproduces it exactly (below): "
-            "not a choice of precision")
-        return
-    report.accepted_with_angles = name
-    if not cov.complete:
-        report.angles_note = f"judged {cov.judged} of {cov.total} entries; {cov.unjudged()}"
-
 
 
 def assert_encoding(impl: Any, spec: Any = "vaswani", **kwargs: Any) -> ImplReport:

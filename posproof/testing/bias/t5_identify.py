@@ -24,8 +24,8 @@ from typing import Any
 import numpy as np
 from sympy import integer_nthroot
 
-from ..model.t5_buckets import T5Buckets
-from .reports import InvalidImplementation
+from ...model.t5_buckets import T5Buckets
+from ..core.reports import InvalidImplementation
 
 __all__ = ["T5Identification", "identify_t5"]
 

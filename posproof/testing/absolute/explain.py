@@ -1,6 +1,6 @@
 """Why a table disagrees with its spec: an explanation is confirmed, never guessed.
 
-Every candidate explanation (see :mod:`posproof.testing.hypotheses`) regenerates
+Every candidate explanation (see :mod:`posproof.testing.absolute.hypotheses`) regenerates
 the table under its hypothesis; they are ranked by the residual of that
 regeneration against the impl, and the first (simplest) one that reproduces
 the impl within the dtype's tolerance is reported with its residual.  When
@@ -16,7 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import PosproofError
+from ...errors import PosproofError
+from ..core.reports import ImplReport
+from ..identification import TOLERANCE, identify
 from .hypotheses import (
     Hypothesis,
     Model,
@@ -29,8 +31,6 @@ from .hypotheses import (
     rank,
     structural,
 )
-from .identification import TOLERANCE, identify
-from .reports import ImplReport
 
 __all__ = ["explain_encoding"]
 
@@ -89,6 +89,14 @@ def explain_encoding(report: ImplReport, table: np.ndarray, pos: np.ndarray, enc
         report.hypotheses = [best.to_dict()] + [o.to_dict() for o in outcomes[:12]
                                                 if o is not best]
         report.explanation = _confirmed_text(best)
+        # several explanations reproduce the impl: every other one is named too (by kind)
+        others, seen = [], {best.key}
+        for o in sorted(confirmed, key=lambda o: (keys.index(o.key), o.score)):
+            if o.key not in seen:
+                seen.add(o.key)
+                others.append(o.cause.split(":")[0].split(" — ")[0])
+        if others:
+            report.explanation += "; also reproduced by: " + "; ".join(others[:3])
         return
     closest = outcomes[0] if outcomes else None
     facts = []
@@ -110,7 +118,7 @@ def explain_encoding(report: ImplReport, table: np.ndarray, pos: np.ndarray, enc
 
 def _truncation(enc: Any) -> list[Hypothesis]:
     """An odd-d impl that truncates the even table of d+1 columns instead of padding."""
-    from ..model.encoding import Encoding
+    from ...model.encoding import Encoding
 
     if enc.dim % 2 == 0 or enc.schedule is None:
         return []
@@ -193,7 +201,7 @@ def _diff_identification(found: Any, enc: Any, first: int) -> str | None:
 
 def _pair_frequency_mismatch(block: np.ndarray | None, enc: Any, eps: float) -> str | None:
     """'dims 2i and 2i+1 use different frequencies', with the dims named."""
-    from .identification_measure import column_frequencies
+    from ..identification.measure import column_frequencies
 
     if block is None or block.shape[0] < 8 or block.shape[1] != enc.dim:
         return None

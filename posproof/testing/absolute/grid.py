@@ -5,10 +5,10 @@ as :meth:`MultiAxisEncoding.grid <posproof.model.multiaxis.MultiAxisEncoding.gri
 and ``table.reshape(-1, dim)`` of an ``(H, W, dim)`` array give them).  On a
 failure every candidate mistake regenerates the whole table and is reported
 only when it reproduces the impl within the dtype's tolerance (as the 1-D
-explanations of :mod:`posproof.testing.explain`): axes swapped (the halves
+explanations of :mod:`posproof.testing.absolute.explain`): axes swapped (the halves
 assigned to the wrong axis, ``meshgrid`` ``"ij"`` against ``"xy"``), rows in
 transposed order, and per axis every 1-D hypothesis of
-:mod:`posproof.testing.hypotheses` (layout, sin/cos swapped, base, offset, …)
+:mod:`posproof.testing.absolute.hypotheses` (layout, sin/cos swapped, base, offset, …)
 screened on a line of the grid along that axis, then confirmed on the grid.
 
 >>> from posproof.model.multiaxis import multi_preset
@@ -27,13 +27,30 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidParameter, check_int
-from .arrays import as_array, dtype_eps
-from .hypotheses import ULPS, Hypothesis, Model, fitted, measured_frequencies, rank, structural
-from .identification import TOLERANCE, ranges
-from .judging import Coverage, judge, nothing_judged
-from .reports import ImplReport, InvalidImplementation, describe
-from .tables import Tolerance, angles_name, squeeze, table_of
+from ...errors import InvalidParameter, check_int
+from ..core.arrays import as_array, dtype_eps
+from ..core.judging import Coverage, judge, nothing_judged
+from ..core.precision import precision_explanation, precision_note, stored_precision
+from ..core.reports import (
+    ImplReport,
+    InvalidImplementation,
+    angles_hint,
+    describe,
+    precision_explained,
+    suggest_angles,
+)
+from ..identification import TOLERANCE, ranges
+from .hypotheses import (
+    ULPS,
+    Hypothesis,
+    Model,
+    factor_names,
+    fitted,
+    measured_frequencies,
+    rank,
+    structural,
+)
+from .read import Tolerance, angles_name, squeeze, table_of
 
 __all__ = ["check_multi_encoding", "multi_encoding_spec", "multi_grid"]
 
@@ -48,7 +65,7 @@ def multi_encoding_spec(spec: Any, dim: int, params: dict[str, Any]) -> Any:
     >>> multi_encoding_spec("pe-2d", 8, {}).axes
     2
     """
-    from ..model.multiaxis import MultiAxisEncoding, multi_preset
+    from ...model.multiaxis import MultiAxisEncoding, multi_preset
 
     if isinstance(spec, MultiAxisEncoding):
         if params:
@@ -84,7 +101,7 @@ def multi_grid(enc: Any, grid: Any, rows: int) -> np.ndarray:
 
 
 def _label(enc: Any) -> str:
-    from ..model.multiaxis import MULTI_PRESETS
+    from ...model.multiaxis import MULTI_PRESETS
 
     if enc.name in MULTI_PRESETS:
         return f'multi_preset("{enc.name}", dim={enc.dim})'
@@ -199,6 +216,7 @@ def _hypotheses(enc: Any, table: np.ndarray, pos: np.ndarray, grid: tuple[int, .
             text = (f"every axis: {cause}" if len(same) == len(enc.blocks)
                     else f"axes {where}: {cause}")
             out.append((key, text, blocks, pos))
+    out += _position_hypotheses(enc, table, pos, grid, eps, spec)
     if sum(1 for h in per_block if h) >= 2:        # a mistake in several axes at once
         blocks, causes = list(spec), []
         for b, hyps in enumerate(per_block):
@@ -212,6 +230,70 @@ def _hypotheses(enc: Any, table: np.ndarray, pos: np.ndarray, grid: tuple[int, .
                 len(causes) == len(enc.blocks) else "; ".join(causes))
         out.append(("several-axes", text, blocks, pos))
     return out
+
+
+def _position_hypotheses(enc: Any, table: np.ndarray, pos: np.ndarray, grid: tuple[int, ...],
+                         eps: float, spec: _Blocks) -> list[tuple[str, str, _Blocks, np.ndarray]]:
+    """Mistakes in the positions of every axis at once, each regenerated on the whole grid:
+    off by ±1 on several axes, coordinates reversed on some axes (alone and with the grid
+    transposed), positions scaled by an interpolation factor (i·s)."""
+    k = enc.axes
+    names = enc.axis_names
+    out: list[tuple[str, str, _Blocks, np.ndarray]] = []
+    for shift in itertools.product((-1, 0, 1), repeat=k):
+        if sum(1 for v in shift if v) >= 2:               # one axis: the line hypotheses
+            text = ", ".join(f"{names[a]} {'+' if v > 0 else '−'} 1"
+                             for a, v in enumerate(shift) if v)
+            out.append(("offset-axes", f"positions off by one on several axes at once: the "
+                        f"impl at each grid point equals the spec at ({text})", spec,
+                        pos + np.asarray(shift, dtype=np.int64)[None, :]))
+    orders = [("", pos)]
+    if k >= 2:
+        orders.append((" with the grid transposed (the first axis fastest)",
+                       enc.grid(grid[::-1])[:, ::-1]))
+    for subset in itertools.product((False, True), repeat=k):
+        if not any(subset):
+            continue
+        for how, base in orders:
+            flipped = base.copy()
+            for a in range(k):
+                if subset[a]:
+                    flipped[:, a] = base[:, a].min() + base[:, a].max() - base[:, a]
+            which = ", ".join(names[a] for a in range(k) if subset[a])
+            out.append(("reversed-axes", f"coordinates reversed on axis {which} (G − 1 − i: "
+                        f"a grid built from the far end){how}", spec, flipped))
+    factors = _interpolation_factors(enc, table, pos, eps)
+    if factors is not None and any(f != 1.0 for f in factors):
+        text = ", ".join(f"{names[a]}·{f:.6g}" for a, f in enumerate(factors))
+        out.append(("interpolation-scale", f"positions scaled by an interpolation factor "
+                    f"(i·s: {text}; PixArt's pos / (grid_size / base_size) / "
+                    "interpolation_scale, CogVideoX's spatial/temporal_interpolation_scale)",
+                    spec, pos.astype(np.float64) * np.asarray(factors)[None, :]))
+    return out
+
+
+def _interpolation_factors(enc: Any, table: np.ndarray, pos: np.ndarray, eps: float
+                           ) -> list[float] | None:
+    """Per axis, the factor s with impl(i) = spec(i·s), read from the frequencies measured on
+    the grid line of that axis and snapped to a simple value (None when unreadable)."""
+    factors = [1.0] * enc.axes
+    for block in enc.blocks:
+        axis = block.axis
+        others = [a for a in range(enc.axes) if a != axis]
+        rows = np.flatnonzero(np.all(pos[:, others] == pos[0, others], axis=1))
+        if rows.size < 4:
+            continue
+        line_t = table[np.ix_(rows, list(block.columns))]
+        meas = measured_frequencies(line_t, eps)
+        if meas is None:                      # a line too short to measure a frequency
+            continue
+        want = block.encoding.column_frequencies_float
+        live = np.isfinite(meas) & (want > 1e-4) & (want < 0.5) & (meas > 1e-6) & (meas < 3)
+        if not live.any():
+            continue
+        value = factor_names(float(np.median(meas[live] / want[live])))[0][1]
+        factors[axis] = value
+    return factors
 
 
 def _line_hypotheses(enc: Any, b: int, block: Any, table: np.ndarray, pos: np.ndarray,
@@ -255,7 +337,7 @@ def check_multi_encoding(impl: Any, spec: Any, *, grid: Sequence[int] | None = N
     or a callable taking the int64 positions of shape ``(N, k)`` and returning
     the table.  ``spec``: a :class:`~posproof.model.multiaxis.MultiAxisEncoding`
     or a multi-axis preset name (``"sincos-2d"``, ``"pe-2d"``, ``"pe-3d"``) with
-    ``params``.  The tolerance is :class:`~posproof.testing.tables.Tolerance`'s
+    ``params``.  The tolerance is :class:`~posproof.testing.absolute.read.Tolerance`'s
     (the exact table rounded to the dtype; ``angles="float32"`` when the impl forms
     x·ω in float32 on purpose, as the ``positional-encodings`` package does).
     """
@@ -282,12 +364,14 @@ def check_multi_encoding(impl: Any, spec: Any, *, grid: Sequence[int] | None = N
             raise InvalidImplementation(f"{describe(impl)} returned {table.shape[0]} rows for "
                                         f"{pos.shape[0]} positions")
     grid = tuple(int(g) for g in grid)          # type: ignore[union-attr]
+    read = None if dtype is not None else stored_precision(table, impl_dtype)
     dtname = angles_name(dtype) if dtype is not None else impl_dtype
     angles = angles_name(angles)
     tol = Tolerance.of(dtname, angles, scale)
     eps = dtype_eps(dtname)
     report = ImplReport(False, "multi-axis encoding", enc.to_dict(), dtname, int(pos.shape[0]),
-                        int(np.abs(pos).max()) if pos.size else 0)
+                        int(np.abs(pos).max()) if pos.size else 0,
+                        precision_note=precision_note(read, impl_dtype))
     label = _label(enc)
     if table.shape[1] != enc.dim:
         report.score = math.inf
@@ -341,9 +425,28 @@ def check_multi_encoding(impl: Any, spec: Any, *, grid: Sequence[int] | None = N
     per_axis = [f"axis {_names(enc, a)}: {np.isin(enc.axis_columns(a), cols).sum()} of "
                 f"{len(enc.axis_columns(a))} dims disagree" for a in range(enc.axes)]
     report.checks[0]["axes"] = per_axis
-    if explain:
+    by_precision = None
+    if read is not None:
+        found = _accepting_angles(table, expected, ang, pos, axis_col, enc, read, scale,
+                                  names=(angles,) if angles is not None else
+                                  (None, *(a for a in ("float32", "float16", "bfloat16")
+                                           if dtype_eps(a) <= dtype_eps(read))))
+        if found is not None and found[1].meaningful:
+            a = found[0]
+            by_precision = precision_explanation(
+                read, dtname, f'dtype="{read}"' + (f', angles="{a}"' if a else ""),
+                f" with angles formed in {a}" if a else "")
+    accepting = _accepting_angles(table, expected, ang, pos, axis_col, enc, dtname, scale) \
+        if angles is None and by_precision is None else None
+    if by_precision is not None:
+        report.explanation = by_precision
+        report.hypotheses = [{"key": "precision-read", "hypothesis": by_precision, "fits": True}]
+    elif explain:
         unscaled = table if scale == 1.0 else table / scale
-        _explain(report, enc, unscaled, pos, grid, eps, tol.eps_angle, per_axis)
+        at = dtype_eps(read) if read is not None else eps     # the precision the values carry
+        _explain(report, enc, unscaled, pos, grid, max(at, eps), max(tol.eps_angle, at)
+                 if at > eps else tol.eps_angle, per_axis)
+    suggest_angles(report, accepting)
     w = report.worst
     lines = [f"impl disagrees with {label}" + (f" × {scale:g}" if scale != 1.0 else "")
              + f" on grid {grid} at {report.n_bad_positions} of {report.n_positions} positions "
@@ -351,11 +454,34 @@ def check_multi_encoding(impl: Any, spec: Any, *, grid: Sequence[int] | None = N
              f"worst: position {tuple(w['position'])} (row {w['row']}), dim {w['dim']} (axis "
              f"{w['axis']}): impl {w['impl']:.9g}, expected {w['expected']:.9g}, |difference| "
              f"{w['difference']:.3g} > tolerance {w['tolerance']:.3g} = {tol.formula}"]
+    if report.precision_note:
+        lines.append(report.precision_note)
+    if tol.angles is None and not precision_explained(report):
+        lines.append(angles_hint(report.accepted_with_angles, report.angles_note))
     if report.explanation:
         lines.append(report.explanation if report.explanation.startswith("no explanation")
                      else f"most likely: {report.explanation}")
     report.message = "\n".join(lines)
     return report
+
+
+def _accepting_angles(table: np.ndarray, expected: np.ndarray, ang: np.ndarray, pos: np.ndarray,
+                      axis_col: np.ndarray, enc: Any, dtname: str, scale: float,
+                      names: tuple[str | None, ...] = ("float32", "float16", "bfloat16")
+                      ) -> tuple[Any, Coverage] | None:
+    """As the 1-D tables: the most precise ``angles=`` dtype whose tolerance holds the grid
+    table, with what that tolerance judges (a hint only where it judges a meaningful part)."""
+    for name in names:
+        tol = Tolerance.of(dtname, name, scale)
+        bound = tol.out + tol.angle * ang
+        with np.errstate(invalid="ignore"):
+            if not np.all(np.abs(table - expected) <= bound):
+                continue
+        cov = Coverage(enc.dim)
+        if pos.shape[0]:
+            cov.add(bound, np.abs(pos[:, axis_col]).astype(np.float64), np.arange(enc.dim), tol)
+        return name, cov
+    return None
 
 
 def _explain(report: ImplReport, enc: Any, table: np.ndarray, pos: np.ndarray,

@@ -1,10 +1,10 @@
 """Identify an unknown sinusoidal table: 1-D, or over a grid of positions (2-D / 3-D).
 
 :func:`identify` is the entry point: a 1-D table is identified by
-:mod:`posproof.testing.identification_1d` (layout, schedule, parameters,
+:mod:`posproof.testing.identification.table` (layout, schedule, parameters,
 offset, padding, precision, scale: the method is described there); a table
 over a grid (``grid=(H, W)``, or a flat table no 1-D schedule explains) by
-:mod:`posproof.testing.identification_multiaxis`.  The 1-D names
+:mod:`posproof.testing.identification.grid`.  The 1-D names
 (:class:`Identification`, ``TOLERANCE``, :func:`ranges`, …) are re-exported
 here, where they have always been importable from.
 
@@ -20,9 +20,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from .arrays import phasors as phasors
-from .arrays import tolerance as tolerance
-from .identification_1d import (
+from ..core.arrays import phasors as phasors
+from ..core.arrays import tolerance as tolerance
+from .grid import (
+    MultiAxisIdentification,
+    factorisations,
+    identify_grid,
+    search_grids,
+)
+from .table import (
     TOLERANCE,
     Identification,
     as_array,
@@ -31,12 +37,6 @@ from .identification_1d import (
     identify_read,
     ranges,
     read_table,
-)
-from .identification_multiaxis import (
-    MultiAxisIdentification,
-    factorisations,
-    identify_grid,
-    search_grids,
 )
 
 __all__ = [
@@ -57,10 +57,10 @@ def identify(table: Any, *, dtype: str | None = None, grid: Any = None
 
     ``grid=(H, W)`` or ``(T, H, W)``: the rows are the positions of that grid in
     row-major order (MAE's 2-D sin-cos table, a flattened ``PositionalEncoding2D``);
-    the answer is a :class:`~posproof.testing.identification_multiaxis.MultiAxisIdentification`
+    the answer is a :class:`~posproof.testing.identification.grid.MultiAxisIdentification`
     naming which columns encode which axis.  Without ``grid``, a table that no 1-D
     schedule explains is tried on the factorisations of its row count
-    (:func:`~posproof.testing.identification_multiaxis.identify_flat`); the
+    (:func:`~posproof.testing.identification.grid.identify_flat`); the
     1-D answer stands when none explains it either.
 
     ``table`` has shape ``(n_positions, dim)`` with rows at consecutive integer
