@@ -80,3 +80,18 @@ def test_rotary_alibi_t5_xpos_verdicts_carry_audited_evidence():
     _require_evidence(Report({}, posproof.prove_t5(posproof.t5_buckets(32, 128))), "prove_t5")
     _require_evidence(posproof.prove_xpos(posproof.XPos(16)), "prove_xpos")
     _require_evidence(posproof.prove_permutation(), "prove_permutation")
+
+
+@pytest.mark.parametrize("family", ["vaswani", "rope", "sincos-2d", "mrope", "axial-rope",
+                                    "alibi", "t5", "xpos"])
+def test_every_family_through_the_one_pipeline_carries_audited_evidence(family):
+    """posproof.families.verify on each family's small SPEC (tests/test_families.py)."""
+    from posproof import families
+    from tests.test_families import CASES
+
+    spec = CASES[family][0]
+    takes = families.operations(family).TAKES["check"]
+    options = {"length": 500} if "length" in takes else {}
+    report = families.verify(spec, **options)
+    assert report.theorems and report.checks
+    _require_evidence(Report({}, report.theorems), f"verify {spec} (theorems)")

@@ -174,6 +174,10 @@ def test_check_impl_takes_the_spec(family: str, impl_dir: Path,
     if good32 is not None:     # the working precision is read from the data
         status, out, err = run("check-impl", f"famimpl:{good32}", spec, "-L", "256",
                                capsys=capsys)
+        if status != 0:        # judged at float64 it fails, and says what it is
+            assert status == 1 and "float32" in out and "--dtype float32" in out, out
+        status, out, err = run("check-impl", f"famimpl:{good32}", spec, "-L", "256",
+                               "--dtype", "float32", capsys=capsys)
         assert status == 0, out[-2000:] + err
 
 

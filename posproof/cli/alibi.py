@@ -101,6 +101,7 @@ def _check_impl(args: argparse.Namespace) -> int:
     spec = _spec(args)
     obj, label = load_target(args.target)
     report = check_alibi(obj, n_heads=spec.n_heads, rule=spec.rule,
+                         dtype=getattr(args, "dtype", None),
                          alibi_bias_max=spec.alibi_bias_max, seq_len=min(args.max_len, 4096))
     if args.json:
         from .options import emit_json
@@ -110,7 +111,9 @@ def _check_impl(args: argparse.Namespace) -> int:
         print(f"posproof check-impl --alibi {label}: {report.kind}, "
               + (report.label.upper() if report.label in ("pass", "fail") else report.label))
         if not report.ok:
-            print(report.message)
+            from .testing import cli_message
+
+            print(cli_message(report.message))
     return 0 if report.ok else 1
 
 

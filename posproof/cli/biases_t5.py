@@ -109,6 +109,7 @@ def check_impl(args: argparse.Namespace, impl: Any, label: str) -> int:
         from ..testing.bias.t5 import check_t5_buckets
 
         spec, dtype = parse_t5_spec(args.t5_buckets, "--t5-buckets")
+        dtype = dtype or getattr(args, "dtype", None)
         report = check_t5_buckets(impl, spec.num_buckets, spec.max_distance,
                                   bidirectional=spec.bidirectional, up_to=args.up_to,
                                   dtype=dtype)

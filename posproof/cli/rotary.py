@@ -31,7 +31,9 @@ def run_rotary(args: argparse.Namespace, app: Any = None) -> int:
     impl, label = load_target(args.target)
     if getattr(args, "scale", 1.0) != 1.0:
         raise InvalidParameter("--scale applies to a table, not to a rotary embedding")
+    dtype = getattr(args, "dtype", None)
     report = check_rotary(impl, rot, max_position=args.max_position, seed=args.seed,
+                          **({} if dtype is None else {"dtype": dtype}),
                           angles=args.angles)
     if args.json:
         emit_json({"target": label, **report.to_dict()}, args, ok=bool(report.ok))

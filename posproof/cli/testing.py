@@ -117,6 +117,10 @@ def add_commands(subparsers: Any, encoding_options: Callable[[argparse.ArgumentP
                        help="the impl forms its angles x·ω (m·θ) in DTYPE on purpose (float32, "
                             "float16, bfloat16): tolerance 16·(eps + eps_DTYPE·|x·ω|) instead "
                             "of the default, the exact table rounded to the impl's dtype")
+    check.add_argument("--dtype", default=None, metavar="NAME",
+                       help="the precision the impl computes in (float64, float32, float16, "
+                            "bfloat16): a float32 result stored as float64 is judged at "
+                            "float32's tolerance (default: the dtype of its values)")
     check.add_argument("--scale", type=float, default=1.0, metavar="S",
                        help="the impl multiplies the table by S (e.g. 0.0625 = 1/√256); "
                             "not with --rotary")
@@ -413,9 +417,11 @@ def _check_impl(args: argparse.Namespace) -> int:
         report = check_rotary(impl, xpos_spec(args), seed=args.seed)
     elif multi is not None and args.rotary:
         report = check_rotary(impl, multi, max_position=args.max_position, seed=args.seed,
+                              **_dtype(args),
                               angles=args.angles)
     elif multi is not None:
         report = check_encoding(impl, multi, grid=parse_grid(args.grid, axes=multi.axes),
+                                **_dtype(args),
                                 angles=args.angles, scale=args.scale)
     elif args.rotary:
         if args.dim is None:
@@ -427,6 +433,7 @@ def _check_impl(args: argparse.Namespace) -> int:
         if args.scale != 1.0:
             raise InvalidParameter("--scale applies to a table, not to --rotary")
         report = check_rotary(impl, rot, max_position=args.max_position, seed=args.seed,
+                              **_dtype(args),
                               angles=args.angles)
     else:
         from .options import build_encoding
@@ -435,6 +442,7 @@ def _check_impl(args: argparse.Namespace) -> int:
             args.dim = str(_width(impl, args))
         enc = build_encoding(args)
         report = check_encoding(impl, enc, max_len=args.max_len, seed=args.seed,
+                                **_dtype(args),
                                 first_position=None, angles=args.angles,
                                 scale=args.scale)
     if args.json:
@@ -444,6 +452,24 @@ def _check_impl(args: argparse.Namespace) -> int:
     else:
         print(_render(report, label))
     return 0 if report.ok else 1
+
+
+def cli_message(text: str) -> str:
+    """A helper's message with its Python options also spelled as the command's options.
+
+    >>> cli_message('pass dtype="float32" to check it')
+    'pass dtype="float32" (--dtype float32) to check it'
+    """
+    import re
+
+    text = re.sub(r'dtype="(\w+)"', r'dtype="\1" (--dtype \1)', str(text))
+    return re.sub(r'angles="(\w+)"', r'angles="\1" (--angles \1)', text)
+
+
+def _dtype(args: argparse.Namespace) -> dict[str, Any]:
+    """``dtype=`` of the helpers when ``--dtype`` is given (else each reads its default)."""
+    dtype = getattr(args, "dtype", None)
+    return {} if dtype is None else {"dtype": dtype}
 
 
 def _multi_spec(impl: Any, args: argparse.Namespace) -> Any:
@@ -532,7 +558,7 @@ def _render(report: Any, label: str) -> str:
         lines.append("verdict: OK — the implementation matches the specification"
                      + (f" ({label[len('pass ('):-1]})" if label != "pass" else ""))
     else:
-        lines += [report.message, "", "verdict: MISMATCH"]
+        lines += [cli_message(report.message), "", "verdict: MISMATCH"]
     return "\n".join(lines)
 
 
