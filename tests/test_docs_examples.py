@@ -277,9 +277,13 @@ def test_base_bound_page_quotes_the_budget_and_a_measured_time() -> None:
     assert "~" not in command, command
     measured = re.search(r"# (\d+) s measured", command)
     assert measured, command
-    assert int(measured[1]) >= TIME_BUDGET      # the search runs out of budget on 2 cores
-    note = " ".join(text[text.index(command):][:1500].split())
-    assert f"{measured[1]} s" in note.split(command.strip())[-1], "the measurement is described"
+    note = " ".join(text[text.index("`explore --base-bound` stops"):][:1500].split())
+    assert "timed with `/usr/bin/time`" in note
+    assert "load average" in note
+    runs = [int(s) for s in re.search(r"took (\d+) s, (\d+) s and (\d+) s wall", note).groups()]
+    assert sorted(runs)[1] == int(measured[1])          # the comment quotes the median run
+    if f"used up the {TIME_BUDGET:g} s budget" in note:  # a run that used the budget up
+        assert min(runs) >= TIME_BUDGET                 # took at least the budget
 
 
 # --------------------------------------------------------------------------- sweep benchmark
@@ -290,11 +294,13 @@ def test_readme_and_sweep_page_quote_one_run_of_the_sweep_benchmark() -> None:
     block = page[page.index("## Measured"):]
     command = re.search(r"`(python benchmarks/bench_sweep\.py[^`]*)`", block)
     assert command
-    patterns = {"one": r"1 local worker:\s+([\d.]+) s wall",
-                "two": r"2 local workers:\s+([\d.]+) s wall",
-                "ratio": r"speed-up 2 vs 1 workers: ([\d.]+)x",
-                "cluster": r"LocalCluster \(2 workers\):\s+([\d.]+) s wall",
-                "load": r"load average ([\d.]+) at the start"}
+    patterns = {"one": r"\| 1 local worker \| ([\d.]+) s \|",
+                "two": r"\| 2 local workers \| ([\d.]+) s: ",
+                "ratio": r"speed-up ([\d.]+)×",
+                "cluster": r"\| LocalCluster \(2 workers\) \| ([\d.]+) s",
+                "start-up": r"its ([\d.]+) s start-up apart",
+                "load": r"load average ([\d.]+) at the start",
+                "commit": r"commit ([0-9a-f]{7,})"}
     quoted = {}
     for key, pattern in patterns.items():
         found = re.search(pattern, block)
@@ -305,7 +311,7 @@ def test_readme_and_sweep_page_quote_one_run_of_the_sweep_benchmark() -> None:
     paragraph = readme[start:start + 900]
     assert f"`{command[1]}`" in paragraph
     for key, number in quoted.items():
-        assert f"{number} " in paragraph or f"{number}×" in paragraph, (key, number, paragraph)
+        assert re.search(rf"\b{re.escape(number)}(?:[ ×;,)]|$)", paragraph), (key, number)
     one, two, ratio = (float(quoted[k]) for k in ("one", "two", "ratio"))
     assert abs(one / two - ratio) < 0.006
 
@@ -380,6 +386,7 @@ def test_the_mermaid_diagram_renders_as_a_diagram() -> None:
 
 
 # --------------------------------------------------------------------------- sweep.md's script
+@pytest.mark.slow   # two subprocesses, each starting two worker processes: about 10 s
 def test_the_sweep_page_script_runs_twice(tmp_path: Path) -> None:
     """The script of docs/sweep.md "From Python", on a one-point grid, run twice in a row:
     both runs succeed (it once wrote a results file next to the grid, which the second run
