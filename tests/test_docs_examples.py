@@ -185,9 +185,12 @@ def test_guide_names_the_commands_that_take_the_encoding_options() -> None:
     assert files
     assert _commands_in(files[1]) == {c for c in commands if "--preset" not in options(c)
                                       and positionals(c) - {"help"}}
-    without_json = re.search(r"Every command but (.*?) takes `--json`", text)
-    assert without_json
-    assert _commands_in(without_json[1]) == {c for c in commands if "--json" not in options(c)}
+    readme = " ".join(_text(README).split())
+    for page in (text, readme):
+        without_json = re.search(r"Every command but (.*?) takes `--json`", page)
+        assert without_json
+        assert _commands_in(without_json[1]) == {c for c in commands
+                                                 if "--json" not in options(c)}
 
 
 def test_derive_needs_the_plot_extra_and_the_guide_says_so(
@@ -205,11 +208,19 @@ def test_derive_needs_the_plot_extra_and_the_guide_says_so(
     assert "pip install 'posproof[plot]'" in err
     assert "--no-figures" in err
     assert not (tmp_path / "doc").exists()
+    # --no-figures needs no matplotlib (the small, quick case: d = 8, no general proofs)
+    assert main(["derive", "--dim", "8", "--no-figures", "--no-general", "--max-len", "1000",
+                 "--out", str(tmp_path / "doc")]) == 0
+    assert sorted(p.name for p in (tmp_path / "doc").iterdir()) == ["derivation.md",
+                                                                   "derivation.tex"]
     guide = " ".join(_text(DOCS / "guide.md").split())
     paragraph = guide[guide.index("`posproof derive` writes"):][:600]
     assert "matplotlib" in paragraph
     assert '`pip install ".[plot]"`' in paragraph
     assert "`derive --no-figures`" in paragraph
+    readme = " ".join(_text(README).split())
+    section = readme[readme.index("## Derivation documents"):][:1200]
+    assert '(`pip install ".[plot]"`; `--no-figures` writes the documents alone)' in section
 
 
 # --------------------------------------------------------------------------- assert_rotary
