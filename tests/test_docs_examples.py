@@ -13,7 +13,7 @@ found has a test comparing the page with its source (a command, a parser, a cons
 - a page that runs a benchmark says which optional package it needs (torch, matplotlib, dask);
 - ``posproof derive`` needs the ``plot`` extra, and guide.md says so;
 - the Mermaid diagram is rendered as a diagram by the site's Markdown configuration;
-- the sweep.md script runs twice in a row.
+- (the sweep.md script runs twice in a row: tests/test_sweep_lost.py).
 
 An example that takes more than 10 s carries ``# doctest: +SKIP`` with a comment saying
 why; a page whose examples import torch or transformers is skipped when they are missing.
@@ -26,9 +26,7 @@ import doctest
 import importlib.util
 import io
 import json
-import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -394,37 +392,3 @@ def test_the_mermaid_diagram_renders_as_a_diagram() -> None:
     plain = markdown.Markdown(extensions=["pymdownx.superfences"]).convert(
         "```mermaid\ngraph TD\n  a --> b\n```\n")
     assert 'class="mermaid"' not in plain        # the check can fail: the config does it
-
-
-# --------------------------------------------------------------------------- sweep.md's script
-@pytest.mark.slow   # two subprocesses, each starting two worker processes: about 10 s
-def test_the_sweep_page_script_runs_twice(tmp_path: Path) -> None:
-    """The script of docs/sweep.md "From Python", on a one-point grid, run twice in a row:
-    both runs succeed (it once wrote a results file next to the grid, which the second run
-    refused)."""
-    page = _text(DOCS / "sweep.md")
-    section = page[page.index("## From Python"):]
-    script = re.search(r"```python\n(.*?)```", section, re.S)
-    assert script
-    source = script[1]
-    assert source.count("examples/sweep-small.toml") == 2
-    grid = tmp_path / "grid.toml"
-    grid.write_text('metrics = ["pairs_covered"]\nlength = 8\n[[family]]\nkind = "vaswani"\n'
-                    'dim = 4\n', encoding="utf-8")
-    path = tmp_path / "script.py"
-    path.write_text(source.replace("examples/sweep-small.toml", grid.as_posix()),
-                    encoding="utf-8")
-    temp = tmp_path / "tmp"
-    temp.mkdir()
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(temp)}
-    for _ in range(2):
-        run = subprocess.run([sys.executable, str(path)], cwd=tmp_path, capture_output=True,
-                             text=True, timeout=300, check=False, env=env)
-        assert run.returncode == 0, run.stderr[-2000:]
-        lines = run.stdout.splitlines()
-        assert lines[0] == "1 0 0"             # computed, errors, lost
-        assert lines[-1] == "1 0"              # recorded before, computed again
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["grid.toml", "script.py", "tmp"]
-    results = sorted(temp.glob("*/sweep-small.jsonl"))
-    assert len(results) == 2                   # one results file per run
-    assert all(len(r.read_text(encoding="utf-8").splitlines()) == 1 for r in results)
