@@ -171,7 +171,8 @@ def test_guide_names_the_commands_that_take_the_encoding_options() -> None:
         return {s for a in commands[name]._actions for s in a.option_strings}
 
     def positionals(name: str) -> set[str]:
-        return {str(a.metavar or a.dest) for a in commands[name]._actions if not a.option_strings}
+        return {str(a.metavar or a.dest).upper() for a in commands[name]._actions
+                if not a.option_strings}
 
     named = re.search(r"The commands about one encoding — (.*?) — take the encoding options", text)
     assert named, "guide.md's sentence about the encoding options moved"
@@ -182,7 +183,7 @@ def test_guide_names_the_commands_that_take_the_encoding_options() -> None:
     files = re.search(r"The others read their input from a file: (.*?)\. Every command", text)
     assert files
     assert _commands_in(files[1]) == {c for c in commands if "--preset" not in options(c)
-                                      and positionals(c) - {"help"}}
+                                      and positionals(c)}
     readme = " ".join(_text(README).split())
     for page in (text, readme):
         without_json = re.search(r"Every command but (.*?) takes `--json`", page)
