@@ -41,6 +41,10 @@ MOVED = {
     "posproof.numeric": "posproof.measure.numeric",
     "posproof.plots": "posproof.document.plots",
     "posproof.presets": "posproof.model.presets",
+    # issue 22: the multi-axis proofs grouped in the subpackage posproof.proofs.multiaxis
+    "posproof.proofs.multicheck": "posproof.proofs.multiaxis.check",
+    "posproof.proofs.multiclaims": "posproof.proofs.multiaxis.claims",
+    "posproof.proofs.multigeneral": "posproof.proofs.multiaxis.general",
     "posproof.pytest_plugin": "posproof.testing.pytest_plugin",
     "posproof.scaling.effective": "posproof.model.scaling.effective",
     "posproof.scaling.invariants": "posproof.proofs.scaling",

@@ -1,6 +1,7 @@
 """Print the soundness confusion matrix of posproof over the corpus in tests/corpus.py.
 
     python scripts/confusion_matrix.py [--list] [--json]
+    python scripts/confusion_matrix.py --count    # the sizes of the corpora only (seconds)
 
 Rows: the truth of each statement.  Columns: posproof's verdict.  A refutation
 is counted only when its counterexample is recomputed independently (from the
@@ -44,11 +45,38 @@ import corpus_validated  # noqa: E402
 COLUMNS = ("proved", "refuted", "refuted_unconfirmed", "unknown")
 
 
+def counts() -> dict[str, dict[str, int]]:
+    """How many false and true statements each matrix runs, without deciding any: the
+    numbers README.md quotes (tests/test_docs_examples.py compares them)."""
+    main = corpus.statements()
+    hair = corpus_hair.statements()
+    return {
+        "corpus": {"false": sum(not s.truth for s in main), "true": sum(s.truth for s in main)},
+        "hair": {"false": sum(not s.truth for s in hair), "true": sum(s.truth for s in hair)},
+    }
+
+
+def print_counts(numbers: dict[str, dict[str, int]]) -> None:
+    main, hair = numbers["corpus"], numbers["hair"]
+    print(f"tests/corpus.py + tests/corpus_multiaxis.py: {main['false']} false statements, "
+          f"{main['true']} true")
+    print(f"tests/corpus_hair.py: {hair['false']} false statements, {hair['true']} true")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--list", action="store_true", help="one line per statement")
     parser.add_argument("--json", action="store_true", help="the matrix as JSON")
+    parser.add_argument("--count", action="store_true",
+                        help="only count the statements of each corpus (decides none)")
     args = parser.parse_args(argv)
+    if args.count:
+        numbers = counts()
+        if args.json:
+            print(json.dumps(numbers, indent=2))
+        else:
+            print_counts(numbers)
+        return 0
     start = time.perf_counter()
     outcomes = []
     for statement in corpus.statements():

@@ -23,7 +23,7 @@ from corpus import CONFIRM, Statement, mp
 from posproof import prove_multi
 from posproof.model.multiaxis import MultiAxisEncoding, axis_symbols, multi_preset
 from posproof.model.multirope import MultiAxisRotary, axial_rope, mrope
-from posproof.proofs.multiclaims import (
+from posproof.proofs.multiaxis.claims import (
     axis_claim,
     convention_claim,
     meshgrid_claim,

@@ -172,7 +172,7 @@ def test_a_crosscheck_failure_is_unknown_for_that_theorem_only(
 # --------------------------------------------------------------------------- odd head_dim
 def test_sections_claim_refutes_an_odd_head_dim() -> None:
     from posproof.model.multirope import MultiAxisRotary, mrope
-    from posproof.proofs.multiclaims import mrope_section_claim, sections_claim
+    from posproof.proofs.multiaxis.claims import mrope_section_claim, sections_claim
 
     even = mrope(10000, 8, [2, 1, 1])
     odd = MultiAxisRotary(even.frequencies, even.pair_axes, 9, axes=3)

@@ -25,21 +25,21 @@ from posproof.model.multiaxis import MultiAxisEncoding, axis_symbols, multi_pres
 from posproof.model.multirope import MultiAxisRotary, axial_rope, mrope
 from posproof.model.schedules import Geometric
 from posproof.proofs.multiaxis import direct_sum_problems, rotary_direct_sum_problems
-from posproof.proofs.multicheck import (
+from posproof.proofs.multiaxis.check import (
     MULTI_ROTARY_THEOREMS,
     MULTI_THEOREMS,
     CrossCheckMismatch,
     encoding_residual,
     rotary_residual,
 )
-from posproof.proofs.multiclaims import (
+from posproof.proofs.multiaxis.claims import (
     axis_claim,
     certified_difference,
     convention_claim,
     meshgrid_claim,
     sections_claim,
 )
-from posproof.proofs.multigeneral import (
+from posproof.proofs.multiaxis.general import (
     general_multi,
     mrope_diagonal,
     mrope_diagonal_general,
@@ -413,7 +413,7 @@ def test_the_confirmer_rejects_a_made_up_counterexample():
 
 
 def test_mrope_section_claim_without_a_rotary():
-    from posproof.proofs.multiclaims import mrope_section_claim
+    from posproof.proofs.multiaxis.claims import mrope_section_claim
 
     bad = mrope_section_claim(128, [16, 24, 20])
     assert bad.status == "refuted"
@@ -450,3 +450,25 @@ def test_mrope_diagonal_with_pass_through_channels():
     # a rotary whose θ is not one geometric schedule is not called plain RoPE
     odd = MultiAxisRotary([1, sp.Rational(1, 3), sp.Rational(1, 5)], [0, 1, 1], 6)
     assert mrope_diagonal_of(odd).status == "unknown"
+
+
+def test_multiaxis_proofs_are_one_subpackage_and_the_old_paths_still_import() -> None:
+    """Issue 22 §4: proofs/multi*.py became the package posproof.proofs.multiaxis; the old
+    module paths are aliases of the new modules (the same objects), and the package exports
+    what the module posproof.proofs.multiaxis exported."""
+    import importlib
+    from pathlib import Path
+
+    import posproof
+    import posproof.proofs.multiaxis as package
+    from posproof.proofs.multiaxis import check, claims, general, prove
+
+    for old, new in (("multicheck", check), ("multiclaims", claims), ("multigeneral", general)):
+        assert importlib.import_module(f"posproof.proofs.{old}") is new
+    assert package.__all__ == ["MULTI_ROTARY_THEOREMS", "MULTI_THEOREMS", "direct_sum_problems",
+                               "padding_clause", "prove_multi", "rotary_direct_sum_problems"]
+    assert package.prove_multi is prove.prove_multi is posproof.prove_multi
+    assert package.sections_claim is claims.sections_claim
+    assert package.MULTI_THEOREMS is check.MULTI_THEOREMS
+    flat = sorted(p.name for p in Path(prove.__file__).parents[1].glob("multi*.py"))
+    assert flat == [], f"flat multi-axis modules left in posproof/proofs/: {flat}"

@@ -69,19 +69,27 @@ def _doc_snippet() -> str:
 def _run_script(tmp_path: Path, code: str) -> subprocess.CompletedProcess[str]:
     (tmp_path / "examples").mkdir(exist_ok=True)
     (tmp_path / "examples" / "sweep-small.toml").write_text(TINY)   # same name, tiny grid
+    (tmp_path / "tmp").mkdir(exist_ok=True)
     script = tmp_path / "script.py"
     script.write_text(code, encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp_path / "tmp")}
     return subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=300, check=False)
 
 
-def test_the_doc_snippet_runs_as_a_script(tmp_path):
-    done = _run_script(tmp_path, _doc_snippet())
-    assert done.returncode == 0, done.stderr
-    assert "3 0 0" in done.stdout                  # computed, errors, lost: every point
-    for name in ("examples/sweep-small.jsonl", "out.jsonl"):
-        assert len((tmp_path / name).read_text().splitlines()) == 3
+def test_the_doc_snippet_runs_as_a_script_twice(tmp_path):
+    """The snippet as written, run twice in a row: both runs succeed (issue 22 §4: it once
+    wrote examples/sweep-small.jsonl, and the second run refused the existing file)."""
+    for run in (1, 2):
+        done = _run_script(tmp_path, _doc_snippet())
+        assert done.returncode == 0, done.stderr
+        lines = done.stdout.splitlines()
+        assert lines[0] == "3 0 0"                 # computed, errors, lost: every point
+        assert lines[-1] == "3 0"                  # resumed: 3 recorded before, 0 computed
+        results = sorted((tmp_path / "tmp").glob("*/sweep-small.jsonl"))
+        assert len(results) == run                 # a new results file each run
+        assert all(len(r.read_text().splitlines()) == 3 for r in results)
+    assert not (tmp_path / "examples" / "sweep-small.jsonl").exists()   # nothing by the grid
 
 
 def test_a_script_without_the_main_guard_gets_an_error_naming_it(tmp_path):

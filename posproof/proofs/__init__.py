@@ -10,10 +10,12 @@ Modules:
 * ``alibi`` — What is proved about ALiBi: ``prove_alibi`` (Toeplitz bias, scores through offsets,
   monotone, geometric slopes exactly for powers of two, MPT's rule vs the reference).
 * ``claims`` — Claims a user states about an encoding: a period, a bound, a column permutation.
-* ``multiaxis`` — What is proved about a multi-axis encoding or rotary: ``prove_multi``.
-* ``multicheck`` — Multi-axis theorem names and statements, their mpmath cross-checks.
-* ``multiclaims`` — Claims about multi-axis encodings (axes, mrope_section, meshgrid, convention).
-* ``multigeneral`` — M-RoPE on the diagonal; multi-axis theorems for every k and split.
+* ``multiaxis`` — What is proved about a multi-axis encoding or rotary: ``prove_multi``
+  (``multiaxis.prove``); ``multiaxis.check``: theorem names and statements, their mpmath
+  cross-checks; ``multiaxis.claims``: claims about multi-axis encodings (axes, mrope_section,
+  meshgrid, convention); ``multiaxis.general``: M-RoPE on the diagonal, the theorems for every
+  k and split.  The old module paths ``multicheck``, ``multiclaims``, ``multigeneral`` still
+  import (aliases, ``posproof/_moved.py``).
 * ``permutation`` — Why positions at all: self-attention without positions is permutation
   equivariant.
 * ``rotary`` — What is proved about a rotary embedding: ``prove_rotary``, the stale-cache hazard.

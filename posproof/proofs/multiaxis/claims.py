@@ -15,13 +15,13 @@ from typing import Any
 import mpmath
 import sympy as sp
 
-from .. import validated
-from ..errors import InvalidParameter, PosproofError, UnknownName, check_int, check_sequence
-from ..model.multiaxis import MultiAxisEncoding, axis_symbols
-from ..model.multirope import MultiAxisRotary, mrope_axes
-from ..precise import DEFAULT_DPS, mp_value
-from ..report import Proof, Step
-from .multicheck import CrossCheckMismatch, encoding_residual
+from ... import validated
+from ...errors import InvalidParameter, PosproofError, UnknownName, check_int, check_sequence
+from ...model.multiaxis import MultiAxisEncoding, axis_symbols
+from ...model.multirope import MultiAxisRotary, mrope_axes
+from ...precise import DEFAULT_DPS, mp_value
+from ...report import Proof, Step
+from .check import CrossCheckMismatch, encoding_residual
 
 __all__ = ["axis_claim", "certified_difference", "convention_claim", "meshgrid_claim",
            "mrope_section_claim", "sections_claim"]
@@ -171,7 +171,7 @@ def convention_claim(enc: MultiAxisEncoding, convention: str = "column") -> Proo
     t = enc.translation_entries(deltas, convention)
     vec = enc.vector()
     shifted = enc.vector([x + d for x, d in zip(xs, deltas, strict=True)])
-    from .theorems import is_zero
+    from ..theorems import is_zero
 
     steps = []
     for j in range(enc.dim):

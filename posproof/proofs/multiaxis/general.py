@@ -24,15 +24,15 @@ from typing import Any
 import mpmath
 import sympy as sp
 
-from ..errors import PosproofError
-from ..model.encoding import Encoding
-from ..model.multiaxis import MultiAxisEncoding
-from ..model.multirope import MultiAxisRotary, mrope
-from ..model.rope import M, Rotary
-from ..model.schedules import Geometric
-from ..precise import DEFAULT_DPS
-from ..report import Proof, Step
-from .multicheck import (
+from ...errors import PosproofError
+from ...model.encoding import Encoding
+from ...model.multiaxis import MultiAxisEncoding
+from ...model.multirope import MultiAxisRotary, mrope
+from ...model.rope import M, Rotary
+from ...model.schedules import Geometric
+from ...precise import DEFAULT_DPS
+from ...report import Proof, Step
+from .check import (
     MULTI_ROTARY_THEOREMS,
     MULTI_THEOREMS,
     STATEMENTS,
@@ -87,7 +87,7 @@ def mrope_diagonal(base: Any, head_dim: int, mrope_section: Sequence[int], *,
     """Prove M-RoPE(base, head_dim, mrope_section) on the diagonal is plain RoPE(base, head_dim).
 
     Bad sections raise the constructor's one-line ``InvalidEncoding``; to *refute* a claim
-    that sections fit a head, use :func:`posproof.proofs.multiaxis.sections_claim`.
+    that sections fit a head, use :func:`posproof.proofs.multiaxis.claims.sections_claim`.
 
     >>> mrope_diagonal(1000000, 16, [4, 2, 2], interleaved=True).status
     'proved'
@@ -117,7 +117,7 @@ def mrope_diagonal_general(seed: int = 0) -> Proof:
     >>> mrope_diagonal_general().status
     'proved'
     """
-    from .rotary import generic_identity
+    from ..rotary import generic_identity
 
     statement = (f"{_STATEMENT}, for every number of axes k, every mrope_section summing to "
                  "head_dim/2 and every assignment of pairs to axes (consecutive or interleaved)")
@@ -185,7 +185,7 @@ def _random_split(blocks: list[Encoding], rng: random.Random) -> MultiAxisEncodi
 
 def _general_encoding(enc: MultiAxisEncoding, names: list[str], seed: int,
                       timeout: float | None) -> list[Proof]:
-    from .theorems.api import general_proofs
+    from ..theorems.api import general_proofs
 
     families: dict[str, Encoding] = {}
     for block in enc.blocks:
@@ -234,7 +234,7 @@ def _general_encoding(enc: MultiAxisEncoding, names: list[str], seed: int,
 
 
 def _general_rotary(rot: MultiAxisRotary, names: list[str], seed: int) -> list[Proof]:
-    from .rotary import generic_identity
+    from ..rotary import generic_identity
 
     out = []
     rng = random.Random(seed + 13)

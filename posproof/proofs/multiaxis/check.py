@@ -18,9 +18,9 @@ from typing import Any
 import mpmath
 import sympy as sp
 
-from ..model.multiaxis import MultiAxisEncoding, axis_symbols
-from ..model.multirope import MultiAxisRotary
-from ..precise import DEFAULT_DPS, mp_value
+from ...model.multiaxis import MultiAxisEncoding, axis_symbols
+from ...model.multirope import MultiAxisRotary
+from ...precise import DEFAULT_DPS, mp_value
 
 __all__ = ["MULTI_ROTARY_THEOREMS", "MULTI_THEOREMS", "POINTS", "STATEMENTS",
            "CrossCheckMismatch", "crosscheck_note", "encoding_residual", "rotary_residual",

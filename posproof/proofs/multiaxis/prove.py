@@ -1,21 +1,6 @@
-"""What is proved about a multi-axis encoding (issue 15): :func:`prove_multi` and its claims.
+""":func:`prove_multi`: the theorems about a multi-axis encoding or rotary, as direct sums.
 
-A multi-axis encoding is a direct sum of 1-D ones (:mod:`posproof.model.multiaxis`): block b
-is a 1-D :class:`~posproof.model.encoding.Encoding` of axis a_b on its own columns, so
-
-    PE(x) = [PE_b(x_{a_b})]_b        T(Δ) = ⊕_b T_b(Δ_{a_b})   (disjoint column sets).
-
-Every theorem is therefore a conjunction (translation, orthogonality, group law) or a sum
-(dot product, norm) of the 1-D theorem of each block, proved by the 1-D engine
-(:func:`posproof.proofs.theorems.prove`, :func:`posproof.proofs.rotary.prove_rotary`); the
-⊕ structure is checked entry by entry on the exact T(Δ) / R(p), and each composed statement
-is cross-checked in mpmath at random vector positions.  A block whose 1-D theorem is not
-proved makes the multi-axis theorem ``unknown``, never ``proved``.
-
-The claims (a claimed axis per block, ``mrope_section``, a meshgrid built with ``"ij"``
-where the spec says ``"xy"``, T(Δ) in the wrong convention), each refuted with a certified
-counterexample, are in :mod:`posproof.proofs.multiclaims`; the M-RoPE diagonal theorem and
-the general forms for every k and split in :mod:`posproof.proofs.multigeneral`.
+See the package :mod:`posproof.proofs.multiaxis` for what is proved and how.
 
 >>> from posproof.model.multiaxis import multi_preset
 >>> report = prove_multi(multi_preset("sincos-2d", dim=8))
@@ -31,12 +16,13 @@ from typing import Any
 import mpmath
 import sympy as sp
 
-from ..errors import InvalidParameter, PosproofError, UnknownName, check_int, check_sequence
-from ..model.multiaxis import MultiAxisEncoding, axis_symbols
-from ..model.multirope import MultiAxisRotary
-from ..precise import DEFAULT_DPS
-from ..report import Proof, Report, Step
-from .multicheck import (
+from ...errors import InvalidParameter, PosproofError, UnknownName, check_int, check_sequence
+from ...model.multiaxis import MultiAxisEncoding, axis_symbols
+from ...model.multirope import MultiAxisRotary
+from ...precise import DEFAULT_DPS
+from ...report import Proof, Report, Step
+from ..theorems.budget import DEFAULT_TIMEOUT
+from .check import (
     MULTI_ROTARY_THEOREMS,
     MULTI_THEOREMS,
     POINTS,
@@ -47,8 +33,7 @@ from .multicheck import (
     rotary_residual,
     same_entry,
 )
-from .multiclaims import axis_claim, convention_claim, meshgrid_claim, sections_claim
-from .theorems.budget import DEFAULT_TIMEOUT
+from .claims import axis_claim, convention_claim, meshgrid_claim, sections_claim
 
 __all__ = [
     "MULTI_ROTARY_THEOREMS",
@@ -182,7 +167,7 @@ _LEMMAS = {
 def _block_proofs(enc: MultiAxisEncoding, names: list[str], seed: int,
                   timeout: float | None) -> dict[int, dict[str, Proof]]:
     """The 1-D proofs of every block (computed once per distinct block encoding)."""
-    from .theorems import prove
+    from ..theorems import prove
 
     cache: dict[str, dict[str, Proof]] = {}
     out = {}
@@ -253,7 +238,7 @@ def _one_d(proofs: dict[str, Proof], base: str) -> Proof:
 
 
 def _prove_rotary(rot: MultiAxisRotary, names: list[str], seed: int) -> list[Proof]:
-    from .rotary import prove_rotary
+    from ..rotary import prove_rotary
 
     one_d = sorted({n for n in (MULTI_ROTARY_THEOREMS[m] for m in names) if n is not None})
     per_axis = {}
@@ -278,8 +263,8 @@ def _prove_rotary(rot: MultiAxisRotary, names: list[str], seed: int) -> list[Pro
 
 def _rotary_diagonal(rot: MultiAxisRotary, seed: int) -> Proof:
     """R(m, …, m) equals the 1-D rotary with the same frequencies, entry by entry."""
-    from ..model.rope import M, Rotary
-    from ..model.schedules import Explicit
+    from ...model.rope import M, Rotary
+    from ...model.schedules import Explicit
 
     name, statement = "multi-rotary:diagonal", STATEMENTS["rotary:diagonal"]
     flat = rot.rotation_entries([M] * rot.axes)
@@ -318,20 +303,20 @@ def prove_multi(obj: MultiAxisEncoding | MultiAxisRotary, *,
     :class:`~posproof.model.multirope.MultiAxisRotary` (:data:`MULTI_ROTARY_THEOREMS`,
     ``multi-rotary:<name>``; for M-RoPE also ``mrope:diagonal``, the reduction to plain RoPE).
     ``general=True`` adds the same statements for every k and every split of the dims among
-    the axes (:mod:`posproof.proofs.multigeneral`).  Claims: ``claim_axes`` (encodings: the
+    the axes (:mod:`posproof.proofs.multiaxis.general`).  Claims: ``claim_axes`` (encodings: the
     axis of the first block, or one per block; :func:`axis_claim`), ``claim_sections`` with
     ``claim_interleaved`` (rotaries: :func:`sections_claim`), ``claim_convention``
     (encodings: T(Δ) built in that convention applied as PE(x)·T(Δ); ``"column"`` is refuted,
-    :func:`~posproof.proofs.multiclaims.convention_claim`), ``claim_meshgrid`` with ``grid``
+    :func:`~posproof.proofs.multiaxis.claims.convention_claim`), ``claim_meshgrid`` with ``grid``
     (2-axis encodings: the table built with ``meshgrid(..., indexing=claim_meshgrid)`` equals
-    the spec's on that H×W grid; :func:`~posproof.proofs.multiclaims.meshgrid_claim`).
+    the spec's on that H×W grid; :func:`~posproof.proofs.multiaxis.claims.meshgrid_claim`).
 
     >>> from posproof.model.multirope import mrope
     >>> report = prove_multi(mrope(10000, 8, [2, 1, 1]))
     >>> [(p.name, p.status) for p in report.theorems][:2]
     [('multi-rotary:relative', 'proved'), ('multi-rotary:orthogonal', 'proved')]
     """
-    from . import multigeneral
+    from .general import general_multi, mrope_diagonal_of
 
     seed = check_int("seed", seed, minimum=0)
     if isinstance(obj, MultiAxisEncoding):
@@ -371,7 +356,7 @@ def prove_multi(obj: MultiAxisEncoding | MultiAxisRotary, *,
                                                   interleaved=bool(claim_interleaved)))
         report.theorems.extend(_prove_rotary(obj, names, seed))
         if obj.name.startswith("mrope") and theorems is None:
-            report.theorems.append(multigeneral.mrope_diagonal_of(obj))
+            report.theorems.append(mrope_diagonal_of(obj))
     if general:
-        report.theorems.extend(multigeneral.general_multi(obj, names, seed, timeout))
+        report.theorems.extend(general_multi(obj, names, seed, timeout))
     return report
