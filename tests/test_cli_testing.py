@@ -153,7 +153,7 @@ def test_identify_npz_picks_the_table(files: Path, capsys: pytest.CaptureFixture
     (("check-impl", "broken_import:X"), "RuntimeError: boom at import"),
     (("check-impl", "usermod:NOPE"), "usermod has no attribute 'NOPE'"),
     (("check-impl", "usermod:NUMBER"), "neither a table nor a callable"),
-    (("check-impl", "usermod:TABLE", "--preset", "nope"), "preset='nope' is not known"),
+    (("check-impl", "usermod:TABLE", "--preset", "nope"), "'nope' is not known"),
     (("check-impl", "usermod:rope", "--rotary"), "--rotary needs --dim"),
 ])
 def test_bad_input_is_one_line_and_status_2(files: Path, capsys: pytest.CaptureFixture[str],

@@ -191,7 +191,7 @@ def test_cli_exit_status_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[
     (["--figures", "svg"], "lacks png"),
     (["--figures", "gif"], "--figures='gif' is not known; use png, svg, pdf"),
     (["--dim", "7"], "dim=7 is odd"),
-    (["--preset", "nope"], "preset='nope' is not known"),
+    (["--preset", "nope"], "'nope' is not known"),
 ])
 def test_cli_bad_input_is_one_line_and_status_2(args: list[str], message: str, tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
