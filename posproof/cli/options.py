@@ -307,14 +307,20 @@ def run_main(parser: argparse.ArgumentParser, argv: Sequence[str] | None,
     (0, 2)
     """
     try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:  # usage errors (2), --help and --version (0): a status, not a raise
-        return exc.code if isinstance(exc.code, int) else 2
-    if args.command is None:
-        parser.print_help()
-        return 2
-    try:
-        return run(args)
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as exc:  # usage errors (2), --help and --version (0): a status
+            status = exc.code if isinstance(exc.code, int) else 2
+        else:
+            if args.command is None:
+                parser.print_help()
+                status = 2
+            else:
+                status = run(args)
+        # flushed here, not at interpreter exit: a reader gone by then (``| head``) would
+        # otherwise print "Exception ignored … BrokenPipeError" and exit 120
+        sys.stdout.flush()
+        return status
     except PosproofError as exc:
         print(f"posproof: error: {exc}", file=sys.stderr)
         return 2
@@ -322,9 +328,22 @@ def run_main(parser: argparse.ArgumentParser, argv: Sequence[str] | None,
         print("posproof: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
-        # the reader (head, less) went away: stop quietly, as a Unix filter does
-        import os
-
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        # the reader (head, less) went away: stop quietly, as a Unix filter does; what is
+        # still buffered goes to /dev/null, so the flush at exit cannot fail again
+        _silence_stdout()
         return 141
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null (after a broken pipe), whatever object sys.stdout is."""
+    import os
+
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):   # not a file (captured by a test)
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)

@@ -53,6 +53,7 @@ import sympy as sp
 from ...errors import MAX_DIM, InvalidParameter, check_finite, check_int
 from ...evidence import Evidence, Sign, Spot
 from ...validated import BUDGET_BITS, is_exact_zero
+from ...verdict import Verdict
 from .basekernel import (
     BASE,
     LN_B,
@@ -96,7 +97,8 @@ class Piece:
 
 @dataclass
 class BaseAnswer:
-    """Is one exact base good (every B(m) ≥ 0, m ≤ L)?  ``status`` 'yes', 'no' or 'unknown'.
+    """Is one exact base good (every B(m) ≥ 0, m ≤ L)?  ``status`` a :class:`Verdict`
+    (``YES``, ``NO`` or ``UNKNOWN``; no truth value, compare it: ``status is Verdict.YES``).
 
     ``witness``: an m with B(m) < 0 at the base (for 'no'); ``evidence``: the certified
     signs that decided it (B(witness) < 0; or, for 'yes', B(m) > 0 at the m with the
@@ -104,14 +106,14 @@ class BaseAnswer:
     :mod:`posproof.audit` unless the search was built with ``audit=False``."""
 
     base: str
-    status: str
+    status: Verdict
     witness: int | None = None
     how: str = ""
     note: str | None = None
     evidence: Evidence | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"base": self.base, "good": self.status, "witness": self.witness,
+        return {"base": self.base, "good": Verdict(self.status).value, "witness": self.witness,
                 "decided_by": self.how, "note": self.note,
                 "evidence": None if self.evidence is None else self.evidence.to_dict()}
 
@@ -198,30 +200,32 @@ class BaseBound:
         """Every base from here to ``highest`` is good (None unless the last island reaches it)."""
         return self.islands[-1].start[1] if self.islands and self.reaches_top else None
 
-    def is_good(self, base: Any) -> str:
-        """'yes', 'no' or 'unknown': is this exact base (in the range) good, certified
-        (see :meth:`decide`, which also gives the witness and the evidence).
+    def is_good(self, base: Any) -> Verdict:
+        """Is this exact base (in the range) good, certified: ``Verdict.YES``, ``NO`` or
+        ``UNKNOWN`` (see :meth:`decide`, which also gives the witness and the evidence).
+        A Verdict has no truth value: write ``bb.is_good(b) is Verdict.YES`` (or
+        ``.is_yes``), never ``if bb.is_good(b):``.
 
         >>> bb = base_bound(30, 4, lowest=2, highest=1e9)
         >>> b = (22 / (22 - 7 * sp.pi)) ** 2       # B(22) = 0 exactly here, < 0 just below
         >>> [bb.is_good(b + s * sp.Rational(1, 10**30)) for s in (-1, 0, 1)]
-        ['no', 'yes', 'yes']
+        [Verdict.NO, Verdict.YES, Verdict.YES]
         """
         return self.decide(base).status
 
-    def status(self, base: Any) -> str:
+    def status(self, base: Any) -> Verdict:
         """The same certified answer as :meth:`is_good`, without building and auditing its
         evidence (for many bases: each audit re-evaluates B(m) in Arb).
 
         >>> base_bound(30, 4, lowest=2, highest=1e9).status(10**7)
-        'yes'
+        Verdict.YES
         """
         exact = _exact_base(base)
         key = sp.sstr(exact)
         if key in self.answers:
             return self.answers[key].status
         deadline = time.perf_counter() + DECIDE_SECONDS
-        return _point(self, exact, deadline, key)[0]
+        return Verdict(_point(self, exact, deadline, key)[0])
 
     def decide(self, base: Any) -> BaseAnswer:
         """The certified answer for one exact base (int, float as its binary value,
@@ -240,7 +244,7 @@ class BaseBound:
                     verb = "disagrees with" if result.status == "refuted" else "could not confirm"
                     answer.note = (f"unknown: the independent audit ({result.engine}) {verb} "
                                    f"the evidence for '{answer.status}': {result.detail}")
-                    answer.status, answer.witness = "unknown", None
+                    answer.status, answer.witness = Verdict.UNKNOWN, None
             self.answers[key] = answer
         return self.answers[key]
 
@@ -248,7 +252,7 @@ class BaseBound:
         """The numbers explore and the sweep metrics report for an encoding of this base."""
         answer = self.decide(base)
         return {"base_bound": None if self.bound is None else _short(self.bound),
-                "base_ok": answer.status,
+                "base_ok": answer.status.value,
                 "base_ok_witness": answer.witness,
                 "base_ok_note": answer.note,
                 "base_ok_evidence": None if answer.evidence is None
@@ -592,22 +596,22 @@ def _decide(out: BaseBound, exact: sp.Expr, key: str) -> BaseAnswer:
     env = {BASE: exact}
     status, witness, items, how, why, t, doubt = _point(out, exact, deadline, key)
     if status == "unknown":
-        return BaseAnswer(key, "unknown", how=how, note=why)
+        return BaseAnswer(key, Verdict.UNKNOWN, how=how, note=why)
     method = f"{METHOD}; this base by {how}"
     if status == "no":
         if not items:
             sign, item, why = _sign_item(int(witness), out.dim, env, where, deadline)
             if sign != -1:
-                return BaseAnswer(key, "unknown", how=how, note=why or
+                return BaseAnswer(key, Verdict.UNKNOWN, how=how, note=why or
                                   f"B({witness}) at this base was not certified negative")
             items = [item]
-        return BaseAnswer(key, "no", int(witness), how, None,
+        return BaseAnswer(key, Verdict.NO, int(witness), how, None,
                           Evidence(method, items=items, details={"witness_m": int(witness)}))
     skip = None if doubt is None else {int(m) for m in doubt}
     extra, why = _good_items(out._kernel, out.dim, t, env, where, deadline, skip)
     if why:
-        return BaseAnswer(key, "unknown", how=how, note=why)
-    return BaseAnswer(key, "yes", None, how, None,
+        return BaseAnswer(key, Verdict.UNKNOWN, how=how, note=why)
+    return BaseAnswer(key, Verdict.YES, None, how, None,
                       Evidence(method, items=[*items, *extra],
                                details={"m_decided_exactly":
                                         [] if doubt is None else [int(m) for m in doubt]}))
