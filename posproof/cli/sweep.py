@@ -253,6 +253,9 @@ def _plot(args: argparse.Namespace, grid: Any) -> int:
     if missing:
         raise InvalidParameter(f"--plot needs {', '.join(missing)}, e.g. --plot heat.png "
                                "--metric first_negative --x base --y length")
+    from ..sweep.metrics import RENAMED
+
+    args.metric = RENAMED.get(args.metric, args.metric)
     if args.metric not in grid.metrics:
         raise InvalidParameter(f"--metric {args.metric!r} is not computed by {args.grid}; it "
                                f"computes {', '.join(grid.metrics)}")

@@ -138,8 +138,10 @@ class BaseBound:
     ``bound`` is the smallest good base (an upper end of its bracket: itself
     good); ``smallest`` its bracket ``(lower, upper)`` and ``witness_m`` the m
     with B(m) < 0 on the bad bases just below.  ``interval``: one island
-    reaching the top of the range.  ``threshold``: the start of the last island
-    when it reaches the top (every base above is good).
+    reaching the top of the range.  ``all_good_above``: the start of the last island
+    when it reaches the top (every base above is good; ``threshold`` is its old name).
+    The same names are the keys of :meth:`to_dict`, of :meth:`entry` (explore's numbers)
+    and the sweep metrics.
 
     >>> bb = base_bound(64, 8, lowest=2, highest=1e4)
     >>> bb.undecided, bb.bound == bb.islands[0].start[1], bb.summary().startswith("good")
@@ -196,9 +198,14 @@ class BaseBound:
         return self.top_good
 
     @property
-    def threshold(self) -> Any:
+    def all_good_above(self) -> Any:
         """Every base from here to ``highest`` is good (None unless the last island reaches it)."""
         return self.islands[-1].start[1] if self.islands and self.reaches_top else None
+
+    @property
+    def threshold(self) -> Any:
+        """The old name of :attr:`all_good_above`."""
+        return self.all_good_above
 
     def is_good(self, base: Any) -> Verdict:
         """Is this exact base (in the range) good, certified: ``Verdict.YES``, ``NO`` or
@@ -257,8 +264,8 @@ class BaseBound:
                 "base_ok_note": answer.note,
                 "base_ok_evidence": None if answer.evidence is None
                 else answer.evidence.to_dict(),
-                "base_all_good_above": None if self.interval or self.threshold is None
-                else _short(self.threshold),
+                "all_good_above": None if self.all_good_above is None
+                else _short(self.all_good_above),
                 "base_good_set_is_interval": self.interval,
                 "base_undecided": self.undecided}
 
@@ -273,7 +280,7 @@ class BaseBound:
                 "bound": _text(self.bound),
                 "smallest_good_base": None if self.smallest is None else
                 {"bracket": [_text(v) for v in self.smallest], "witness_m": self.witness_m},
-                "all_good_above": _text(self.threshold),
+                "all_good_above": _text(self.all_good_above),
                 "good_set_is_interval": self.interval,
                 "islands": [i.to_dict() for i in self.islands],
                 "undecided": self.undecided,
@@ -312,8 +319,8 @@ class BaseBound:
                          "(first_only): islands above it not searched")
             elif self.interval:
                 text += "; the good set is one interval up to the top of the range"
-            elif self.threshold is not None:
-                text += (f"; NOT an interval; every base ≥ {_text(self.threshold)} is good")
+            elif self.all_good_above is not None:
+                text += (f"; NOT an interval; every base ≥ {_text(self.all_good_above)} is good")
             else:
                 text += "; NOT an interval; the top of the range is not good"
         text += f"; {self.undecided} undecided"

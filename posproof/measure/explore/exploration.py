@@ -157,7 +157,7 @@ class Exploration:
                             str(n["first_negative"]["m"] or f"none ≤ {self.length}"))),
                 ("base bound (geom.)", lambda n: n.get("base_bound") or "—"),
                 ("base is good", lambda n: n.get("base_ok", "—")),
-                ("pairs covered by L", lambda n: f"{n['bands']['count']}/{n['bands']['pairs']}"),
+                ("pairs covered by L", lambda n: f"{n['bands']['pairs_covered']}/{n['bands']['pairs']}"),
                 ("d_extra (T_train)", lambda n: str(n.get("critical_dimension", {})
                                                     .get("d_extra", "—"))),
                 ("decay at L", lambda n: _cell(n["decay"].get("last", {}).get("value_mp"))),
