@@ -250,7 +250,12 @@ def _explain(args: argparse.Namespace) -> int:
         return explain_xpos(args)
     if args.config is None:
         raise InvalidParameter("explain needs CONFIG (a config.json) or --xpos HEAD_DIM")
+    from .alibi import config_kind
+    from .alibi import run as run_alibi
     from .biases_t5 import explain_t5, is_t5_config
+
+    if config_kind(args.config) is not None:  # BLOOM, MPT, Falcon with alibi: its slopes
+        return run_alibi(args)
 
     if is_t5_config(args.config):            # T5-style relative attention: the bucket table
         return explain_t5(args)
