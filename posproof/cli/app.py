@@ -82,6 +82,10 @@ def _how(item: Proof) -> str:
 
 def _proved_value(item: Proof) -> str:
     """What a proof established, when it is a number (a period), before how it was proved."""
+    witness = (item.values or {}).get("witness") if item.status == "proved" else None
+    if isinstance(witness, dict) and "difference enclosure" in witness:  # an existence proof
+        lo, hi = witness["difference enclosure"]
+        return f"witness: entry {witness.get('entry')} differs by [{lo}, {hi}]; "
     period = (item.values or {}).get("period") if item.status == "proved" else None
     if period is None:
         return ""
