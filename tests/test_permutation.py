@@ -97,7 +97,13 @@ def test_cli_prove_permutation(capsys):
 
     assert main(["prove", "--theorem", "permutation-equivariance", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert [t["status"] for t in out["theorems"]] == ["proved", "refuted", "refuted", "proved"]
+    assert [t["status"] for t in out["theorems"]] == ["proved"] * 4
+    assert out["ok"] is True
+    assert main(["prove", "--theorem", "permutation-equivariance"]) == 0
+    text = capsys.readouterr().out
+    assert text.strip().splitlines()[-1].startswith("verdict: OK — 4 proved, 0 refuted")
+    assert "counterexample  (" not in text      # no blank counterexample line
+    assert "witness: entry [0, 0] differs by [-0.666325335852" in text
     assert main(["prove", "--theorem", "permutation-equivariance", "--theorem", "norm"]) == 2
     assert "stands alone" in capsys.readouterr().err
 
@@ -110,4 +116,5 @@ def test_derive_opens_with_why_positions():
     sections = [line for line in md.splitlines() if line.startswith("## ")]
     assert sections[0] == "## 0. Why positions at all"
     assert "(**proved** for every n" in md
-    assert md.count("**refuted**: with a") == 2
+    assert md.count("**proved** (a witness): with a") == 2
+    assert "**refuted**" not in md
