@@ -35,6 +35,7 @@ import json
 from typing import Any
 
 from ..errors import InvalidParameter
+from ..verdict import verdict_text
 from .options import int_at_least
 
 __all__ = ["COMMANDS", "add_options", "config_kind", "run"]
@@ -116,6 +117,8 @@ def _prove(args: argparse.Namespace) -> int:
         lines.append(f"  {_SYMBOL[p.status]} {p.name:<{width}}  {p.status:<8}  {how}")
         if p.status == "refuted":
             lines.append(f"      {p.statement}")
+    verdict = verdict_text(report.theorems, audited=report.audit_summary(), ok=report.ok)
+    lines += ["", f"verdict: {verdict}"]
     print("\n".join(lines))
     return report.exit_status()
 
@@ -145,7 +148,8 @@ def _check(args: argparse.Namespace) -> int:
                         else "")
                      + f", max relative error {v['max_relative_error']:.2e}")
     lines += ["", f"  {mark} dtype_audit  {check.status}"
-              + ("" if check.ok else f"  {check.note}")]
+              + ("" if check.ok else f"  {check.note}"),
+              "", f"verdict: {verdict_text(checks=report.checks, ok=report.ok)}"]
     print("\n".join(lines))
     return report.exit_status()
 
@@ -165,6 +169,7 @@ def _check_impl(args: argparse.Namespace) -> int:
               + (report.label.upper() if report.label in ("pass", "fail") else report.label))
         if not report.ok:
             print(report.message)
+        print(f"\nverdict: {verdict_text(checks=report.checks, ok=report.ok)}")
     return 0 if report.ok else 1
 
 
@@ -183,6 +188,9 @@ def _identify(args: argparse.Namespace) -> int:
     else:
         for name, res in found.items():
             print(f"{name}: {res['n_heads']} heads: {res['note']}")
+        statuses = [{"status": "pass" if r["rule"] in ("reference", "mpt") else "fail"}
+                    for r in found.values()]
+        print("\nverdict: " + verdict_text(checks=statuses, noun="arrays", verb="identified"))
     return 0 if all(r["rule"] in ("reference", "mpt") for r in found.values()) else 1
 
 
@@ -235,5 +243,6 @@ def _explain(args: argparse.Namespace) -> int:
     if spec.rule == "mpt":
         lines.append(f"differs from the reference rule at {len(diff)} heads" if diff else
                      "same slopes as the reference rule (alibi_bias_max = 8: proved for every n)")
+    lines += ["", f"verdict: OK — {spec.n_heads} exact slopes ({spec.rule} rule)"]
     print("\n".join(lines))
     return 0

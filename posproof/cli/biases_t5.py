@@ -35,6 +35,7 @@ from typing import Any
 
 from ..errors import InvalidParameter
 from ..report import Report
+from ..verdict import verdict_text
 
 __all__ = ["DEFAULT_SPEC", "add_check_impl_options", "add_t5_option", "check_impl",
            "explain_t5", "identify_buckets", "is_t5_config", "parse_t5_spec", "run_check",
@@ -107,8 +108,7 @@ def _output(report: Report, args: argparse.Namespace, title: str, spec: Any) -> 
         lines.append(f"  {symbol[status]} {name:<{width}}  {status:<8}  {text}")
         if note and status not in ("proved", "pass"):
             lines.append(f"      {note}")
-    verdict = "OK" if report.ok else ("CHECK FAILED" if report.checks else "INCOMPLETE")
-    lines += ["", f"verdict: {verdict}"]
+    lines += ["", f"verdict: {verdict_text(report.theorems, report.checks, ok=report.ok)}"]
     print("\n".join(lines))
     return report.exit_status()
 
@@ -178,7 +178,7 @@ def check_impl(args: argparse.Namespace, impl: Any, label: str) -> int:
                          + ", ".join(f"{k}={v}" for k, v in shown.items()))
         if message:
             lines += ["", message]
-        lines += ["", "verdict: OK" if report.ok else "verdict: MISMATCH"]
+        lines += ["", f"verdict: {verdict_text(checks=report.checks, ok=report.ok)}"]
         print("\n".join(lines))
     return 0 if report.ok else 1
 
@@ -198,9 +198,11 @@ def identify_buckets(args: argparse.Namespace, arrays: dict[str, Any]) -> int:
                           for name, r in results.items()]}
         print(json.dumps(out, indent=2, sort_keys=True, ensure_ascii=False, default=str))
     else:
+        statuses = [{"status": "pass" if r.matched else "fail"} for r in results.values()]
+        verdict = verdict_text(checks=statuses, noun="arrays", verb="identified", ok=matched)
         print("\n\n".join([f"posproof identify {args.file}"]
                            + [f"[{name}]\n{r}" if len(results) > 1 else str(r)
-                              for name, r in results.items()]))
+                              for name, r in results.items()] + [f"verdict: {verdict}"]))
     return 0 if matched else 1
 
 
@@ -266,5 +268,7 @@ def explain_t5(args: argparse.Namespace) -> int:
         lines += ["", f"[{name} self-attention] {spec.describe()}", *table_lines(spec), ""]
         lines += [f"  {'✓' if p.ok else '?'} {p.name:<26} {p.statement}" for p in proofs]
         lines += [f"  {'·'} {c.name:<26} {c.values['summary']}" for c in checks]
+    proofs = [p for _, _, ps, _ in results for p in ps]
+    lines += ["", f"verdict: {verdict_text(proofs, ok=ok)}"]
     print("\n".join(lines))
     return 0 if ok else 1

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidParameter, PosproofError
+from ..verdict import verdict_text
 from .options import int_at_least, parse_grid, parse_int
 
 __all__ = ["COMMANDS", "add_commands", "load_arrays", "load_target", "main", "run"]
@@ -340,6 +341,7 @@ def _identify(args: argparse.Namespace) -> int:
                                      if r["matched"] else
                                      f"no xPos γ fits (residual {r['residual']:.2g} for "
                                      f"γ = {r['gamma']})"))
+            print(f"\nverdict: {_identified([r['matched'] for r in found.values()], all)}")
         return 0 if all(r["matched"] for r in found.values()) else 1
     from .biases_t5 import identify_buckets
 
@@ -379,13 +381,15 @@ def _identify(args: argparse.Namespace) -> int:
         for name, r in shown.items():
             head = f"[{name}]\n" if len(arrays) > 1 else ""
             read = f"({notes[name]})\n" if name in notes else ""
-            blocks.append(head + read + str(r))
+            # the command's one verdict line closes the output: the table's own is its result
+            blocks.append(head + read + str(r).replace("\nverdict: ", "\nresult: ", 1))
         unmatched = [k for k in results if k not in shown]
         if unmatched:
             blocks.append(f"({len(unmatched)} other array(s) match no known schedule: "
                           f"{', '.join(unmatched[:8])}; pass --key to see one)")
         if skipped:
             blocks.append("\n".join(f"skipped [{name}]: {text}" for name, text in skipped.items()))
+        blocks.append(f"verdict: {_identified([r.matched for r in results.values()], any)}")
         print("\n\n".join(blocks))
     return 0 if matched else 1
 
@@ -520,13 +524,23 @@ def _render(report: Any, label: str) -> str:
         lines.append("  (error/tolerance: the worst |impl − expected| over its tolerance at "
                      "that place; a check passes when it is ≤ 1)")
     lines.append("")
-    if report.ok:
-        label = getattr(report, "label", "pass")
-        lines.append("verdict: OK — the implementation matches the specification"
-                     + (f" ({label[len('pass ('):-1]})" if label != "pass" else ""))
-    else:
-        lines += [report.message, "", "verdict: MISMATCH"]
+    if not report.ok:
+        lines += [report.message, ""]
+    label = getattr(report, "label", "pass")
+    lines.append(f"verdict: {verdict_text(checks=report.checks, ok=report.ok)}"
+                 + (f" ({label[len('pass ('):-1]})" if report.ok and label != "pass" else "")
+                 + (": the implementation matches the specification" if report.ok else ""))
     return "\n".join(lines)
+
+
+def _identified(matched: list[bool], rule: Any) -> str:
+    """The verdict of ``identify``: OK when ``rule`` (any / all) of the arrays matched.
+
+    >>> _identified([True, False], any), _identified([False], any)
+    ('OK — arrays 1/2 identified', 'CHECK FAILED — arrays 0/1 identified')
+    """
+    return verdict_text(checks=[{"status": "pass" if m else "fail"} for m in matched],
+                        noun="arrays", verb="identified", ok=bool(rule(matched)))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

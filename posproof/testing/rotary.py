@@ -191,7 +191,7 @@ def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None
             apply_fn, spec, dtype=dtype, angles=angles, inputs=inputs, seed=seed,
             max_position=4096 if max_position == DEFAULT_MAX_POSITION else max_position,
             **params)
-    from ..model.rope import _spelled   # the spellings posproof.rotary takes: dim, theta
+    from ..model.rope import _spelled  # the spellings posproof.rotary takes: dim, theta
 
     head_dim = _spelled(params, "head_dim", head_dim, None, ("dim",))
     base = _spelled(params, "base", base, None, ("theta", "rope_theta"))
