@@ -36,7 +36,7 @@ from typing import Any
 
 from ..errors import InvalidParameter
 from ..verdict import verdict_text
-from .options import int_at_least
+from .options import Busy, int_at_least
 
 __all__ = ["COMMANDS", "add_options", "config_kind", "run"]
 
@@ -160,8 +160,9 @@ def _check_impl(args: argparse.Namespace) -> int:
 
     spec = _spec(args)
     obj, label = load_target(args.target)
-    report = check_alibi(obj, n_heads=spec.n_heads, rule=spec.rule,
-                         alibi_bias_max=spec.alibi_bias_max, seq_len=min(args.max_len, 4096))
+    with Busy(f"checking {label}"):       # from the start, on a terminal
+        report = check_alibi(obj, n_heads=spec.n_heads, rule=spec.rule,
+                             alibi_bias_max=spec.alibi_bias_max, seq_len=min(args.max_len, 4096))
     if args.json:
         print(json.dumps(report.to_dict(), indent=2, default=str))
     else:

@@ -43,17 +43,25 @@ __all__ = ["main"]
 _SYMBOL = {"proved": "✓", "refuted": "✗", "unknown": "?", "pass": "✓", "fail": "✗"}
 
 
-def _run_checks(enc: Any, args: argparse.Namespace, proofs: Sequence[Proof] = ()
-                ) -> list[Check]:
+def _bar() -> ProgressBar | None:
+    """A progress bar on stderr when it is a terminal (drawn from the start of the work)."""
+    return ProgressBar(sys.stderr) if sys.stderr.isatty() else None
+
+
+def _run_checks(enc: Any, args: argparse.Namespace, proofs: Sequence[Proof] = (),
+                bar: ProgressBar | None = None) -> list[Check]:
     from ..measure.checks import run_checks
 
-    bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
+    own = bar is None
+    bar = _bar() if own else bar
+    if bar is not None:
+        bar("numeric checks", 0, 1)
     try:
         return run_checks(enc, max_len=length("max-len", args.max_len),
                           dps=parse_int("dps", args.dps), checks=args.check_names,
                           dtypes=args.dtype, seed=args.seed, proofs=proofs, progress=bar)
     finally:
-        if bar is not None:
+        if bar is not None and own:
             bar.close()
 
 
@@ -218,16 +226,21 @@ def _run_prove(args: argparse.Namespace, general: bool) -> int:
         check_scan_options(enc, length("max-len", args.max_len), parse_int("dps", args.dps))
     _report_dir(getattr(args, "report", None))
     start = time.perf_counter()
-    report = prove(enc, general=general or getattr(args, "general", False),
-                   theorems=getattr(args, "theorem", None) or None,
-                   claim_block=getattr(args, "claim_block", None),
-                   convention=getattr(args, "convention", "row"),
-                   claim_period=getattr(args, "claim_period", None),
-                   claim_bound=getattr(args, "claim_bound", None),
-                   claim_permutation=getattr(args, "claim_permutation", None),
-                   seed=args.seed, **_timeout(args))
-    if args.command == "verify":
-        report.checks = _run_checks(enc, args, proofs=report.theorems)
+    bar = _bar()
+    try:
+        report = prove(enc, general=general or getattr(args, "general", False),
+                       theorems=getattr(args, "theorem", None) or None,
+                       claim_block=getattr(args, "claim_block", None),
+                       convention=getattr(args, "convention", "row"),
+                       claim_period=getattr(args, "claim_period", None),
+                       claim_bound=getattr(args, "claim_bound", None),
+                       claim_permutation=getattr(args, "claim_permutation", None),
+                       seed=args.seed, progress=bar, **_timeout(args))
+        if args.command == "verify":
+            report.checks = _run_checks(enc, args, proofs=report.theorems, bar=bar)
+    finally:
+        if bar is not None:
+            bar.close()
     return _output(report, args, time.perf_counter() - start)
 
 

@@ -36,6 +36,7 @@ from typing import Any
 from ..errors import InvalidParameter
 from ..report import Report
 from ..verdict import verdict_text
+from .options import Busy
 
 __all__ = ["DEFAULT_SPEC", "add_check_impl_options", "add_t5_option", "check_impl",
            "explain_t5", "identify_buckets", "is_t5_config", "parse_t5_spec", "run_check",
@@ -152,9 +153,10 @@ def check_impl(args: argparse.Namespace, impl: Any, label: str) -> int:
         from ..testing.t5 import check_t5_buckets
 
         spec, dtype = parse_t5_spec(args.t5_buckets, "--t5-buckets")
-        report = check_t5_buckets(impl, spec.num_buckets, spec.max_distance,
-                                  bidirectional=spec.bidirectional, up_to=args.up_to,
-                                  dtype=dtype)
+        with Busy(f"checking {label}"):   # from the start, on a terminal
+            report = check_t5_buckets(impl, spec.num_buckets, spec.max_distance,
+                                      bidirectional=spec.bidirectional, up_to=args.up_to,
+                                      dtype=dtype)
         message = report.checks[0].note or ""
         head = f"spec: {spec.describe()}" + (f", declared {dtype}" if dtype else "")
     else:

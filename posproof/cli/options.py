@@ -17,6 +17,7 @@ from typing import Any, TextIO
 from ..errors import InvalidParameter, PosproofError
 
 __all__ = [
+    "Busy",
     "Parser",
     "ProgressBar",
     "build_encoding",
@@ -169,6 +170,79 @@ class ProgressBar:
             self.stream.write("\r" + " " * len(self.shown) + "\r")
             self.stream.flush()
             self.shown = ""
+
+
+class Busy:
+    """A terminal line for work from its start: ``label … N s``, redrawn twice a second by a
+    daemon thread until the work reports steps.  It is also a progress callable: called
+    as ``busy(label, done, total)`` it stops ticking and draws a :class:`ProgressBar`;
+    ``close()`` clears that bar and ticks again until the ``with`` block ends.  Only on a
+    terminal (``stream.isatty()``); elsewhere it writes nothing.
+
+    >>> import io
+    >>> with Busy("checking", io.StringIO()) as busy:
+    ...     busy("a step", 1, 2)
+    ...     busy.thread is None
+    True
+    """
+
+    def __init__(self, label: str, stream: TextIO | None = None, every: float = 0.5) -> None:
+        self.label, self.every = label, every
+        self.stream = sys.stderr if stream is None else stream
+        self.tty = self.stream.isatty()
+        self.bar = ProgressBar(self.stream)
+        self.thread: Any = None
+        self.shown = ""
+        self.active = False
+
+    def _start(self) -> None:
+        import threading
+        import time
+
+        if not (self.tty and self.active) or self.thread is not None:
+            return
+        stop = self._stop = threading.Event()
+        start = time.perf_counter()
+
+        def draw() -> None:
+            while True:
+                text = f"  {self.label} … {time.perf_counter() - start:.0f} s"
+                self.stream.write("\r" + text.ljust(len(self.shown)))
+                self.stream.flush()
+                self.shown = text
+                if stop.wait(self.every):
+                    return
+
+        self.thread = threading.Thread(target=draw, name="posproof-busy", daemon=True)
+        self.thread.start()
+
+    def _halt(self) -> None:
+        if self.thread is not None:
+            self._stop.set()
+            self.thread.join()
+            self.thread = None
+            self.stream.write("\r" + " " * len(self.shown) + "\r")
+            self.stream.flush()
+            self.shown = ""
+
+    def __enter__(self) -> Busy:
+        self.active = True
+        self._start()
+        return self
+
+    def __call__(self, label: str, done: int, total: int) -> None:
+        self._halt()
+        if self.tty:
+            self.bar(label, done, total)
+
+    def close(self) -> None:
+        self.bar.close()
+        self._start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.active = False
+        self._halt()
+        self.bar.close()
 
 
 def build_encoding(args: argparse.Namespace) -> Any:

@@ -45,7 +45,7 @@ from typing import Any
 
 from ..errors import InvalidParameter, PosproofError
 from ..verdict import verdict_text
-from .options import int_at_least, parse_grid, parse_int
+from .options import Busy, int_at_least, parse_grid, parse_int
 
 __all__ = ["COMMANDS", "add_commands", "load_arrays", "load_target", "main", "run"]
 
@@ -351,18 +351,20 @@ def _identify(args: argparse.Namespace) -> int:
     notes: dict[str, str] = {}
     tables = _tables(arrays, notes)
     results, skipped = {}, {k: v for k, v in notes.items() if k not in tables}
-    for name, value in tables.items():
-        if grid is not None and math.prod(grid) != value.shape[0]:
-            text = (f"--grid {args.grid} has {math.prod(grid)} positions but the table has "
-                    f"{value.shape[0]} rows")
-            if len(tables) == 1:
-                raise InvalidParameter(text)
-            skipped[name] = text
-            continue
-        try:
-            results[name] = identify(value, dtype=args.dtype, grid=grid)
-        except PosproofError as exc:            # e.g. a 3-row array beside the table
-            skipped[name] = f"{notes[name] + '; ' if name in notes else ''}not identified: {exc}"
+    with Busy(f"identifying {args.file}"):     # from the start, on a terminal
+        for name, value in tables.items():
+            if grid is not None and math.prod(grid) != value.shape[0]:
+                text = (f"--grid {args.grid} has {math.prod(grid)} positions but the table has "
+                        f"{value.shape[0]} rows")
+                if len(tables) == 1:
+                    raise InvalidParameter(text)
+                skipped[name] = text
+                continue
+            try:
+                results[name] = identify(value, dtype=args.dtype, grid=grid)
+            except PosproofError as exc:            # e.g. a 3-row array beside the table
+                read = f"{notes[name]}; " if name in notes else ""
+                skipped[name] = f"{read}not identified: {exc}"
     if not results:
         why = "; ".join(f"{name!r}: {text}" for name, text in skipped.items()) or "no arrays"
         raise InvalidParameter(f"{args.file} holds no table posproof can identify ({why}); "
@@ -395,14 +397,25 @@ def _identify(args: argparse.Namespace) -> int:
 
 
 def _check_impl(args: argparse.Namespace) -> int:
-    from ..testing import check_encoding, check_rotary
-    from .options import parse_grid
-
     impl, label = load_target(args.target)
     if getattr(args, "t5_buckets", None) is not None or getattr(args, "position_ids", None):
         from .biases_t5 import check_impl
 
         return check_impl(args, impl, label)
+    with Busy(f"checking {label}"):       # from the start, on a terminal
+        report = _impl_report(impl, args)
+    if args.json:
+        out = {"target": label, "theorems": [], **report.to_dict()}
+        print(json.dumps(out, indent=2, sort_keys=True, ensure_ascii=False, default=str))
+    else:
+        print(_render(report, label))
+    return 0 if report.ok else 1
+
+
+def _impl_report(impl: Any, args: argparse.Namespace) -> Any:
+    """The check of ``impl`` against the options (table, rotary, multi-axis or xPos)."""
+    from ..testing import check_encoding, check_rotary
+
     xpos = getattr(args, "xpos", None) is not None
     multi = None if xpos else _multi_spec(impl, args)
     if xpos:  # issue 16 §4: apply_fn(x, downscale)
@@ -435,12 +448,7 @@ def _check_impl(args: argparse.Namespace) -> int:
         report = check_encoding(impl, enc, max_len=args.max_len, seed=args.seed,
                                 first_position=args.first_position, angles=args.angles,
                                 scale=args.scale)
-    if args.json:
-        out = {"target": label, "theorems": [], **report.to_dict()}
-        print(json.dumps(out, indent=2, sort_keys=True, ensure_ascii=False, default=str))
-    else:
-        print(_render(report, label))
-    return 0 if report.ok else 1
+    return report
 
 
 def _multi_spec(impl: Any, args: argparse.Namespace) -> Any:

@@ -640,8 +640,8 @@ def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1
     Bases are searched in t = ln b; an interval is split until it is all good,
     all bad, or narrower than ``rel_tol`` relative (with ``integer_bases``:
     until it holds no integer, whose bases are then decided one by one, exactly).
-    ``progress(label, done, total)`` is called (in thousandths of the range)
-    once the search has run for a second.  ``first_only``: stop once the first island
+    ``progress(label, done, total)`` is called (in thousandths of the range) from the
+    start (0 before any work) to the end.  ``first_only``: stop once the first island
     is found (the smallest good base and its witness, certified the same way); the
     islands above it, ``threshold`` and ``interval`` are then not computed (None), and
     ``searched_to`` says where the search stopped.  ``time_budget`` (seconds, None: no
@@ -677,12 +677,14 @@ def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1
     t_hi = math.log(highest) * (1 + 4 * U)
     span = t_hi - t_lo
     none = np.zeros(0, dtype=np.int64)
+    if progress is not None:     # the bar from the start: the tail below can take seconds
+        progress("certified base search", 0, 1000)
     t_tail = t_hi
     if not first_only:
         t_tail = good_tail(kernel, t_lo, t_hi)    # [t_tail, t_hi]: all good in one piece
         t_tail = sweep_good_down(kernel, t_lo, t_tail)
     pieces = out.pieces
-    shown = False
+    shown = progress is not None  # (kept for the close below)
 
     def add(lo: float, hi: float, state: str, witness: int | None) -> None:
         if pieces and pieces[-1].state == state and pieces[-1].witness == witness:
@@ -692,9 +694,8 @@ def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1
 
     def tick(t: float) -> None:
         nonlocal shown
-        if progress is not None and time.perf_counter() - start > 1.0:
+        if progress is not None:
             progress("certified base search", round(1000 * (t - t_lo) / span), 1000)
-            shown = True
 
     def spent() -> bool:
         return kernel.work > MAX_WORK or kernel.expired()
@@ -744,10 +745,9 @@ def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1
                 else:
                     pieces.append(Piece(a, c, state, witness,
                                         "resolution" if state == "undecided" else None))
-            if progress is not None and time.perf_counter() - start > 1.0:
+            if progress is not None:
                 progress("certified base search", round(1000 * ((c if state != "open" else a)
                                                                   - t_lo) / span), 1000)
-                shown = True
         if first_only and any(p.state == "good" for p in pieces) and t_from < t_tail:
             out.searched_to = t_from
             break
