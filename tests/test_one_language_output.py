@@ -92,6 +92,13 @@ def test_b_rotary_takes_head_dim_and_theta() -> None:
     with pytest.raises(InvalidParameter, match="theta"):
         posproof.rotary(10000, 64, theta=500000)
     assert posproof.rotary(10000, 64, head_dim=64).head_dim == 64    # the same value twice
+    yarn = {"factor": 4, "original_max_position_embeddings": 1024}
+    assert (posproof.rotary(10000, 64, rope_type="yarn", attention_factor=2, **yarn).to_dict()
+            == posproof.rotary(10000, 64, scaling="yarn", attention=2, **yarn).to_dict()
+            == parse_spec("rope:dim=64,rope_type=yarn,factor=4,original=1024,"
+                          "attention_factor=2").to_dict())
+    with pytest.raises(InvalidParameter, match="rope_type='yarn'"):
+        posproof.rotary(10000, 64, scaling="linear", rope_type="yarn", factor=2)
 
 
 def test_b_check_rotary_takes_dim_and_theta() -> None:

@@ -352,9 +352,10 @@ def rotary(base: Any = 10000, dim: int = 128, *, scaling: str | None = None,
     """A rotary embedding from plain parameters (``dim`` is the head dim).
 
     ``partial_rotary_factor`` gives rotary_dim = int(dim·factor) as HF computes it.
-    The spellings of the ``rope:`` spec grammar and of :func:`~posproof.testing.assert_rotary`
-    are accepted too: ``head_dim=`` for ``dim``, ``theta=`` / ``rope_theta=`` for ``base``
-    (given twice with different values: an error).
+    The spellings of the ``rope:`` spec grammar, of HF configs and of
+    :func:`~posproof.testing.assert_rotary` are accepted too: ``head_dim=`` for ``dim``,
+    ``theta=`` / ``rope_theta=`` for ``base``, ``rope_type=`` / ``type=`` for ``scaling``,
+    ``attention_factor=`` for ``attention`` (given twice with different values: an error).
 
     >>> rotary(500000, 128, scaling="llama3", factor=8, original_max_position_embeddings=8192)
     Rotary(rope-llama3, head_dim=128, rotary_dim=128, layout=half, base=500000, factor=8, low_freq_factor=1, high_freq_factor=4, original_max_position_embeddings=8192)
@@ -367,6 +368,10 @@ def rotary(base: Any = 10000, dim: int = 128, *, scaling: str | None = None,
 
     base, dim = _spelled(params, "base", base, 10000, ("theta", "rope_theta")), _spelled(
         params, "dim", dim, 128, ("head_dim",))
+    scaling = _spelled(params, "scaling", scaling, None, ("rope_type", "type"))
+    if "attention_factor" in params:
+        params["attention"] = _spelled(params, "attention", params.pop("attention", None),
+                                       None, ("attention_factor",))
 
     if partial_rotary_factor is not None:
         if rotary_dim is not None:
