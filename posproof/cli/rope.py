@@ -172,6 +172,8 @@ def run(args: argparse.Namespace) -> int:
     except PosproofError as exc:
         print(f"posproof: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:     # the reader went away (| head): run_main ends quietly
+        raise
     except OSError as exc:
         print(f"posproof: error: {exc}", file=sys.stderr)
         return 2
