@@ -129,7 +129,7 @@ def main() -> int:
             lo, hi = bb.smallest or (None, None)
             print(f"  L={length:>8}: smallest good base in [{lo}, {hi}]  witness m="
                   f"{bb.witness_m}  "
-                  + (f"all good from {bb.threshold}  islands {len(bb.islands)}  "
+                  + (f"all good from {bb.all_good_above}  islands {len(bb.islands)}  "
                      if args.table_whole else "")
                   + f"undecided {bb.undecided}  {wall:.1f} s ({cpu:.1f} s CPU; audit "
                   f"{bb.audit_seconds:.2f} s);  paper's fit {fit:.3g}: good? {fit_good}",
@@ -155,7 +155,7 @@ def main() -> int:
           f"{'met' if wall <= 5 else 'NOT met'}); verdict {'OK' if ex.ok else 'NOT OK'}")
     for s, n in zip(ex.subjects, ex.numbers, strict=True):
         print(f"  {s.label:<8} first B(m)<0: {n['first_negative']['m']!s:<7} pairs covered "
-              f"{n['bands']['count']}/{n['bands']['pairs']}  fp32 max phase error "
+              f"{n['bands']['pairs_covered']}/{n['bands']['pairs']}  fp32 max phase error "
               f"{n['dtypes']['float32']['max_phase_error'][:8]}")
     print(f"load average at end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0

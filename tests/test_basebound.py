@@ -104,7 +104,7 @@ def test_d128_finds_good_bases_below_the_old_grid_bound():
     assert _b_mp(first.start[0] - 1, 128, bb.witness_m) < 0
     assert first.start[0] < 4400 < 6018
     assert not bb.interval
-    threshold = bb.threshold
+    threshold = bb.all_good_above
     assert is_good(threshold, 128, 1024)
     assert not is_good(threshold - 1, 128, 1024)
 
@@ -298,7 +298,7 @@ def test_first_only_certifies_the_same_smallest_base(length, dim, integer):
     assert first.undecided == 0
     assert first.searched_to is not None
     assert first.interval is None
-    assert first.threshold is None
+    assert first.all_good_above is None
     assert not first.reaches_top
     assert first.entry(10000)["base_good_set_is_interval"] is None
     assert "searched only up to" in first.summary()
@@ -309,4 +309,4 @@ def test_first_only_certifies_the_same_smallest_base(length, dim, integer):
         assert mine.end == theirs.end or (mine is first.islands[-1] and mine.end[1] is None)
     assert len(first.islands) < len(full.islands)
     # a base above the search is decided exactly, not from the missing pieces
-    assert first.is_good(full.threshold) == "yes"
+    assert first.is_good(full.all_good_above) == "yes"

@@ -87,7 +87,9 @@ def files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_identify_npy(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run(capsys, "identify", "fairseq.npy")
     assert status == 0
-    assert "verdict: matches fairseq (padding_idx=1), layout split, offset 0" in out
+    assert "result: matches fairseq (padding_idx=1), layout split, offset 0" in out
+    assert out.count("verdict:") == 1
+    assert out.strip().splitlines()[-1] == "verdict: OK — arrays 1/1 identified"
     assert "zero rows: 1" in out
     assert 'preset("fairseq", dim=64, padding_idx=1)' in out
 

@@ -92,7 +92,7 @@ def test_base_bound_reports_a_good_set_that_is_not_an_interval():
     assert not bb.interval
     assert bb.undecided == 0
     assert len(bb.islands) > 1
-    assert bb.bound < bb.threshold
+    assert bb.bound < bb.all_good_above == bb.threshold
     for i, island in enumerate(bb.islands):
         assert certify_good(sp.Rational(str(island.start[1])), 16, 256)
         assert certify_good(sp.Rational(str(island.end[0])), 16, 256)
@@ -102,7 +102,7 @@ def test_base_bound_reports_a_good_set_that_is_not_an_interval():
                                 island.witness_below, 30) < 0
         if i + 1 < len(bb.islands):
             assert not certify_good(sp.Rational(str(island.end[1])), 16, 256)
-    assert bb.threshold == bb.islands[-1].start[1]
+    assert bb.all_good_above == bb.islands[-1].start[1]
     assert "NOT an interval" in bb.summary()
     assert json.dumps(bb.to_dict())
 
@@ -120,7 +120,7 @@ def test_band_coverage():
     """Pairs whose wavelength 2π/θ_k fits in L, decided exactly."""
     out = band_coverage([1, sp.Rational(1, 100), sp.Rational(1, 1000)], 629)
     assert out["covered"] == [0, 1]
-    assert out["count"] == 2
+    assert out["pairs_covered"] == 2
     assert band_coverage([sp.Rational(1, 100)], 628)["covered"] == []  # 2π·100 ≈ 628.3
 
 

@@ -133,7 +133,7 @@ def test_explore_shows_the_bands_of_each_axis(capsys):
     for b in bands:   # wavelengths 2π·100^(k/8) and their fit in L, recomputed here
         waves = [2 * math.pi * 100 ** (k / 8) for k in b["pairs"]]
         assert b["wavelength_min"] == pytest.approx(min(waves), rel=1e-12)
-        assert b["fits_in_L"] == sum(w <= 256 for w in waves)
+        assert b["pairs_covered"] == sum(w <= 256 for w in waves)
     status, out, _ = _run(["explore", "rope:dim=16,base=100,mrope_section=2;3;3",
                            "--length", "256", "--no-proofs", "--dtypes", ""], capsys)
     assert "pairs per axis" in out
@@ -172,8 +172,8 @@ def test_explain_names_the_axis_of_every_pair(config, sections, interleaved, bas
         assert row["pairs"] == model.axis_pairs(a)
         waves = [2 * math.pi / float(base) ** (-2 * k / 128) for k in row["pairs"]]
         assert row["wavelength_max"] == pytest.approx(max(waves), rel=1e-12)
-        assert row["fits_in_L"] + row["longer_than_L"] == len(row["pairs"])
-        assert row["fits_in_L"] == sum(w <= 4096 for w in waves)
+        assert row["pairs_covered"] + row["longer_than_L"] == len(row["pairs"])
+        assert row["pairs_covered"] == sum(w <= 4096 for w in waves)
     status, text, _ = _run(["explain", str(path), "--length", "4096", "--dtypes", ""], capsys)
     header = next(line for line in text.splitlines() if line.lstrip().startswith("k "))
     assert header.rstrip().endswith("axis")

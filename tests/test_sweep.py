@@ -267,7 +267,7 @@ metrics = ["first_negative", "first_negative_value", "decay_at_length", "decay_m
            "decay_min_at", "pairs_covered", "pairs", "critical_dimension", "attention_factor",
            "float32_max_phase_error", "float16_first_overflow", "bfloat16_first_unrepresentable",
            "base_bound", "base_ok", "separation", "separation_at", "kernel_first_negative",
-           "separation_status"]
+           "first_increase", "separation_status"]
 length = 3000
 train_length = 1024
 [[family]]
@@ -292,7 +292,7 @@ original_max_position_embeddings = 1024
     assert got["decay_at_length"] == n["decay"]["last"]["value_mp"]
     assert (got["decay_min"], got["decay_min_at"]) == (n["decay"]["min"]["value_mp"],
                                                        n["decay"]["min"]["delta"])
-    assert (got["pairs_covered"], got["pairs"]) == (n["bands"]["count"], 8)
+    assert (got["pairs_covered"], got["pairs"]) == (n["bands"]["pairs_covered"], 8)
     assert got["critical_dimension"] == n["critical_dimension"]["d_extra"]
     assert got["attention_factor"] == n["attention_factor_float"] != "1"
     assert got["float32_max_phase_error"] == n["dtypes"]["float32"]["max_phase_error"]
@@ -302,11 +302,16 @@ original_max_position_embeddings = 1024
     bb = base_bound(3000, 16)
     assert got["base_bound"] == f"{float(bb.bound):.7g}"
     assert got["base_ok"] == bb.is_good(500000) in ("yes", "no")
+    assert type(got["base_ok"]) is str      # JSON keeps the text of the Verdict
     check = {c.name: c for c in run_checks(enc.encoding(), max_len=3000,
                                            checks=["separation", "decay"])}
     assert got["separation"] == check["separation"].values["min_distance_mp"]
     assert got["separation_at"] == check["separation"].values["at_offset"]
-    assert got["kernel_first_negative"] == check["decay"].values["first_negative"]
+    # one quantity, one name: the old name kernel_first_negative is recorded as first_negative,
+    # and check decay's first_negative is explore's
+    assert "kernel_first_negative" not in got
+    assert got["first_negative"] == check["decay"].values["first_negative"]
+    assert got["first_increase"] == check["decay"].values["first_increase"] is not None
     assert got["separation_status"] == "pass"
     assert record["certified"]["first_negative"] == n["first_negative"]["certified"]
     assert record["certified"]["separation"] == check["separation"].certified

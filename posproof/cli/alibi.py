@@ -35,9 +35,10 @@ import json
 from typing import Any
 
 from ..errors import InvalidParameter
-from .options import int_at_least
+from ..verdict import verdict_text
+from .options import Busy, int_at_least
 
-__all__ = ["COMMANDS", "add_options", "run"]
+__all__ = ["COMMANDS", "add_options", "config_kind", "run"]
 
 #: Commands with ``--alibi`` (prove / check / verify go through posproof.families).
 COMMANDS = ("prove", "check", "verify", "check-impl", "identify", "explain")
@@ -100,9 +101,10 @@ def _check_impl(args: argparse.Namespace) -> int:
 
     spec = _spec(args)
     obj, label = load_target(args.target)
-    report = check_alibi(obj, n_heads=spec.n_heads, rule=spec.rule,
-                         dtype=getattr(args, "dtype", None),
-                         alibi_bias_max=spec.alibi_bias_max, seq_len=min(args.max_len, 4096))
+    with Busy(f"checking {label}"):       # from the start, on a terminal
+        report = check_alibi(obj, n_heads=spec.n_heads, rule=spec.rule,
+                             dtype=getattr(args, "dtype", None),
+                             alibi_bias_max=spec.alibi_bias_max, seq_len=min(args.max_len, 4096))
     if args.json:
         from .options import emit_json
 
@@ -114,6 +116,7 @@ def _check_impl(args: argparse.Namespace) -> int:
             from .testing import cli_message
 
             print(cli_message(report.message))
+        print(f"\nverdict: {verdict_text(checks=report.checks, ok=report.ok)}")
     return 0 if report.ok else 1
 
 
@@ -135,11 +138,29 @@ def _identify(args: argparse.Namespace) -> int:
     else:
         for name, res in found.items():
             print(f"{name}: {res['n_heads']} heads: {res['note']}")
+        statuses = [{"status": "pass" if r["rule"] in ("reference", "mpt") else "fail"}
+                    for r in found.values()]
+        print("\nverdict: " + verdict_text(checks=statuses, noun="arrays", verb="identified"))
     return 0 if all(r["rule"] in ("reference", "mpt") for r in found.values()) else 1
 
 
+def config_kind(path: str) -> str | None:
+    """``"mpt"``, ``"bloom"`` or ``"falcon"`` when ``path`` is a JSON config of an ALiBi
+    model (:func:`posproof.model.alibi.alibi_config_kind`), else ``None`` (also when it
+    cannot be read: the caller's reader reports that in one line)."""
+    from pathlib import Path
+
+    from ..model.alibi import alibi_config_kind
+
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    return alibi_config_kind(data)
+
+
 def _explain(args: argparse.Namespace) -> int:
-    from ..model.alibi import alibi_from_config, slope_difference
+    from ..model.alibi import alibi_config_kind, alibi_from_config, slope_difference
 
     try:
         with open(args.config, encoding="utf-8") as fh:
@@ -153,8 +174,9 @@ def _explain(args: argparse.Namespace) -> int:
         raise InvalidParameter(f"{args.config}: unreadable JSON ({str(exc).splitlines()[0]})"
                                ) from None
     spec = alibi_from_config(cfg)
+    model = alibi_config_kind(cfg)
     diff = slope_difference(spec.n_heads, spec.alibi_bias_max) if spec.rule == "mpt" else []
-    out = {**spec.to_dict(), "exponents": [str(e) for e in spec.exponents],
+    out = {**spec.to_dict(), "model": model, "exponents": [str(e) for e in spec.exponents],
            "differs_from_reference": [{"head": h, "reference": f"2^(-{a})", "mpt": f"2^(-{b})"}
                                       for h, a, b in diff]}
     if getattr(args, "json", False):
@@ -168,7 +190,8 @@ def _explain(args: argparse.Namespace) -> int:
         return 0
     rule = ("the reference rule (ALiBi paper, BLOOM)" if spec.rule == "reference" else
             f"MPT's gen_slopes, alibi_bias_max={spec.alibi_bias_max}")
-    lines = [f"posproof explain --alibi {args.config}: {spec.n_heads} heads, {rule}", "",
+    lines = [f"posproof explain {args.config}: ALiBi ({model or 'config'}), {spec.n_heads} "
+             f"heads, {rule}", "",
              "  head  slope              exponent e (slope 2^(-e))"]
     lines += [f"  {h:>4}  {s!s:<17}  {e}"
               for h, (s, e) in enumerate(zip(spec.slopes, spec.exponents, strict=True))]
@@ -176,5 +199,6 @@ def _explain(args: argparse.Namespace) -> int:
     if spec.rule == "mpt":
         lines.append(f"differs from the reference rule at {len(diff)} heads" if diff else
                      "same slopes as the reference rule (alibi_bias_max = 8: proved for every n)")
+    lines += ["", f"verdict: OK — {spec.n_heads} exact slopes ({spec.rule} rule)"]
     print("\n".join(lines))
     return 0

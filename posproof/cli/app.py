@@ -76,6 +76,10 @@ def _how(item: Proof) -> str:
 
 def _proved_value(item: Proof) -> str:
     """What a proof established, when it is a number (a period), before how it was proved."""
+    witness = (item.values or {}).get("witness") if item.status == "proved" else None
+    if isinstance(witness, dict) and "difference enclosure" in witness:  # an existence proof
+        lo, hi = witness["difference enclosure"]
+        return f"witness: entry {witness.get('entry')} differs by [{lo}, {hi}]; "
     period = (item.values or {}).get("period") if item.status == "proved" else None
     if period is None:
         return ""
@@ -96,30 +100,11 @@ def _result(check: Check) -> str:
 
 
 def _verdict(report: Report) -> str:
-    counts = {s: sum(p.status == s for p in report.theorems)
-              for s in ("proved", "refuted", "unknown")}
-    summary = ", ".join(f"{v} {k}" for k, v in counts.items()) if report.theorems else ""
-    if report.checks:
-        passed = sum(c.ok for c in report.checks)
-        sampled = sum(c.ok and c.sampled for c in report.checks)
-        unknown = sum(c.status == "unknown" for c in report.checks)
-        summary += ("; " if summary else "") + f"checks {passed}/{len(report.checks)} pass"
-        summary += f" ({sampled} on a sample)" if sampled else ""
-        summary += f", {unknown} unknown" if unknown else ""
-    audited = report.audit_summary()
-    if audited["evidence"]:
-        summary += (f"; audit ({audited['engine']}): {audited['confirmed']} confirmed"
-                    + "".join(f", {audited[k]} {k}" for k in ("undecided", "refuted")
-                              if audited[k]))
-    if report.ok:
-        verdict = "OK"
-    elif counts["refuted"]:
-        verdict = "REFUTED"
-    elif any(c.status == "fail" for c in report.checks):
-        verdict = "CHECK FAILED"
-    else:
-        verdict = "INCOMPLETE"
-    return f"{verdict} — {summary}"
+    """``WORD — counts``, the same form on every command (:func:`posproof.verdict.verdict_text`)."""
+    from ..verdict import verdict_text
+
+    return verdict_text(report.theorems, report.checks, audited=report.audit_summary(),
+                        ok=report.ok)
 
 
 def _encoding_line(report: Report) -> str:
@@ -284,6 +269,8 @@ def _run_family(args: argparse.Namespace) -> int:
     options = _options(args, family)
     _report_dir(getattr(args, "report", None))
     start = time.perf_counter()
+    if options.progress is not None:        # drawn from the start of the work
+        options.progress("proving" if args.command != "check" else "numeric checks", 0, 1)
     try:
         report = families.run(args.command, args.spec_obj or args.spec_text, options,
                               obj=obj, family=family)

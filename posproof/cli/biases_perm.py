@@ -92,8 +92,11 @@ def report(args: argparse.Namespace) -> Report:
 def explain_xpos(args: argparse.Namespace) -> int:
     """``posproof explain --xpos HEAD_DIM [--json]``: ζ_k, half distances, dtype limits."""
 
+    from ..verdict import verdict_text
+
     xp = xpos_spec(args)
-    decay = prove_xpos(xp, seed=0)["xpos:decay"]
+    proved = prove_xpos(xp, seed=0)
+    decay = proved["xpos:decay"]
     limits = xpos_scale_limits(xp)
     if getattr(args, "json", False):
         from .options import emit_json
@@ -112,5 +115,6 @@ def explain_xpos(args: argparse.Namespace) -> int:
         lines.append(f"{r['dtype']:<9}  {r['overflow_position']!s:>16}   "
                      f"{r['underflow_position']!s:>8}   {r['first_length_uncentred']!s:>27}  "
                      f"{r['first_length_centred']!s:>7}")
+    lines += ["", f"verdict: {verdict_text(proved.theorems, ok=proved.ok)}"]
     print("\n".join(lines))
-    return 0
+    return proved.exit_status()

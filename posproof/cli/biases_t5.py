@@ -34,6 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidParameter
+from ..verdict import verdict_text
+from .options import Busy
 
 __all__ = ["DEFAULT_SPEC", "add_check_impl_options", "add_t5_option", "check_impl",
            "explain_t5", "identify_buckets", "is_t5_config", "parse_t5_spec", "table_lines"]
@@ -110,9 +112,10 @@ def check_impl(args: argparse.Namespace, impl: Any, label: str) -> int:
 
         spec, dtype = parse_t5_spec(args.t5_buckets, "--t5-buckets")
         dtype = dtype or getattr(args, "dtype", None)
-        report = check_t5_buckets(impl, spec.num_buckets, spec.max_distance,
-                                  bidirectional=spec.bidirectional, up_to=args.up_to,
-                                  dtype=dtype)
+        with Busy(f"checking {label}"):   # from the start, on a terminal
+            report = check_t5_buckets(impl, spec.num_buckets, spec.max_distance,
+                                      bidirectional=spec.bidirectional, up_to=args.up_to,
+                                      dtype=dtype)
         message = report.checks[0].note or ""
         head = f"spec: {spec.describe()}" + (f", declared {dtype}" if dtype else "")
     else:
@@ -137,7 +140,7 @@ def check_impl(args: argparse.Namespace, impl: Any, label: str) -> int:
                          + ", ".join(f"{k}={v}" for k, v in shown.items()))
         if message:
             lines += ["", message]
-        lines += ["", "verdict: OK" if report.ok else "verdict: MISMATCH"]
+        lines += ["", f"verdict: {verdict_text(checks=report.checks, ok=report.ok)}"]
         print("\n".join(lines))
     return 0 if report.ok else 1
 
@@ -159,9 +162,11 @@ def identify_buckets(args: argparse.Namespace, arrays: dict[str, Any]) -> int:
 
         emit_json(out, args, ok=bool(matched))
     else:
+        statuses = [{"status": "pass" if r.matched else "fail"} for r in results.values()]
+        verdict = verdict_text(checks=statuses, noun="arrays", verb="identified", ok=matched)
         print("\n\n".join([f"posproof identify {args.file}"]
                            + [f"[{name}]\n{r}" if len(results) > 1 else str(r)
-                              for name, r in results.items()]))
+                              for name, r in results.items()] + [f"verdict: {verdict}"]))
     return 0 if matched else 1
 
 
@@ -229,6 +234,8 @@ def explain_t5(args: argparse.Namespace) -> int:
         lines += ["", f"[{name} self-attention] {spec.describe()}", *table_lines(spec), ""]
         lines += [f"  {'✓' if p.ok else '?'} {p.name:<26} {p.statement}" for p in proofs]
         lines += [f"  {'·'} {c.name:<26} {c.values['summary']}" for c in checks]
+    proofs = [p for _, _, ps, _ in results for p in ps]
+    lines += ["", f"verdict: {verdict_text(proofs, ok=ok)}"]
     print("\n".join(lines))
     return 0 if ok else 1
 

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidParameter, PosproofError
+from .options import ProgressBar
 
 __all__ = ["COMMAND", "add_command", "main", "run", "write_document"]
 
@@ -183,19 +184,29 @@ def _execute(args: argparse.Namespace) -> tuple[Any, list[Path]]:
     remote = [n for n in names if n in _WORKER_FIGURES] if jobs >= 2 else []
     local = [n for n in names if n not in remote]
     worker = _FigureWorker(args, remote, max_len, figure_formats) if remote else None
+    bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None   # from the start
     try:
         doc = derive(enc, max_len=max_len, seed=args.seed, general=not args.no_general,
-                     convention=args.convention, figures=names)
+                     convention=args.convention, figures=names, progress=bar)
+        if bar is not None:
+            bar("writing the documents", 0, 1)
         docs = write_derivation(doc, args.out, formats=formats, draw_figures=False)
         drawn: list[Path] = []
         if local:
             from ..document.derive import draw_figures_for
 
-            drawn = draw_figures_for(enc, args.out, local, length=max_len,
-                                     formats=figure_formats)
+            for i, name in enumerate(local):
+                if bar is not None:
+                    bar("drawing figures", i, len(local))
+                drawn += draw_figures_for(enc, args.out, [name], length=max_len,
+                                          formats=figure_formats)
         if worker is not None:
+            if bar is not None:
+                bar("figures (worker)", 0, 1)
             drawn += worker.result()
     finally:
+        if bar is not None:
+            bar.close()
         if worker is not None:
             worker.stop()
     order = {name: i for i, name in enumerate(names)}
@@ -211,11 +222,20 @@ def _execute_multi(args: argparse.Namespace, multi: Any, formats: list[str],
 
     grid = parse_grid(getattr(args, "grid", None), axes=multi.axes)
     figures = [] if args.no_figures else list(MULTI_FIGURES)
-    doc = derive_multi(multi, grid=grid, seed=args.seed, figures=figures,
-                       command=_multi_command(args, multi, grid))
-    _prepare(args.out)
-    return doc, write_multi_derivation(doc, args.out, formats=formats,
-                                       figure_formats=figure_formats)
+    bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None   # from the start
+    try:
+        if bar is not None:
+            bar("proving and checking", 0, 2)
+        doc = derive_multi(multi, grid=grid, seed=args.seed, figures=figures,
+                           command=_multi_command(args, multi, grid))
+        if bar is not None:
+            bar("writing the documents", 1, 2)
+        _prepare(args.out)
+        return doc, write_multi_derivation(doc, args.out, formats=formats,
+                                           figure_formats=figure_formats)
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 def _multi_command(args: argparse.Namespace, multi: Any, grid: Any) -> str:

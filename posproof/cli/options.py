@@ -18,6 +18,7 @@ from ..errors import InvalidParameter, PosproofError
 
 __all__ = [
     "JSON_KEYS",
+    "Busy",
     "Parser",
     "ProgressBar",
     "build_encoding",
@@ -178,6 +179,79 @@ class ProgressBar:
             self.shown = ""
 
 
+class Busy:
+    """A terminal line for work from its start: ``label … N s``, redrawn twice a second by a
+    daemon thread until the work reports steps.  It is also a progress callable: called
+    as ``busy(label, done, total)`` it stops ticking and draws a :class:`ProgressBar`;
+    ``close()`` clears that bar and ticks again until the ``with`` block ends.  Only on a
+    terminal (``stream.isatty()``); elsewhere it writes nothing.
+
+    >>> import io
+    >>> with Busy("checking", io.StringIO()) as busy:
+    ...     busy("a step", 1, 2)
+    ...     busy.thread is None
+    True
+    """
+
+    def __init__(self, label: str, stream: TextIO | None = None, every: float = 0.5) -> None:
+        self.label, self.every = label, every
+        self.stream = sys.stderr if stream is None else stream
+        self.tty = self.stream.isatty()
+        self.bar = ProgressBar(self.stream)
+        self.thread: Any = None
+        self.shown = ""
+        self.active = False
+
+    def _start(self) -> None:
+        import threading
+        import time
+
+        if not (self.tty and self.active) or self.thread is not None:
+            return
+        stop = self._stop = threading.Event()
+        start = time.perf_counter()
+
+        def draw() -> None:
+            while True:
+                text = f"  {self.label} … {time.perf_counter() - start:.0f} s"
+                self.stream.write("\r" + text.ljust(len(self.shown)))
+                self.stream.flush()
+                self.shown = text
+                if stop.wait(self.every):
+                    return
+
+        self.thread = threading.Thread(target=draw, name="posproof-busy", daemon=True)
+        self.thread.start()
+
+    def _halt(self) -> None:
+        if self.thread is not None:
+            self._stop.set()
+            self.thread.join()
+            self.thread = None
+            self.stream.write("\r" + " " * len(self.shown) + "\r")
+            self.stream.flush()
+            self.shown = ""
+
+    def __enter__(self) -> Busy:
+        self.active = True
+        self._start()
+        return self
+
+    def __call__(self, label: str, done: int, total: int) -> None:
+        self._halt()
+        if self.tty:
+            self.bar(label, done, total)
+
+    def close(self) -> None:
+        self.bar.close()
+        self._start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.active = False
+        self._halt()
+        self.bar.close()
+
+
 def build_encoding(args: argparse.Namespace) -> Any:
     """The Encoding the encoding options describe."""
     from ..model.presets import preset
@@ -331,14 +405,20 @@ def run_main(parser: argparse.ArgumentParser, argv: Sequence[str] | None,
     (0, 2)
     """
     try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:  # usage errors (2), --help and --version (0): a status, not a raise
-        return exc.code if isinstance(exc.code, int) else 2
-    if args.command is None:
-        parser.print_help()
-        return 2
-    try:
-        return run(args)
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as exc:  # usage errors (2), --help and --version (0): a status
+            status = exc.code if isinstance(exc.code, int) else 2
+        else:
+            if args.command is None:
+                parser.print_help()
+                status = 2
+            else:
+                status = run(args)
+        # flushed here, not at interpreter exit: a reader gone by then (``| head``) would
+        # otherwise print "Exception ignored … BrokenPipeError" and exit 120
+        sys.stdout.flush()
+        return status
     except PosproofError as exc:
         print(f"posproof: error: {exc}", file=sys.stderr)
         return 2
@@ -346,11 +426,9 @@ def run_main(parser: argparse.ArgumentParser, argv: Sequence[str] | None,
         print("posproof: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
-        # the reader (head, less) went away: stop quietly, as a Unix filter does
-        import os
-
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        # the reader (head, less) went away: stop quietly, as a Unix filter does; what is
+        # still buffered goes to /dev/null, so the flush at exit cannot fail again
+        _silence_stdout()
         return 141
 
 
@@ -397,3 +475,16 @@ def emit_json(out: Any, args: argparse.Namespace, *, ok: bool | None = None) -> 
     out.setdefault("checks", [])
     out.setdefault("numbers", {})
     print(json.dumps(out, indent=2, sort_keys=True, ensure_ascii=False, default=str))
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null (after a broken pipe), whatever object sys.stdout is."""
+    import os
+
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):   # not a file (captured by a test)
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)

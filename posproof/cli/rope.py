@@ -38,7 +38,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import InvalidParameter, PosproofError
-from .options import int_at_least
+from .options import Busy, int_at_least
 
 __all__ = ["COMMANDS", "add_commands", "run"]
 
@@ -129,12 +129,14 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the random test points")
 
 
-def _base_options(args: argparse.Namespace) -> dict[str, Any]:
-    """explore's base-bound options from --base-range / --integer-bases (progress on a tty)."""
+def _base_options(args: argparse.Namespace, bar: Any = None) -> dict[str, Any]:
+    """explore's base-bound options from --base-range / --integer-bases (progress on a tty:
+    ``bar``, e.g. the command's :class:`~posproof.cli.options.Busy`)."""
     from ..measure.explore.basebound import parse_base_range
     from .options import ProgressBar
 
-    bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
+    if bar is None:
+        bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
     return {"base_range": parse_base_range(getattr(args, "base_range", "2,1e12")),
             "integer_bases": bool(getattr(args, "integer_bases", False)),
             "first_only": bool(getattr(args, "first_island", False)), "progress": bar}
@@ -172,6 +174,8 @@ def run(args: argparse.Namespace) -> int:
     except PosproofError as exc:
         print(f"posproof: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:     # the reader went away (| head): run_main ends quietly
+        raise
     except OSError as exc:
         print(f"posproof: error: {exc}", file=sys.stderr)
         return 2
@@ -193,10 +197,11 @@ def _explore(args: argparse.Namespace) -> int:
         raise InvalidParameter("explore needs at least one SPEC, e.g. "
                                "posproof explore rope:base=10000,dim=128 "
                                "rope:base=500000,dim=128,scaling=llama3,factor=8")
-    result = explore(encodings, length, proofs=not args.no_proofs,
-                     base_bounds=args.base_bound, dtypes=_dtypes(args.dtypes),
-                     train_length=getattr(args, "train_length", None), seed=args.seed,
-                     **_base_options(args))
+    with Busy("exploring") as busy:       # from the start; the base search draws its bar
+        result = explore(encodings, length, proofs=not args.no_proofs,
+                         base_bounds=args.base_bound, dtypes=_dtypes(args.dtypes),
+                         train_length=getattr(args, "train_length", None), seed=args.seed,
+                         **_base_options(args, busy))
     if args.plot:
         plot_exploration(result, args.plot)
     if args.json:
@@ -254,7 +259,12 @@ def _explain(args: argparse.Namespace) -> int:
         return explain_xpos(args)
     if args.config is None:
         raise InvalidParameter("explain needs CONFIG (a config.json) or --xpos HEAD_DIM")
+    from .alibi import config_kind
+    from .alibi import run as run_alibi
     from .biases_t5 import explain_t5, is_t5_config
+
+    if config_kind(args.config) is not None:  # BLOOM, MPT, Falcon with alibi: its slopes
+        return run_alibi(args)
 
     if is_t5_config(args.config):            # T5-style relative attention: the bucket table
         return explain_t5(args)
@@ -274,9 +284,10 @@ def _explain(args: argparse.Namespace) -> int:
     rot = cfg.rotary(seq_len)
     train = (getattr(args, "train_length", None) or cfg.params.get(
         "original_max_position_embeddings") or cfg.max_position_embeddings)
-    result = explore([rot], length, base_bounds=args.base_bound, dtypes=_dtypes(args.dtypes),
-                     train_length=train, seed=args.seed,
-                     **_base_options(args))
+    with Busy(f"explaining {args.config}") as busy:
+        result = explore([rot], length, base_bounds=args.base_bound,
+                         dtypes=_dtypes(args.dtypes), train_length=train, seed=args.seed,
+                         **_base_options(args, busy))
     theta = rot.frequencies_float
     default = float_frequencies(_default_schedule(rot.schedule), rot.rotary_dim)
     bands = rot.schedule.bands(rot.rotary_dim) if isinstance(rot.schedule, Scaling) else None

@@ -203,6 +203,11 @@ def _sweep(args: argparse.Namespace, grid: Any) -> int:
     where = (f"Dask scheduler {args.scheduler}" if args.scheduler else
              f"{executor.workers} local worker{'s' if executor.workers != 1 else ''}"
              if executor.workers else "this process")
+    header = (f"posproof sweep {args.grid}: {grid.size} points × {len(grid.metrics)} metrics "
+              f"on {where}")
+    if not args.json:         # what runs, before it runs (the summary follows at the end)
+        print(header, flush=True)
+    progress(0, grid.size, None)   # the bar from the start, at 0%
     cause = ""
     try:
         summary = sweep.run(executor, progress)
@@ -225,9 +230,7 @@ def _sweep(args: argparse.Namespace, grid: Any) -> int:
         emit_json({"sweep": {"grid": args.grid, **summary.to_dict()}}, args,
                   ok=bool(summary.complete and not summary.errors and not summary.lost))
     else:
-        lines = [f"posproof sweep {args.grid}: {grid.size} points × {len(grid.metrics)} metrics "
-                 f"on {where}",
-                 f"  already recorded {summary.recorded_before}, computed {summary.computed} "
+        lines = [f"  already recorded {summary.recorded_before}, computed {summary.computed} "
                  f"({summary.errors} with an error), not computed {summary.lost}",
                  f"  results: {out} ({summary.seconds:.1f} s)"]
         if summary.repaired_bytes:
@@ -241,10 +244,32 @@ def _sweep(args: argparse.Namespace, grid: Any) -> int:
             lines.append("  rerun with --resume to compute the points not computed")
         if summary.errors:
             lines.append(f"  {summary.errors} point(s) failed: their records hold the error")
+        lines += ["", f"verdict: {_verdict(summary)}"]
         print("\n".join(lines))
     if cause:
         print(f"posproof sweep: error: {cause}", file=sys.stderr)
     return 0 if summary.complete and not summary.errors and not summary.lost else 1
+
+
+def _verdict(summary: Any) -> str:
+    """The sweep's verdict: every point recorded (OK), some failed (CHECK FAILED) or some
+    not computed (INCOMPLETE), with the counts.
+
+    >>> from posproof.sweep.run import Summary
+    >>> _verdict(Summary(points=4, recorded_before=1, todo=3, computed=3))
+    'OK — points 4/4 computed'
+    >>> _verdict(Summary(points=4, recorded_before=0, todo=4, computed=3, errors=1, lost=1))
+    'CHECK FAILED — points 2/4 computed, 1 unknown'
+    """
+    from ..verdict import verdict_text
+
+    done = summary.recorded_before + summary.computed
+    fine = max(done - summary.errors, 0)
+    statuses = (["pass"] * fine + ["fail"] * summary.errors
+                + ["unknown"] * max(summary.points - fine - summary.errors, 0))
+    return verdict_text(checks=[{"status": x} for x in statuses], noun="points",
+                        verb="computed", ok=summary.complete and not summary.errors
+                        and not summary.lost)
 
 
 def _plot(args: argparse.Namespace, grid: Any) -> int:
@@ -254,6 +279,9 @@ def _plot(args: argparse.Namespace, grid: Any) -> int:
     if missing:
         raise InvalidParameter(f"--plot needs {', '.join(missing)}, e.g. --plot heat.png "
                                "--metric first_negative --x base --y length")
+    from ..sweep.metrics import RENAMED
+
+    args.metric = RENAMED.get(args.metric, args.metric)
     if args.metric not in grid.metrics:
         raise InvalidParameter(f"--metric {args.metric!r} is not computed by {args.grid}; it "
                                f"computes {', '.join(grid.metrics)}")

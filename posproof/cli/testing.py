@@ -43,7 +43,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidParameter, PosproofError
-from .options import int_at_least, parse_grid, parse_int
+from ..verdict import verdict_text
+from .options import Busy, int_at_least, parse_grid, parse_int
 
 __all__ = ["COMMANDS", "add_commands", "load_arrays", "load_target", "main", "run"]
 
@@ -348,6 +349,7 @@ def _identify(args: argparse.Namespace) -> int:
                                      if r["matched"] else
                                      f"no xPos γ fits (residual {r['residual']:.2g} for "
                                      f"γ = {r['gamma']})"))
+            print(f"\nverdict: {_identified([r['matched'] for r in found.values()], all)}")
         return 0 if all(r["matched"] for r in found.values()) else 1
     from .biases_t5 import identify_buckets
 
@@ -357,18 +359,20 @@ def _identify(args: argparse.Namespace) -> int:
     notes: dict[str, str] = {}
     tables = _tables(arrays, notes)
     results, skipped = {}, {k: v for k, v in notes.items() if k not in tables}
-    for name, value in tables.items():
-        if grid is not None and math.prod(grid) != value.shape[0]:
-            text = (f"--grid {args.grid} has {math.prod(grid)} positions but the table has "
-                    f"{value.shape[0]} rows")
-            if len(tables) == 1:
-                raise InvalidParameter(text)
-            skipped[name] = text
-            continue
-        try:
-            results[name] = identify(value, dtype=args.dtype, grid=grid)
-        except PosproofError as exc:            # e.g. a 3-row array beside the table
-            skipped[name] = f"{notes[name] + '; ' if name in notes else ''}not identified: {exc}"
+    with Busy(f"identifying {args.file}"):     # from the start, on a terminal
+        for name, value in tables.items():
+            if grid is not None and math.prod(grid) != value.shape[0]:
+                text = (f"--grid {args.grid} has {math.prod(grid)} positions but the table has "
+                        f"{value.shape[0]} rows")
+                if len(tables) == 1:
+                    raise InvalidParameter(text)
+                skipped[name] = text
+                continue
+            try:
+                results[name] = identify(value, dtype=args.dtype, grid=grid)
+            except PosproofError as exc:            # e.g. a 3-row array beside the table
+                read = f"{notes[name]}; " if name in notes else ""
+                skipped[name] = f"{read}not identified: {exc}"
     if not results:
         why = "; ".join(f"{name!r}: {text}" for name, text in skipped.items()) or "no arrays"
         raise InvalidParameter(f"{args.file} holds no table posproof can identify ({why}); "
@@ -389,26 +393,40 @@ def _identify(args: argparse.Namespace) -> int:
         for name, r in shown.items():
             head = f"[{name}]\n" if len(arrays) > 1 else ""
             read = f"({notes[name]})\n" if name in notes else ""
-            blocks.append(head + read + str(r))
+            # the command's one verdict line closes the output: the table's own is its result
+            blocks.append(head + read + str(r).replace("\nverdict: ", "\nresult: ", 1))
         unmatched = [k for k in results if k not in shown]
         if unmatched:
             blocks.append(f"({len(unmatched)} other array(s) match no known schedule: "
                           f"{', '.join(unmatched[:8])}; pass --key to see one)")
         if skipped:
             blocks.append("\n".join(f"skipped [{name}]: {text}" for name, text in skipped.items()))
+        blocks.append(f"verdict: {_identified([r.matched for r in results.values()], any)}")
         print("\n\n".join(blocks))
     return 0 if matched else 1
 
 
 def _check_impl(args: argparse.Namespace) -> int:
-    from ..testing import check_encoding, check_rotary
-    from .options import parse_grid
-
     impl, label = load_target(args.target)
     if getattr(args, "t5_buckets", None) is not None or getattr(args, "position_ids", None):
         from .biases_t5 import check_impl
 
         return check_impl(args, impl, label)
+    with Busy(f"checking {label}"):       # from the start, on a terminal
+        report = _impl_report(impl, args)
+    if args.json:
+        from .options import emit_json
+
+        emit_json({"target": label, **report.to_dict()}, args, ok=bool(report.ok))
+    else:
+        print(_render(report, label))
+    return 0 if report.ok else 1
+
+
+def _impl_report(impl: Any, args: argparse.Namespace) -> Any:
+    """The check of ``impl`` against the options (table, rotary, multi-axis or xPos)."""
+    from ..testing import check_encoding, check_rotary
+
     xpos = getattr(args, "xpos", None) is not None
     multi = None if xpos else _multi_spec(impl, args)
     if xpos:  # issue 16 §4: apply_fn(x, downscale)
@@ -445,13 +463,7 @@ def _check_impl(args: argparse.Namespace) -> int:
                                 **_dtype(args),
                                 first_position=None, angles=args.angles,
                                 scale=args.scale)
-    if args.json:
-        from .options import emit_json
-
-        emit_json({"target": label, **report.to_dict()}, args, ok=bool(report.ok))
-    else:
-        print(_render(report, label))
-    return 0 if report.ok else 1
+    return report
 
 
 def cli_message(text: str) -> str:
@@ -553,13 +565,23 @@ def _render(report: Any, label: str) -> str:
         lines.append("  (error/tolerance: the worst |impl − expected| over its tolerance at "
                      "that place; a check passes when it is ≤ 1)")
     lines.append("")
-    if report.ok:
-        label = getattr(report, "label", "pass")
-        lines.append("verdict: OK — the implementation matches the specification"
-                     + (f" ({label[len('pass ('):-1]})" if label != "pass" else ""))
-    else:
-        lines += [cli_message(report.message), "", "verdict: MISMATCH"]
+    if not report.ok:
+        lines += [cli_message(report.message), ""]
+    label = getattr(report, "label", "pass")
+    lines.append(f"verdict: {verdict_text(checks=report.checks, ok=report.ok)}"
+                 + (f" ({label[len('pass ('):-1]})" if report.ok and label != "pass" else "")
+                 + (": the implementation matches the specification" if report.ok else ""))
     return "\n".join(lines)
+
+
+def _identified(matched: list[bool], rule: Any) -> str:
+    """The verdict of ``identify``: OK when ``rule`` (any / all) of the arrays matched.
+
+    >>> _identified([True, False], any), _identified([False], any)
+    ('OK — arrays 1/2 identified', 'CHECK FAILED — arrays 0/1 identified')
+    """
+    return verdict_text(checks=[{"status": "pass" if m else "fail"} for m in matched],
+                        noun="arrays", verb="identified", ok=bool(rule(matched)))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

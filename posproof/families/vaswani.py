@@ -17,7 +17,7 @@ def prove(enc: Any, o: Options) -> Report:
 
     claims = {k: o.claims.get(k) for k in CLAIMS if o.claims.get(k) is not None}
     return prove_theorems(enc, general=o.general, theorems=o.theorems or None, seed=o.seed,
-                          **claims, **o.timeout_kw())
+                          progress=o.progress, **claims, **o.timeout_kw())
 
 
 def validate_check(enc: Any, o: Options) -> None:

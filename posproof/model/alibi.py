@@ -44,6 +44,7 @@ __all__ = [
     "MAX_HEADS",
     "Alibi",
     "alibi",
+    "alibi_config_kind",
     "alibi_from_config",
     "exact_slope",
     "exponents",
@@ -252,29 +253,72 @@ def alibi(n_heads: object, rule: str = "reference", alibi_bias_max: object = 8) 
     return out
 
 
+def alibi_config_kind(cfg: Any) -> str | None:
+    """Which ALiBi model a config dict describes: ``"mpt"``, ``"bloom"``, ``"falcon"``, or
+    ``None`` when it uses no ALiBi.
+
+    MPT: ``attn_config.alibi`` true (or ``model_type`` mpt without the key, HF's default);
+    Falcon (and the older RefinedWeb configs): a top-level ``alibi`` true (false: Falcon's
+    rotary, so ``None`` even though its config also carries ``rope_theta``); BLOOM:
+    ``model_type`` bloom (or ``n_head`` with BLOOM's ``apply_residual_connection_post_layernorm``
+    and no ``alibi`` key).
+
+    >>> alibi_config_kind({"model_type": "falcon", "alibi": True, "num_attention_heads": 8})
+    'falcon'
+    >>> alibi_config_kind({"model_type": "falcon", "alibi": False, "rope_theta": 10000.0})
+    >>> alibi_config_kind({"model_type": "mpt", "attn_config": {"alibi": False}})
+    >>> alibi_config_kind({"model_type": "bloom", "n_head": 16}), alibi_config_kind([])
+    ('bloom', None)
+    """
+    if not isinstance(cfg, dict):
+        return None
+    kind = str(cfg.get("model_type", "")).lower()
+    attn = cfg.get("attn_config") if isinstance(cfg.get("attn_config"), dict) else {}
+    if "alibi" in attn:
+        return "mpt" if attn["alibi"] is True else None
+    if kind == "mpt":
+        return "mpt"
+    if "alibi" in cfg:
+        return "falcon" if cfg["alibi"] is True else None
+    if kind == "bloom" or ("n_head" in cfg and cfg.get("apply_residual_connection_post_layernorm"
+                                                      ) is not None):
+        return "bloom"
+    return None
+
+
 def alibi_from_config(cfg: dict[str, Any]) -> Alibi:
     """The ALiBi of an HF config dict: MPT (``attn_config.alibi``, ``n_heads``,
-    ``attn_config.alibi_bias_max``) or BLOOM (``model_type`` bloom, ``n_head``).
+    ``attn_config.alibi_bias_max``), BLOOM (``model_type`` bloom, ``n_head``) or Falcon
+    (``alibi`` true, ``num_attention_heads`` or ``n_head``; HF's Falcon builds BLOOM's
+    bias, the reference rule).  :func:`alibi_config_kind` says which.
 
     >>> alibi_from_config({"model_type": "mpt", "n_heads": 12,
     ...                    "attn_config": {"alibi": True, "alibi_bias_max": 8}}).rule
     'mpt'
+    >>> alibi_from_config({"model_type": "falcon", "alibi": True, "num_attention_heads": 4}
+    ...                   ).exponents
+    (Fraction(2, 1), Fraction(4, 1), Fraction(6, 1), Fraction(8, 1))
     >>> alibi_from_config({"model_type": "llama"})
     Traceback (most recent call last):
     ...
-    posproof.errors.InvalidParameter: config (model_type 'llama') has no ALiBi: expected an MPT config with attn_config.alibi true or a BLOOM config
+    posproof.errors.InvalidParameter: config (model_type 'llama') has no ALiBi: expected an MPT config with attn_config.alibi true, a BLOOM config or a Falcon config with alibi true
     """  # noqa: E501
     if not isinstance(cfg, dict):
         raise InvalidParameter("config is not a JSON object; pass a model config.json")
-    kind = cfg.get("model_type")
+    found = alibi_config_kind(cfg)
     attn = cfg.get("attn_config") if isinstance(cfg.get("attn_config"), dict) else {}
-    if kind == "mpt" or attn.get("alibi") is not None:
-        if not attn.get("alibi", True):
-            raise InvalidParameter("config has attn_config.alibi = false: this MPT uses no ALiBi")
+    if found == "mpt":
         heads = cfg.get("n_heads", cfg.get("num_attention_heads"))
         return alibi(heads, "mpt", attn.get("alibi_bias_max", 8))
-    if kind == "bloom" or ("n_head" in cfg and cfg.get("apply_residual_connection_post_layernorm"
-                                                      ) is not None):
+    if found == "bloom":
         return alibi(cfg.get("n_head", cfg.get("num_attention_heads")))
-    raise InvalidParameter(f"config (model_type {kind!r}) has no ALiBi: expected an MPT config "
-                           "with attn_config.alibi true or a BLOOM config")
+    if found == "falcon":
+        return alibi(cfg.get("num_attention_heads", cfg.get("n_head")))
+    if attn.get("alibi") is False:
+        raise InvalidParameter("config has attn_config.alibi = false: this MPT uses no ALiBi")
+    if cfg.get("alibi") is False:
+        raise InvalidParameter("config has alibi = false: this model uses rotary embeddings, "
+                               "not ALiBi (drop --alibi)")
+    raise InvalidParameter(f"config (model_type {cfg.get('model_type')!r}) has no ALiBi: "
+                           "expected an MPT config with attn_config.alibi true, a BLOOM config "
+                           "or a Falcon config with alibi true")

@@ -352,13 +352,26 @@ def rotary(base: Any = 10000, dim: int = 128, *, scaling: str | None = None,
     """A rotary embedding from plain parameters (``dim`` is the head dim).
 
     ``partial_rotary_factor`` gives rotary_dim = int(dim·factor) as HF computes it.
+    The spellings of the ``rope:`` spec grammar, of HF configs and of
+    :func:`~posproof.testing.assert_rotary` are accepted too: ``head_dim=`` for ``dim``,
+    ``theta=`` / ``rope_theta=`` for ``base``, ``rope_type=`` / ``type=`` for ``scaling``,
+    ``attention_factor=`` for ``attention`` (given twice with different values: an error).
 
     >>> rotary(500000, 128, scaling="llama3", factor=8, original_max_position_embeddings=8192)
     Rotary(rope-llama3, head_dim=128, rotary_dim=128, layout=half, base=500000, factor=8, low_freq_factor=1, high_freq_factor=4, original_max_position_embeddings=8192)
     >>> rotary(10000, 64, partial_rotary_factor=0.25).rotary_dim
     16
+    >>> rotary(theta=500000, head_dim=64).to_dict() == rotary(500000, 64).to_dict()
+    True
     """  # noqa: E501
     from .scaling import make_scaling
+
+    base, dim = _spelled(params, "base", base, 10000, ("theta", "rope_theta")), _spelled(
+        params, "dim", dim, 128, ("head_dim",))
+    scaling = _spelled(params, "scaling", scaling, None, ("rope_type", "type"))
+    if "attention_factor" in params:
+        params["attention"] = _spelled(params, "attention", params.pop("attention", None),
+                                       None, ("attention_factor",))
 
     if partial_rotary_factor is not None:
         if rotary_dim is not None:
@@ -372,3 +385,25 @@ def rotary(base: Any = 10000, dim: int = 128, *, scaling: str | None = None,
         rotary_dim = int(check_int("dim", dim) * factor)
     schedule = make_scaling(scaling, base, **params)
     return Rotary(schedule, dim, rotary_dim=rotary_dim, layout=layout, name=name)
+
+
+def _spelled(params: dict[str, Any], key: str, value: Any, default: Any,
+             aliases: tuple[str, ...]) -> Any:
+    """``value`` of ``key``, or the one alias of it found in ``params`` (popped); a value
+    given under two names must be the same.
+
+    >>> _spelled({"head_dim": 64}, "dim", 128, 128, ("head_dim",))
+    64
+    >>> _spelled({"head_dim": 64}, "dim", 32, 128, ("head_dim",))
+    Traceback (most recent call last):
+    ...
+    posproof.errors.InvalidParameter: dim=32 and head_dim=64 name the same parameter with two values; pass one
+    """  # noqa: E501
+    given = [(k, params.pop(k)) for k in aliases if k in params]
+    if not given:
+        return value
+    seen = [*([(key, value)] if value is not default else []), *given]
+    if len({str(v) for _, v in seen}) > 1:
+        raise InvalidParameter(" and ".join(f"{k}={v!r}" for k, v in seen)
+                               + " name the same parameter with two values; pass one")
+    return given[0][1]

@@ -5,15 +5,23 @@ permutation matrix P, A(PX) = P A(X): permuting the tokens permutes the outputs,
 without positions the model cannot tell word order.  ``permutation:equivariance`` is
 proved for every n by the lemma chain in its steps, each lemma checked symbolically for
 n ≤ 4 (symbolic X, W_q, W_k, W_v, every permutation) and the theorem in mpmath at random
-sizes.  Adding a sinusoidal PE (A(X + PE)) or a causal mask breaks it: both are refuted
-with a counterexample whose difference is enclosed in interval arithmetic away from 0.
-With RoPE the scores depend on positions only through offsets (the rotary relative
-proof, :func:`posproof.proofs.rotary.prove_rotary`).
+sizes.  Adding a sinusoidal PE (A(X + PE)) or a causal mask breaks it: the theorems
+``permutation:sinusoidal-pe`` and ``permutation:causal-mask`` state that it breaks
+(A(PX + PE) ≠ P·A(X + PE) for some X, W, P) and prove it with a witness whose difference
+is enclosed in interval arithmetic away from 0 (``values["witness"]``).  An existence
+claim proved by a certified witness is a proof, so every theorem here is *proved* when
+the facts are as documented: the report's ``ok`` is true, and the verdict is OK, not
+"REFUTED" for the results the section exists to show.  Were equivariance to survive the
+PE or the mask (no entry's enclosure excluding 0), those theorems would be unknown, never
+proved.  With RoPE the scores depend on positions only through offsets (the rotary
+relative proof, :func:`posproof.proofs.rotary.prove_rotary`).
 
 >>> report = prove_permutation(n_max=2)
 >>> [(p.name, p.status) for p in report.theorems]  # doctest: +NORMALIZE_WHITESPACE
-[('permutation:equivariance', 'proved'), ('permutation:sinusoidal-pe', 'refuted'),
- ('permutation:causal-mask', 'refuted'), ('permutation:rope-offsets', 'proved')]
+[('permutation:equivariance', 'proved'), ('permutation:sinusoidal-pe', 'proved'),
+ ('permutation:causal-mask', 'proved'), ('permutation:rope-offsets', 'proved')]
+>>> report.ok
+True
 """
 
 from __future__ import annotations
@@ -37,9 +45,8 @@ __all__ = ["EXPECTED", "PERMUTATION_THEOREMS", "attention", "exit_status", "prov
 PERMUTATION_THEOREMS = ("permutation:equivariance", "permutation:sinusoidal-pe",
                         "permutation:causal-mask", "permutation:rope-offsets")
 
-#: The status each theorem must have: the two refutations are the point.
-EXPECTED = {"permutation:equivariance": "proved", "permutation:sinusoidal-pe": "refuted",
-            "permutation:causal-mask": "refuted", "permutation:rope-offsets": "proved"}
+#: The status each theorem must have (the two "breaks" theorems are proved by a witness).
+EXPECTED = dict.fromkeys(PERMUTATION_THEOREMS, "proved")
 
 Matrix = list[list[Any]]
 
@@ -199,8 +206,9 @@ def _exact_difference(*, pe: bool, causal: bool) -> list[tuple[list[int], sp.Exp
             for i, j in itertools.product(range(n), range(d))]
 
 
-def _refute(name: str, statement: str, *, pe: bool, causal: bool, why: str) -> Proof:
-    """A counterexample: X, W rational, P the swap of tokens 0 and 1, enclosed in intervals."""
+def _breaks(name: str, statement: str, *, pe: bool, causal: bool, why: str) -> Proof:
+    """Equivariance fails, proved by a witness: X, W rational, P the swap of tokens 0 and 1,
+    one entry of A(PX) − P·A(X) enclosed in intervals away from 0 (``values["witness"]``)."""
     n, d = 3, 2
     xq = [[sp.Rational(1, 2), 0], [0, 1], [1, sp.Rational(-1, 3)]]
     w = [[1, 0], [0, 1]]
@@ -233,11 +241,15 @@ def _refute(name: str, statement: str, *, pe: bool, causal: bool, why: str) -> P
                                             mpmath.nstr(mpmath.mpf(diff.b), 12)]}
             if pe:
                 cex["PE"] = "sinusoidal, base 10000, d = 2, positions 0, 1, 2"
-            return Proof(name, statement, "refuted",
-                         [Step(why, "consequence"),
+            lo, hi = cex["difference enclosure"]
+            return Proof(name, statement, "proved",
+                         [Step(f"witness: X = {cex['X']}, W_q = W_k = W_v = I, P swaps tokens 0 "
+                               f"and 1: entry {[i, j]} of A(PX) − P·A(X) lies in [{lo}, {hi}]",
+                               "witness"),
                           Step("the difference's interval (120-bit, outward rounding) "
-                               "excludes 0", "validated interval arithmetic")],
-                         counterexample=cex, evidence=Evidence(
+                               "excludes 0", "validated interval arithmetic"),
+                          Step(why, "consequence")],
+                         values={"witness": cex}, evidence=Evidence(
                              "certified sign (interval arithmetic, 120 bits)", "all",
                              [Sign(f"A(PX) − P·A(X), entry {[i, j]}",
                                    {tuple(ij): e for ij, e in
@@ -281,11 +293,12 @@ def prove_permutation(*, n_max: int = 4, seed: int = 0) -> Report:
 
     return audit_report(Report({"kind": "self-attention", "n_max": n_max}, [
         _equivariance(n_max, seed),
-        _refute("permutation:sinusoidal-pe", "A(PX + PE) = P·A(X + PE): equivariance with a "
-                "sinusoidal PE added", pe=True, causal=False,
+        _breaks("permutation:sinusoidal-pe", "A(PX + PE) ≠ P·A(X + PE) for some X, W and "
+                "permutation P: a sinusoidal PE added breaks equivariance", pe=True, causal=False,
                 why="PE is attached to the place, not to the token: permuting X does not "
                     "permute PE, so the scores change"),
-        _refute("permutation:causal-mask", "A_causal(PX) = P·A_causal(X): equivariance with a "
-                "causal mask", pe=False, causal=True, why=causal_why),
+        _breaks("permutation:causal-mask", "A_causal(PX) ≠ P·A_causal(X) for some X, W and "
+                "permutation P: a causal mask breaks equivariance", pe=False, causal=True,
+                why=causal_why),
         _rope_offsets(seed),
     ]))

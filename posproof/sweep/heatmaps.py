@@ -11,7 +11,7 @@ from typing import Any
 
 from ..errors import InvalidParameter, UnknownName
 from .grid_values import value_text
-from .metrics import METRICS
+from .metrics import METRICS, RENAMED
 
 
 @dataclass
@@ -86,6 +86,7 @@ def heatmap(records: Sequence[Mapping[str, Any]], metric: str, x: str, y: str, *
     """
     import numpy as np
 
+    metric = RENAMED.get(metric, metric)
     if metric not in METRICS:
         raise UnknownName(f"--metric {metric!r} is not known; use one of {', '.join(METRICS)}")
     where = dict(where or {})

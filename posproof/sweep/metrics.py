@@ -13,6 +13,7 @@ from .grid_values import DTYPES
 
 __all__ = [
     "METRICS",
+    "RENAMED",
     "Metric",
     "check_metrics",
 ]
@@ -56,7 +57,7 @@ def _metric_table() -> dict[str, Metric]:
         ("decay_min_at", "explore", "decay", "the Δ of decay_min",
          lambda n: n["decay"].get("min", {}).get("delta")),
         ("pairs_covered", "explore", "bands", "pairs whose wavelength 2π/θ_k fits in L",
-         lambda n: n["bands"]["count"]),
+         lambda n: n["bands"]["pairs_covered"]),
         ("pairs", "explore", "bands", "number of frequency pairs", lambda n: n["bands"]["pairs"]),
         ("critical_dimension", "explore", "critical_dimension",
          "Liu et al.'s d_extra for T = train_length (default L); null without a base",
@@ -85,9 +86,9 @@ def _metric_table() -> dict[str, Metric]:
         ("base_ok", "base_bound", "base_bound",
          "'yes'/'no'/'unknown': the point's own base is good (B(m) >= 0 for all m <= L), "
          "certified", lambda b: b["base_ok"]),
-        ("base_all_good_above", "base_bound", "base_bound",
-         "every base from here to 1e12 is good (null when the good set is an interval)",
-         lambda b: b["base_all_good_above"]),
+        ("all_good_above", "base_bound", "base_bound",
+         "every base from here to 1e12 is good (the start of the last island; null when no "
+         "island reaches 1e12)", lambda b: b["all_good_above"]),
         ("base_good_set_is_interval", "base_bound", "base_bound",
          "whether the certified good bases form one interval up to 1e12",
          lambda b: b["base_good_set_is_interval"]),
@@ -118,10 +119,7 @@ def _metric_table() -> dict[str, Metric]:
         ("toeplitz_deviation", "check:toeplitz", "toeplitz",
          "largest deviation of the Gram matrix from Toeplitz (float64)",
          lambda c: max((b["deviation"] for b in c.get("blocks", [])), default=None)),
-        ("kernel_first_negative", "check:decay", "decay",
-         "first Δ < L with f(Δ) < 0 (check decay; text when none)",
-         lambda c: c.get("first_negative")),
-        ("kernel_first_increase", "check:decay", "decay",
+        ("first_increase", "check:decay", "decay",
          "first Δ < L where f(Δ) rises (check decay)", lambda c: c.get("first_increase")),
     ]
     for dt in DTYPES:
@@ -139,6 +137,12 @@ def _metric_table() -> dict[str, Metric]:
 
 METRICS: dict[str, Metric] = _metric_table()
 
+#: Old metric names, still accepted in grid files and ``--metric``: one name per quantity
+#: (``kernel_first_negative`` was check decay's ``first_negative``, the same first offset
+#: with B < 0 that ``first_negative`` records).
+RENAMED = {"base_all_good_above": "all_good_above", "kernel_first_negative": "first_negative",
+           "kernel_first_increase": "first_increase"}
+
 
 def check_metrics(names: Any, where: str) -> tuple[str, ...]:
     if isinstance(names, str):
@@ -148,6 +152,7 @@ def check_metrics(names: Any, where: str) -> tuple[str, ...]:
                                'metrics = ["first_negative", "decay_at_length"]')
     out: list[str] = []
     for name in names:
+        name = RENAMED.get(name, name) if isinstance(name, str) else name
         if not isinstance(name, str) or name not in METRICS:
             raise UnknownName(f"{where}: metric {name!r} is not known; use any of "
                               f"{', '.join(METRICS)} (posproof sweep --list-metrics)")

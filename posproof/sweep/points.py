@@ -85,7 +85,7 @@ def _compute(point: Point) -> tuple[dict[str, Any], dict[str, str], list[str]]:
         if "base_bound" in sources:
             subject = as_subject(obj)
             entry: dict[str, Any] = {"base_bound": None, "base_ok": None,
-                                     "base_all_good_above": None,
+                                     "all_good_above": None,
                                      "base_good_set_is_interval": None}
             cert = ""
             if subject.base is None:

@@ -465,7 +465,8 @@ def _transposed_claim(enc: Encoding, convention: str, seed: int) -> dict[str, An
 
 def derive(encoding: Encoding, *, max_len: int = DEFAULT_MAX_LEN, seed: int = 0,
            general: bool = True, convention: str = "row", checks: bool = True,
-           figures: Sequence[str] | None = None, guide_dim: int = GUIDE_DIM) -> Derivation:
+           figures: Sequence[str] | None = None, guide_dim: int = GUIDE_DIM,
+           progress: Any = None) -> Derivation:
     """Prove, refute and measure ``encoding``, and work through the guided derivation.
 
     ``max_len`` is the number of positions the numeric checks scan (as in
@@ -474,7 +475,8 @@ def derive(encoding: Encoding, *, max_len: int = DEFAULT_MAX_LEN, seed: int = 0,
     matrix is shown in, ``figures`` names the figures the document will show
     (default: all of :data:`posproof.document.plots.FIGURES`; drawn by
     :func:`write_derivation`), ``guide_dim`` the dimension of the small
-    encodings of the guided derivation.
+    encodings of the guided derivation.  ``progress(label, done, total)`` follows the
+    proofs, the checks and the guided derivation from the start.
 
     >>> from posproof import preset
     >>> doc = derive(preset("binary", dim=8), max_len=100, general=False)
@@ -499,10 +501,14 @@ def derive(encoding: Encoding, *, max_len: int = DEFAULT_MAX_LEN, seed: int = 0,
         if name not in known:
             raise UnknownName(f"figure={name!r} is not known; use one of {', '.join(known)}")
     try:
-        report = prove(encoding, general=general, seed=seed)
+        report = prove(encoding, general=general, seed=seed, progress=progress)
         if checks:
+            if progress is not None:
+                progress("numeric checks", 0, 1)
             report.checks = run_checks(encoding, max_len=max_len, seed=seed,
-                                       proofs=report.theorems)
+                                       proofs=report.theorems, progress=progress)
+        if progress is not None:
+            progress("guided derivation", 0, 1)
         params = encoding.schedule.params() if encoding.schedule is not None else {}
         base = params.get("base", 10000) if encoding.schedule is not None and \
             encoding.schedule.family == "geometric" else 10000

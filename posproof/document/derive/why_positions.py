@@ -1,8 +1,8 @@
 """Step 0 of every derivation: why positions at all (self-attention is permutation equivariant).
 
 Built from :func:`posproof.proofs.permutation.prove_permutation` (memoised per seed): the
-theorem, its lemma chain, and the two refutations (a sinusoidal PE added, a causal mask)
-with their interval-certified differences.
+theorem, its lemma chain, and the two ways it breaks (a sinusoidal PE added, a causal
+mask), each proved by a witness with an interval-certified difference.
 """
 
 from __future__ import annotations
@@ -43,10 +43,10 @@ def why_positions_section(doc: Doc, seed: int = 0) -> None:
     items = []
     for p, what in ((pe, "with a sinusoidal PE added, $A(PX + PE) \\ne P\\,A(X + PE)$"),
                     (causal, "with a causal mask, $A_{causal}(PX) \\ne P\\,A_{causal}(X)$")):
-        cex = p.counterexample or {}
+        cex = (p.values or {}).get("witness") or {}
         lo, hi = cex.get("difference enclosure", ["?", "?"])
         rows = ", ".join("(" + ", ".join(r) + ")" for r in cex.get("X", []))
-        items.append(f"**{p.status}**: {what}: swapping tokens 0 and 1 of "
+        items.append(f"**{p.status}** (a witness): {what}: swapping tokens 0 and 1 of "
                      f"$X$ = ({lit(rows)}) ($W = I$), entry {lit(tuple(cex.get('entry', ())))} "
                      f"differs by a value in [{lit(lo)}, {lit(hi)}] (interval arithmetic).")
     doc.ul(items)

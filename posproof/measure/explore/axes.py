@@ -8,7 +8,7 @@ Qwen2-VL gives the temporal axis the fastest pairs and the width axis the slowes
 
 >>> from posproof.model.multirope import mrope
 >>> rows = axis_bands(mrope(10000, 8, [2, 1, 1]), 100)
->>> [(r["name"], r["pairs"], r["fits_in_L"]) for r in rows]
+>>> [(r["name"], r["pairs"], r["pairs_covered"]) for r in rows]
 [('t', [0, 1], 2), ('h', [2], 0), ('w', [3], 0)]
 """
 
@@ -55,8 +55,8 @@ def axis_bands(multi: Any, length: int) -> list[dict[str, Any]]:
         waves = cover["wavelengths"]
         out.append({"axis": a, "name": multi.axis_names[a], "pairs": pairs,
                     "count": len(pairs), "wavelength_min": min(waves),
-                    "wavelength_max": max(waves), "fits_in_L": cover["count"],
-                    "longer_than_L": len(pairs) - cover["count"], "length": length,
+                    "wavelength_max": max(waves), "pairs_covered": cover["pairs_covered"],
+                    "longer_than_L": len(pairs) - cover["pairs_covered"], "length": length,
                     "certified": cover["certified"]})
     return out
 
@@ -76,5 +76,5 @@ def axis_bands_table(rows: list[dict[str, Any]]) -> str:
     for r in rows:
         lines.append(f"{r['axis']:>4} {r['name']:<5} {r['count']:>5}"
                      f"  {r['wavelength_min']:>8.4g} .. {r['wavelength_max']:<8.4g}"
-                     f"{r['fits_in_L']:>9} {r['longer_than_L']:>8}  {pair_ranges(r['pairs'])}")
+                     f"{r['pairs_covered']:>9} {r['longer_than_L']:>8}  {pair_ranges(r['pairs'])}")
     return "\n".join(lines)

@@ -53,6 +53,7 @@ import sympy as sp
 from ...errors import MAX_DIM, InvalidParameter, check_finite, check_int
 from ...evidence import Evidence, Sign, Spot
 from ...validated import BUDGET_BITS, is_exact_zero
+from ...verdict import Verdict
 from .basekernel import (
     BASE,
     LN_B,
@@ -96,7 +97,8 @@ class Piece:
 
 @dataclass
 class BaseAnswer:
-    """Is one exact base good (every B(m) ≥ 0, m ≤ L)?  ``status`` 'yes', 'no' or 'unknown'.
+    """Is one exact base good (every B(m) ≥ 0, m ≤ L)?  ``status`` a :class:`Verdict`
+    (``YES``, ``NO`` or ``UNKNOWN``; no truth value, compare it: ``status is Verdict.YES``).
 
     ``witness``: an m with B(m) < 0 at the base (for 'no'); ``evidence``: the certified
     signs that decided it (B(witness) < 0; or, for 'yes', B(m) > 0 at the m with the
@@ -104,14 +106,14 @@ class BaseAnswer:
     :mod:`posproof.audit` unless the search was built with ``audit=False``."""
 
     base: str
-    status: str
+    status: Verdict
     witness: int | None = None
     how: str = ""
     note: str | None = None
     evidence: Evidence | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"base": self.base, "good": self.status, "witness": self.witness,
+        return {"base": self.base, "good": Verdict(self.status).value, "witness": self.witness,
                 "decided_by": self.how, "note": self.note,
                 "evidence": None if self.evidence is None else self.evidence.to_dict()}
 
@@ -136,8 +138,10 @@ class BaseBound:
     ``bound`` is the smallest good base (an upper end of its bracket: itself
     good); ``smallest`` its bracket ``(lower, upper)`` and ``witness_m`` the m
     with B(m) < 0 on the bad bases just below.  ``interval``: one island
-    reaching the top of the range.  ``threshold``: the start of the last island
-    when it reaches the top (every base above is good).
+    reaching the top of the range.  ``all_good_above``: the start of the last island
+    when it reaches the top (every base above is good; ``threshold`` is its old name).
+    The same names are the keys of :meth:`to_dict`, of :meth:`entry` (explore's numbers)
+    and the sweep metrics.
 
     >>> bb = base_bound(64, 8, lowest=2, highest=1e4)
     >>> bb.undecided, bb.bound == bb.islands[0].start[1], bb.summary().startswith("good")
@@ -194,34 +198,41 @@ class BaseBound:
         return self.top_good
 
     @property
-    def threshold(self) -> Any:
+    def all_good_above(self) -> Any:
         """Every base from here to ``highest`` is good (None unless the last island reaches it)."""
         return self.islands[-1].start[1] if self.islands and self.reaches_top else None
 
-    def is_good(self, base: Any) -> str:
-        """'yes', 'no' or 'unknown': is this exact base (in the range) good, certified
-        (see :meth:`decide`, which also gives the witness and the evidence).
+    @property
+    def threshold(self) -> Any:
+        """The old name of :attr:`all_good_above`."""
+        return self.all_good_above
+
+    def is_good(self, base: Any) -> Verdict:
+        """Is this exact base (in the range) good, certified: ``Verdict.YES``, ``NO`` or
+        ``UNKNOWN`` (see :meth:`decide`, which also gives the witness and the evidence).
+        A Verdict has no truth value: write ``bb.is_good(b) is Verdict.YES`` (or
+        ``.is_yes``), never ``if bb.is_good(b):``.
 
         >>> bb = base_bound(30, 4, lowest=2, highest=1e9)
         >>> b = (22 / (22 - 7 * sp.pi)) ** 2       # B(22) = 0 exactly here, < 0 just below
         >>> [bb.is_good(b + s * sp.Rational(1, 10**30)) for s in (-1, 0, 1)]
-        ['no', 'yes', 'yes']
+        [Verdict.NO, Verdict.YES, Verdict.YES]
         """
         return self.decide(base).status
 
-    def status(self, base: Any) -> str:
+    def status(self, base: Any) -> Verdict:
         """The same certified answer as :meth:`is_good`, without building and auditing its
         evidence (for many bases: each audit re-evaluates B(m) in Arb).
 
         >>> base_bound(30, 4, lowest=2, highest=1e9).status(10**7)
-        'yes'
+        Verdict.YES
         """
         exact = _exact_base(base)
         key = sp.sstr(exact)
         if key in self.answers:
             return self.answers[key].status
         deadline = time.perf_counter() + DECIDE_SECONDS
-        return _point(self, exact, deadline, key)[0]
+        return Verdict(_point(self, exact, deadline, key)[0])
 
     def decide(self, base: Any) -> BaseAnswer:
         """The certified answer for one exact base (int, float as its binary value,
@@ -240,7 +251,7 @@ class BaseBound:
                     verb = "disagrees with" if result.status == "refuted" else "could not confirm"
                     answer.note = (f"unknown: the independent audit ({result.engine}) {verb} "
                                    f"the evidence for '{answer.status}': {result.detail}")
-                    answer.status, answer.witness = "unknown", None
+                    answer.status, answer.witness = Verdict.UNKNOWN, None
             self.answers[key] = answer
         return self.answers[key]
 
@@ -248,13 +259,13 @@ class BaseBound:
         """The numbers explore and the sweep metrics report for an encoding of this base."""
         answer = self.decide(base)
         return {"base_bound": None if self.bound is None else _short(self.bound),
-                "base_ok": answer.status,
+                "base_ok": answer.status.value,
                 "base_ok_witness": answer.witness,
                 "base_ok_note": answer.note,
                 "base_ok_evidence": None if answer.evidence is None
                 else answer.evidence.to_dict(),
-                "base_all_good_above": None if self.interval or self.threshold is None
-                else _short(self.threshold),
+                "all_good_above": None if self.all_good_above is None
+                else _short(self.all_good_above),
                 "base_good_set_is_interval": self.interval,
                 "base_undecided": self.undecided}
 
@@ -269,7 +280,7 @@ class BaseBound:
                 "bound": _text(self.bound),
                 "smallest_good_base": None if self.smallest is None else
                 {"bracket": [_text(v) for v in self.smallest], "witness_m": self.witness_m},
-                "all_good_above": _text(self.threshold),
+                "all_good_above": _text(self.all_good_above),
                 "good_set_is_interval": self.interval,
                 "islands": [i.to_dict() for i in self.islands],
                 "undecided": self.undecided,
@@ -308,8 +319,8 @@ class BaseBound:
                          "(first_only): islands above it not searched")
             elif self.interval:
                 text += "; the good set is one interval up to the top of the range"
-            elif self.threshold is not None:
-                text += (f"; NOT an interval; every base ≥ {_text(self.threshold)} is good")
+            elif self.all_good_above is not None:
+                text += (f"; NOT an interval; every base ≥ {_text(self.all_good_above)} is good")
             else:
                 text += "; NOT an interval; the top of the range is not good"
         text += f"; {self.undecided} undecided"
@@ -592,22 +603,22 @@ def _decide(out: BaseBound, exact: sp.Expr, key: str) -> BaseAnswer:
     env = {BASE: exact}
     status, witness, items, how, why, t, doubt = _point(out, exact, deadline, key)
     if status == "unknown":
-        return BaseAnswer(key, "unknown", how=how, note=why)
+        return BaseAnswer(key, Verdict.UNKNOWN, how=how, note=why)
     method = f"{METHOD}; this base by {how}"
     if status == "no":
         if not items:
             sign, item, why = _sign_item(int(witness), out.dim, env, where, deadline)
             if sign != -1:
-                return BaseAnswer(key, "unknown", how=how, note=why or
+                return BaseAnswer(key, Verdict.UNKNOWN, how=how, note=why or
                                   f"B({witness}) at this base was not certified negative")
             items = [item]
-        return BaseAnswer(key, "no", int(witness), how, None,
+        return BaseAnswer(key, Verdict.NO, int(witness), how, None,
                           Evidence(method, items=items, details={"witness_m": int(witness)}))
     skip = None if doubt is None else {int(m) for m in doubt}
     extra, why = _good_items(out._kernel, out.dim, t, env, where, deadline, skip)
     if why:
-        return BaseAnswer(key, "unknown", how=how, note=why)
-    return BaseAnswer(key, "yes", None, how, None,
+        return BaseAnswer(key, Verdict.UNKNOWN, how=how, note=why)
+    return BaseAnswer(key, Verdict.YES, None, how, None,
                       Evidence(method, items=[*items, *extra],
                                details={"m_decided_exactly":
                                         [] if doubt is None else [int(m) for m in doubt]}))
@@ -629,8 +640,8 @@ def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1
     Bases are searched in t = ln b; an interval is split until it is all good,
     all bad, or narrower than ``rel_tol`` relative (with ``integer_bases``:
     until it holds no integer, whose bases are then decided one by one, exactly).
-    ``progress(label, done, total)`` is called (in thousandths of the range)
-    once the search has run for a second.  ``first_only``: stop once the first island
+    ``progress(label, done, total)`` is called (in thousandths of the range) from the
+    start (0 before any work) to the end.  ``first_only``: stop once the first island
     is found (the smallest good base and its witness, certified the same way); the
     islands above it, ``threshold`` and ``interval`` are then not computed (None), and
     ``searched_to`` says where the search stopped.  ``time_budget`` (seconds, None: no
@@ -666,12 +677,14 @@ def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1
     t_hi = math.log(highest) * (1 + 4 * U)
     span = t_hi - t_lo
     none = np.zeros(0, dtype=np.int64)
+    if progress is not None:     # the bar from the start: the tail below can take seconds
+        progress("certified base search", 0, 1000)
     t_tail = t_hi
     if not first_only:
         t_tail = good_tail(kernel, t_lo, t_hi)    # [t_tail, t_hi]: all good in one piece
         t_tail = sweep_good_down(kernel, t_lo, t_tail)
     pieces = out.pieces
-    shown = False
+    shown = progress is not None  # (kept for the close below)
 
     def add(lo: float, hi: float, state: str, witness: int | None) -> None:
         if pieces and pieces[-1].state == state and pieces[-1].witness == witness:
@@ -681,9 +694,8 @@ def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1
 
     def tick(t: float) -> None:
         nonlocal shown
-        if progress is not None and time.perf_counter() - start > 1.0:
+        if progress is not None:
             progress("certified base search", round(1000 * (t - t_lo) / span), 1000)
-            shown = True
 
     def spent() -> bool:
         return kernel.work > MAX_WORK or kernel.expired()
@@ -733,10 +745,9 @@ def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1
                 else:
                     pieces.append(Piece(a, c, state, witness,
                                         "resolution" if state == "undecided" else None))
-            if progress is not None and time.perf_counter() - start > 1.0:
+            if progress is not None:
                 progress("certified base search", round(1000 * ((c if state != "open" else a)
                                                                   - t_lo) / span), 1000)
-                shown = True
         if first_only and any(p.state == "good" for p in pieces) and t_from < t_tail:
             out.searched_to = t_from
             break

@@ -157,7 +157,8 @@ class Exploration:
                             str(n["first_negative"]["m"] or f"none ≤ {self.length}"))),
                 ("base bound (geom.)", lambda n: n.get("base_bound") or "—"),
                 ("base is good", lambda n: n.get("base_ok", "—")),
-                ("pairs covered by L", lambda n: f"{n['bands']['count']}/{n['bands']['pairs']}"),
+                ("pairs covered by L",
+                 lambda n: f"{n['bands']['pairs_covered']}/{n['bands']['pairs']}"),
                 ("d_extra (T_train)", lambda n: str(n.get("critical_dimension", {})
                                                     .get("d_extra", "—"))),
                 ("decay at L", lambda n: _cell(n["decay"].get("last", {}).get("value_mp"))),
@@ -196,7 +197,12 @@ class Exploration:
                 lines.append(f"note [{s.label}]: effective base{at} {n['effective_base']} ≈ "
                              f"{n['effective_base_float']} (b·r^(d/(d−2)), d = {n['dim']}): "
                              "the frequencies are those of this base")
-        verdict = "OK" if self.ok else "NOT OK"
+        from ...verdict import verdict_text
+
+        theorems = [p for r in self.reports for p in r.theorems]
+        verdict = (verdict_text(theorems, expected=EXPECTED_REFUTATIONS, ok=self.ok) if theorems
+                   else f"{'OK' if self.ok else 'INCOMPLETE'} — {len(self.subjects)} "
+                        "encoding(s) measured, no theorems (proofs off)")
         lines.append(f"verdict: {verdict} ({self.seconds:.1f} s)")
         return "\n".join(lines)
 

@@ -273,7 +273,7 @@ def critical_dimension(base: Any, dim: int, train_length: int) -> dict[str, Any]
     x = sp.Rational(dim, 2) * sp.log(sp.Integer(train_length) / (2 * sp.pi)) / sp.log(b)
     value = 2 * ceil(x, "critical dimension")
     clipped = min(max(int(value), 0), dim)
-    covered = band_coverage(Geometric(b).frequencies(dim), train_length)["count"]
+    covered = band_coverage(Geometric(b).frequencies(dim), train_length)["pairs_covered"]
     return {"d_extra": clipped, "unclipped": int(value), "pairs_covered": covered,
             "x": _nstr(mp_value(x, 30), 15), "train_length": train_length,
             "certified": "exact expression; ceil decided in mpmath with a certified margin"}
@@ -303,7 +303,7 @@ def band_coverage(frequencies: Sequence[Any], length: int,
         if fits:
             covered.append(k)
     wavelengths = [float(v) for v in wave]
-    out = {"length": length, "covered": covered, "count": len(covered), "pairs": len(freqs),
+    out = {"length": length, "covered": covered, "pairs_covered": len(covered), "pairs": len(freqs),
            "wavelengths": wavelengths,
            "certified": "each comparison 2π/θ_k ≤ L decided in mpmath with a certified margin"}
     if bands is not None:

@@ -265,7 +265,8 @@ def claim_entries(enc: Encoding, claim: Any, claim_block: Any) -> dict[tuple[int
 def prove(encoding: Encoding, *, theorems: Sequence[str] | None = None, general: bool = False,
           claim: Any = None, claim_block: Any = None, convention: str = "row",
           claim_period: Any = None, claim_bound: Any = None, claim_permutation: Any = None,
-          seed: int = 0, timeout: float | None = DEFAULT_TIMEOUT, audit: bool = True) -> Report:
+          seed: int = 0, timeout: float | None = DEFAULT_TIMEOUT, audit: bool = True,
+          progress: Callable[[str, int, int], None] | None = None) -> Report:
     """Prove (or refute) the theorems about ``encoding``; returns a :class:`Report`.
 
     ``claim`` is a d×d SymPy matrix in ``delta`` (or a callable of delta)
@@ -285,7 +286,8 @@ def prove(encoding: Encoding, *, theorems: Sequence[str] | None = None, general:
     identity residuals at the cross-check's exact points; a refutation's certified residual
     at its witness).  With ``audit=True`` (the default) each is re-checked by the independent
     auditor (:func:`posproof.audit.apply`, Arb balls): a verdict it cannot confirm becomes
-    ``unknown`` with the reason in its note.
+    ``unknown`` with the reason in its note.  ``progress(label, done, total)`` is called
+    before the first theorem (0) and after each one.
     """
     from .. import claims
 
@@ -304,9 +306,16 @@ def prove(encoding: Encoding, *, theorems: Sequence[str] | None = None, general:
                               f"use one of {', '.join(CONCRETE_THEOREMS)}")
     engine = Engine(encoding, seed)
     report = Report(encoding.to_dict())
+    total = (len(names) + sum(c is not None for c in (claim_period, claim_bound,
+                                                       claim_permutation))
+             + int(general) + int(claim is not None or claim_block is not None))
+    if progress is not None:
+        progress("proving theorems", 0, total)
 
     def add(name: str, attempt: Callable[[], Proof]) -> None:
         report.theorems.append(_budgeted([engine], timeout, name, _STATEMENTS[name], attempt))
+        if progress is not None:
+            progress("proving theorems", min(len(report.theorems), total), total)
     try:
         if claim is not None or claim_block is not None:
             entries = claim_entries(encoding, claim, claim_block)
@@ -330,6 +339,8 @@ def prove(encoding: Encoding, *, theorems: Sequence[str] | None = None, general:
         if general:
             gen = [n for n in GENERAL_THEOREMS if theorems is None or n in theorems]
             report.theorems.extend(general_proofs(encoding, gen, seed, timeout))
+            if progress is not None:
+                progress("proving theorems", total, total)
     except CrossCheckFailure as exc:  # pragma: no cover - caught per theorem by _budgeted
         report.theorems.append(Proof("crosscheck", "every proof agrees with mpmath", "unknown",
                                      note=f"internal error, please report: {exc}"))

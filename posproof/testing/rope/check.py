@@ -191,10 +191,14 @@ def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None
             apply_fn, spec, dtype=dtype, angles=angles, inputs=inputs, seed=seed,
             max_position=4096 if max_position == DEFAULT_MAX_POSITION else max_position,
             **params)
+    from ...model.rope import _spelled  # the spellings posproof.rotary takes: dim, theta
+
+    head_dim = _spelled(params, "head_dim", head_dim, None, ("dim",))
+    base = _spelled(params, "base", base, None, ("theta", "rope_theta"))
     if params:
         raise InvalidParameter(f"{', '.join(params)}: parameters of a multi-axis spec "
-                               "('mrope', 'axial-rope'); a 1-D rotary takes head_dim=, base=, "
-                               "layout=, rotary_dim=")
+                               "('mrope', 'axial-rope'); a 1-D rotary takes head_dim= (or "
+                               "dim=), base= (or theta=), layout=, rotary_dim=")
     rot = _rotary_spec(spec, head_dim, 10000 if base is None else base, layout or "half",
                        rotary_dim)
     angles = angles_name(angles)
