@@ -471,9 +471,10 @@ def test_g_explain_gives_the_slopes_of_an_alibi_config(name: str, tmp_path: Path
     data = json.loads(capsys.readouterr().out)
     spec = alibi(heads, rule, bias_max)
     assert data["model"] == name
-    assert data["rule"] == rule
-    assert data["slopes"] == [str(s) for s in spec.slopes]
-    assert data["exponents"] == [str(e) for e in spec.exponents]
+    assert data["encoding"]["rule"] == rule
+    assert data["spec"].startswith(f"alibi:heads={heads}")
+    assert data["numbers"]["slopes"] == [str(s) for s in spec.slopes]
+    assert data["numbers"]["exponents"] == [str(e) for e in spec.exponents]
 
 
 def test_g_falcon_without_alibi_is_explained_as_rotary(tmp_path: Path,

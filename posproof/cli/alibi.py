@@ -184,8 +184,9 @@ def _explain(args: argparse.Namespace) -> int:
 
         text = f"alibi:heads={spec.n_heads}" + (
             f",rule=mpt,alibi_bias_max={spec.alibi_bias_max}" if spec.rule == "mpt" else "")
-        emit_json({"encoding": spec.to_dict(), "spec": text,
-                   "numbers": {k: out[k] for k in ("exponents", "differs_from_reference")}},
+        emit_json({"encoding": spec.to_dict(), "spec": text, "model": model,
+                   "numbers": {"slopes": [str(s) for s in spec.slopes],
+                               **{k: out[k] for k in ("exponents", "differs_from_reference")}}},
                   args, ok=True)
         return 0
     rule = ("the reference rule (ALiBi paper, BLOOM)" if spec.rule == "reference" else

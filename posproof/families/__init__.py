@@ -96,6 +96,8 @@ def run(command: str, spec: Any, options: Options | None = None, *, obj: Any = N
         if report is None:
             report = getattr(ops, step)(obj, options)
         else:          # verify: the checks reuse what the proofs established
+            if options.progress is not None:
+                options.progress("numeric checks", 0, 1)
             report.checks = ops.check(obj, options, proofs=report.theorems).checks
     report.spec = text
     from ..audit import audit_report
