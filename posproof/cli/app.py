@@ -424,6 +424,8 @@ def _run(args: argparse.Namespace) -> int:
     normalise_options(args)
     if hasattr(args, "spec"):
         apply_spec(args)
+    elif getattr(args, "config", None):      # explain: a config.json is a SPEC
+        args.spec_text = args.config
     if getattr(args, "rope_spec", None) is not None and args.command in ("check-impl",
                                                                           "derive"):
         from .rotary import run_rotary
