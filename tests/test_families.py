@@ -279,3 +279,36 @@ def test_config_json_is_a_spec(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert any("llama3" in t["name"] for t in data["theorems"]), [t["name"] for t in
                                                                    data["theorems"]]
     assert np.isfinite(1.0)
+
+
+def test_every_command_json_has_the_same_top_level(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """explore, explain (RoPE, T5, ALiBi configs, xPos), identify (a table, ALiBi slopes),
+    derive and sweep: the same ``ok, spec, theorems, checks, numbers`` as prove / check."""
+    import posproof
+    from posproof.model.alibi import alibi
+
+    monkeypatch.chdir(tmp_path)
+    configs = ROOT / "tests" / "fixtures" / "configs"
+    t5 = tmp_path / "t5.json"
+    t5.write_text(json.dumps({"model_type": "t5", "relative_attention_num_buckets": 32,
+                              "relative_attention_max_distance": 128}))
+    bloom = tmp_path / "bloom.json"
+    bloom.write_text(json.dumps({"model_type": "bloom", "n_head": 8}))
+    np.save(tmp_path / "table.npy", posproof.preset("vaswani", dim=16).table(np.arange(64)))
+    np.save(tmp_path / "slopes.npy", alibi(8).slopes_array())
+    grid = tmp_path / "g.toml"
+    grid.write_text('metrics = ["pairs"]\nlength = 16\n[[family]]\nkind = "rope"\n'
+                    'dim = [8, 4]\n')
+    runs = [["explore", "rope:dim=16", "-L", "64", "--no-proofs"],
+            ["explain", str(configs / "llama3.1-8b.json"), "-L", "64"],
+            ["explain", str(t5)], ["explain", str(bloom)], ["explain", "--xpos", "8"],
+            ["identify", "table.npy"], ["identify", "slopes.npy", "--alibi"],
+            ["derive", "vaswani:dim=4", "-L", "32", "--no-general", "--no-figures",
+             "--format", "md", "--out", "doc"],
+            ["sweep", str(grid), "--workers", "0"]]
+    for argv in runs:
+        status, out, err = run(*argv, "--json", capsys=capsys)
+        assert status in (0, 1), (argv, err)
+        json_of(status, out)
