@@ -6,8 +6,8 @@ found has a test comparing the page with its source (a command, a parser, a cons
 
 - README's soundness counts come from ``python scripts/confusion_matrix.py --count``;
 - guide.md names the commands that take the encoding options (the argparse definitions);
-- README's config-dict form of ``assert_rotary`` (M-RoPE only; a Llama 3 dict needs
-  ``read_config(...).rotary()``: ``test_readme_assert_rotary_llama3`` is the missing feature);
+- README's config-dict form of ``assert_rotary`` (M-RoPE and 1-D rotary configs, Llama 3's
+  with its scaling);
 - docs/base-bound.md quotes the time budget the code has and a measured time for its command;
 - README and docs/sweep.md quote one run of one benchmark command;
 - a page that runs a benchmark says which optional package it needs (torch, matplotlib, dask);
@@ -230,24 +230,14 @@ LLAMA3 = {"hidden_size": 4096, "num_attention_heads": 32, "rope_theta": 500000.0
 
 
 def test_readme_assert_rotary_forms_for_config_dicts() -> None:
-    """README: a config dict is taken as assert_rotary's spec when it is M-RoPE's; a Llama 3
-    dict goes through read_config(...).rotary(), and the bare dict stops with the message
-    README quotes."""
-    from posproof.errors import InvalidParameter
+    """README: a config dict is taken as assert_rotary's spec, M-RoPE's (with mrope_section)
+    and a 1-D rotary's (Llama 3: its llama3 scaling), the same as read_config(...).rotary()."""
     from posproof.testing import assert_rotary
 
     readme = " ".join(_text(README).split())
     assert ("assert_rotary(apply_fn, posproof.read_config(llama3_config_dict).rotary(), "
             'angles="float32")') in readme
-    rot = posproof.read_config(LLAMA3).rotary()
-    assert rot.head_dim == 128
-    assert assert_rotary(rot.apply, posproof.read_config(LLAMA3).rotary()).ok
-    quoted = re.search(r"`assert_rotary\(apply_fn, llama3_config_dict\)` stops with \"(.*?)\"",
-                       readme)
-    assert quoted
-    with pytest.raises(InvalidParameter) as info:
-        assert_rotary(rot.apply, LLAMA3)
-    assert quoted[1].split(", a rope:")[0] in str(info.value)
+    assert 'assert_rotary(apply_fn, llama3_config_dict, angles="float32")' in readme
     qwen2_vl = {"hidden_size": 64, "num_attention_heads": 4, "rope_theta": 1000000.0,
                 "rope_scaling": {"type": "mrope", "mrope_section": [2, 3, 3]}}
     assert assert_rotary(posproof.mrope(1e6, 16, [2, 3, 3]).apply, qwen2_vl).ok
@@ -255,17 +245,18 @@ def test_readme_assert_rotary_forms_for_config_dicts() -> None:
         assert_rotary(posproof.mrope(1e6, 16, [3, 3, 2]).apply, qwen2_vl)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 22 §4: assert_rotary takes an M-RoPE config dict "
-                   "but not a 1-D one (posproof.testing.rotary._rotary_spec accepts a Rotary, a "
-                   "rope:… string or None; it should read a dict / RopeConfig / config path "
-                   "with read_config(...).rotary())")
 def test_readme_assert_rotary_llama3() -> None:
-    """README's `assert_rotary(apply_fn, config_dict)` with a Llama 3 config dict."""
+    """README's `assert_rotary(apply_fn, config_dict)` with a Llama 3 config dict: read, with
+    its llama3 scaling (a plain RoPE of the same base fails against it)."""
     from posproof.testing import assert_rotary
 
     rot = posproof.read_config(LLAMA3).rotary()
+    assert rot.head_dim == 128
     assert assert_rotary(rot.apply, LLAMA3).ok
     assert assert_rotary(rot.apply, posproof.read_config(LLAMA3)).ok
+    plain = posproof.rotary(LLAMA3["rope_theta"], 128)
+    with pytest.raises(AssertionError, match="llama3"):
+        assert_rotary(plain.apply, LLAMA3)
 
 
 # --------------------------------------------------------------------------- base bound

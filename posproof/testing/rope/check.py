@@ -42,16 +42,21 @@ def _rotary_spec(spec: Any, head_dim: int | None, base: Any, layout: str,
     from ...model.configs import parse_spec
     from ...model.rope import Rotary, rotary
 
-    if isinstance(spec, str):
-        spec = parse_spec(spec)
+    from ...model.configs import RopeConfig, read_config
+
+    if isinstance(spec, (dict, RopeConfig)):        # a model's config: its rotary
+        spec = spec if isinstance(spec, RopeConfig) else read_config(spec)
+        spec = spec.rotary()
+    elif isinstance(spec, str):
+        spec = parse_spec(spec)            # a SPEC, or a config.json path
     if spec is None:
         if head_dim is None:
             raise InvalidParameter("pass head_dim= (or spec=posproof.rotary(...)): the number "
                                    "of channels of one attention head")
         return rotary(base, head_dim, layout=layout, rotary_dim=rotary_dim)
     if not isinstance(spec, Rotary):
-        raise InvalidParameter(f"spec={spec!r} is not a posproof Rotary, a rope:… spec string "
-                               "or None")
+        raise InvalidParameter(f"spec={spec!r} is not a posproof Rotary, a rope:… spec string, "
+                               "a config (dict, RopeConfig or config.json path) or None")
     if head_dim is not None and head_dim != spec.head_dim:
         raise InvalidParameter(f"head_dim={head_dim} disagrees with the spec's "
                                f"head_dim={spec.head_dim}")
