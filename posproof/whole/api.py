@@ -1,0 +1,80 @@
+"""The entry point: :func:`check_model` on a config, a transformers model or a user's forward."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import InvalidParameter, UnknownName
+from ..report import Report
+from .build import build_model, model_info, read_config_dict
+from .checks import run_model_checks
+from .runner import CallableRunner, HFRunner, Runner
+
+__all__ = ["POSITIONS", "check_model", "load"]
+
+#: What a user's forward may declare about its positions.
+POSITIONS = ("relative", "absolute")
+
+
+def _is_hf_model(obj: Any) -> bool:
+    return hasattr(obj, "config") and hasattr(obj, "forward") and hasattr(obj, "modules")
+
+
+def load(model_or_config: Any, *, seed: int = 0, layers: int = 2,
+         positions: str = "relative") -> Runner:
+    """The :class:`~posproof.whole.runner.Runner` of a config (path, dict, PretrainedConfig), a
+    transformers model, or a user's ``forward``."""
+    from ..errors import check_int
+
+    layers = check_int("layers", layers, minimum=1, maximum=8)
+    if _is_hf_model(model_or_config):
+        import torch
+
+        model = model_or_config.to(torch.float64).eval()
+        info = model_info(model.config.to_dict())
+        return HFRunner(model, info, seed=seed)
+    if callable(model_or_config) and not isinstance(model_or_config, (str, dict)) \
+            and not hasattr(model_or_config, "model_type"):
+        return _callable(model_or_config, positions)
+    data = read_config_dict(model_or_config)
+    info = model_info(data)
+    model, _ = build_model(data, seed=seed, layers=layers)
+    return HFRunner(model, info, seed=seed)
+
+
+def _callable(fn: Any, positions: str) -> Runner:
+    import torch
+
+    from .build import ModelInfo
+
+    if positions not in POSITIONS:
+        raise UnknownName(f"positions={positions!r} is not known; use relative or absolute")
+    info = ModelInfo("callable", "rope" if positions == "relative" else "absolute")
+    runner = CallableRunner(fn, vocab=2, info=info)
+    with torch.no_grad():
+        logits, _ = runner.forward(torch.tensor([[1, 1]]))
+    vocab = int(logits.shape[-1])
+    if vocab < 3:
+        raise InvalidParameter(f"the forward returns {vocab} logits per token; check-model "
+                               "needs a vocabulary of at least 3")
+    runner.vocab = vocab
+    return runner
+
+
+def check_model(model_or_config: Any, *, length: int = 64, checks: Any = None, seed: int = 0,
+                layers: int = 2, positions: str = "relative") -> Report:
+    """Shift invariance, KV cache, left padding and the cache boundary of a whole model.
+
+    ``model_or_config``: a config.json path (or its directory), a config dict, a transformers
+    config or model, or a callable ``forward(input_ids, position_ids=None, attention_mask=None,
+    past_key_values=None)`` returning logits (``positions="absolute"`` when it uses a learned
+    position table).  Returns a :class:`~posproof.report.Report` whose checks are
+    ``pass`` / ``fail`` / ``unknown``, sampled (``Evidence(coverage="sample")``).
+    """
+    runner = load(model_or_config, seed=seed, layers=layers, positions=positions)
+    checks_out = run_model_checks(runner, length=length, checks=checks, seed=seed)
+    spec = {"kind": "whole model", **runner.info.to_dict(), "length": length, "seed": seed}
+    if isinstance(runner, HFRunner):
+        spec["layers"] = layers
+        spec["class"] = type(runner.model).__name__
+    return Report(spec, [], checks_out)
