@@ -27,6 +27,12 @@ def load(model_or_config: Any, *, seed: int = 0, layers: int = 2,
     from ..errors import check_int
 
     layers = check_int("layers", layers, minimum=1, maximum=8)
+    try:
+        import torch  # noqa: F401
+        import transformers  # noqa: F401
+    except ImportError as exc:
+        raise InvalidParameter(f"check-model needs torch and transformers ({exc}); install "
+                               "them with pip install 'posproof[impl]'") from None
     if _is_hf_model(model_or_config):
         import torch
 
