@@ -380,6 +380,9 @@ def make_parser() -> argparse.ArgumentParser:
                        help="budget per theorem in seconds (default 5); a theorem not "
                             "decided within it is unknown, with the reason (0: no limit)")
     biases_perm.add_options(prove)
+    from . import model as cli_model  # issue 23: --theorem cache-consistency --rope SPEC
+
+    cli_model.add_prove_options(prove)
     output_options(prove, report=False)
     cli_t5.add_t5_option(prove)
     from . import derive as cli_derive
@@ -452,6 +455,11 @@ def _run(args: argparse.Namespace) -> int:
         return cli_testing.run(args)
     if args.command in ("verify", "prove", "check"):
         from . import biases_perm
+        from . import model as cli_model
+
+        if args.command == "prove" and cli_model.wants_theorem(args):  # issue 23
+            start = time.perf_counter()
+            return _output(cli_model.prove_theorem(args), args, time.perf_counter() - start)
 
         if PERMUTATION_THEOREM in (getattr(args, "theorem", None) or []):
             start = time.perf_counter()      # self-attention: no encoding, no family
