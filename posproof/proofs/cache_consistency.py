@@ -139,7 +139,7 @@ def prove_cache_consistency(rot: Any) -> Report:
             if found is None:
                 continue
             sign, bits = found
-            ce = {"pair": k, "offset": delta, "queries": [n1, n2], "keys": [m1, m2],
+            ce = {"pair": k, "delta": delta, "queries": [n1, n2], "keys": [m1, m2],
                   "theta_cached": sp.sstr(before[k]), "theta_query": sp.sstr(after[k]),
                   "switch": length, "query_length": s,
                   "score_difference": [sign.lo, sign.hi],

@@ -11,10 +11,11 @@ transformers model and a user's forward), ``checks`` (the four checks, the deriv
 tolerance), ``explain`` (hypotheses confirmed by regeneration), ``api`` (:func:`check_model`).
 """
 
+from .api import assert_model_positions as assert_model_positions
 from .api import check_model as check_model
 from .api import load as load
 from .build import KNOWN as KNOWN
 from .build import MAX_BYTES as MAX_BYTES
 from .checks import CHECKS as CHECKS
 
-__all__ = ["CHECKS", "KNOWN", "MAX_BYTES", "check_model", "load"]
+__all__ = ["CHECKS", "KNOWN", "MAX_BYTES", "assert_model_positions", "check_model", "load"]

@@ -10,7 +10,7 @@ from .build import build_model, model_info, read_config_dict
 from .checks import run_model_checks
 from .runner import CallableRunner, HFRunner, Runner
 
-__all__ = ["POSITIONS", "check_model", "load"]
+__all__ = ["POSITIONS", "assert_model_positions", "check_model", "load"]
 
 #: What a user's forward may declare about its positions.
 POSITIONS = ("relative", "absolute")
@@ -84,3 +84,27 @@ def check_model(model_or_config: Any, *, length: int = 64, checks: Any = None, s
         spec["layers"] = layers
         spec["class"] = type(runner.model).__name__
     return Report(spec, [], checks_out)
+
+
+def assert_model_positions(model_or_config: Any, *, length: int = 32, checks: Any = None,
+                           seed: int = 0, layers: int = 2, positions: str = "relative",
+                           expect: dict[str, str] | None = None) -> Report:
+    """:func:`check_model`, raising ``AssertionError`` unless every check passes (or has the
+    status ``expect`` names for it, e.g. ``{"kv_cache": "fail"}``); returns the report.
+
+    The message names each check that did not meet its expectation, with its explanation.
+    """
+    report = check_model(model_or_config, length=length, checks=checks, seed=seed,
+                         layers=layers, positions=positions)
+    expect = dict(expect or {})
+    wrong = []
+    for c in report.checks:
+        want = expect.pop(c.name, "pass")
+        if c.status != want:
+            wrong.append(f"{c.name}: {c.status} (expected {want}) — "
+                         f"{c.values.get('summary', '')}" + (f"; {c.note}" if c.note else ""))
+    if expect:
+        wrong.append(f"expected checks not run: {', '.join(sorted(expect))}")
+    if wrong:
+        raise AssertionError("model positions:\n  " + "\n  ".join(wrong))
+    return report
