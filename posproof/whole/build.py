@@ -262,6 +262,13 @@ def _auto_class(kind: str) -> Any:
     return getattr(transformers, KNOWN[kind][1])
 
 
+def _make(cls: Any, config: Any) -> Any:
+    import torch
+
+    make = getattr(cls, "from_config", None) or cls._from_config
+    return make(config, dtype=torch.float64)
+
+
 def build_model(data: dict[str, Any], *, seed: int = 0, layers: int = 2,
                 max_bytes: int = MAX_BYTES) -> tuple[Any, Any]:
     """``(model, config)``: the tiny float64 model of ``data`` (already shrunk or not)."""
@@ -284,7 +291,7 @@ def build_model(data: dict[str, Any], *, seed: int = 0, layers: int = 2,
     cls = _auto_class(kind)
     try:
         with torch.device("meta"):
-            meta = cls.from_config(config, dtype=torch.float64)
+            meta = _make(cls, config)
     except (ValueError, TypeError, KeyError, RuntimeError) as exc:
         raise InvalidParameter(f"config of model_type={kind!r} cannot build a model: "
                                f"{str(exc).splitlines()[0]}") from None
@@ -296,6 +303,6 @@ def build_model(data: dict[str, Any], *, seed: int = 0, layers: int = 2,
             "vocabulary is too large); shrink max_position_embeddings / vocab_size in the config")
     del meta
     torch.manual_seed(seed)
-    model = cls.from_config(config, dtype=torch.float64)
+    model = _make(cls, config)
     model.eval()
     return model, config

@@ -120,7 +120,10 @@ def _first_over(rows: list[float], start: int, tol: Tolerance) -> int | None:
 def _shifts(info: ModelInfo, n: int) -> list[int]:
     ctx = info.context or 4096
     top = max(1, ctx - n)
-    return sorted({1, max(1, top // 2), top})
+    shifts = {1, max(1, top // 2), top}
+    if info.rope_type in ("dynamic", "longrope") and info.original_max:
+        shifts.add(max(1, info.original_max - n + 1))   # the largest position crosses the switch
+    return sorted(shifts)
 
 
 def check_shift(runner: Runner, ids: Any, tol: Tolerance) -> Check:

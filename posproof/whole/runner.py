@@ -154,6 +154,8 @@ class HFRunner(Runner):
 
     def reset(self) -> None:
         for m, inv, cached, scaling in self._state:
+            for name in [k for k in vars(m) if k.endswith("long_inv_freq")]:
+                delattr(m, name)
             m.register_buffer("inv_freq", inv.clone(), persistent=False)
             if cached is not None:
                 m.max_seq_len_cached = cached
@@ -203,6 +205,10 @@ class HFRunner(Runner):
 
         def wrap(module: Any, forward: Callable[..., Any]) -> Callable[..., Any]:
             def forward64(*args: Any, **kwargs: Any) -> Any:
+                # first as the model runs: its length-dependent update (dynamic NTK, LongRoPE)
+                # computes the frequencies θ in float32 as usual; then again with the angles
+                # p·θ (the same θ) and cos/sin in float64 — the update has nothing left to do
+                forward(*args, **kwargs)
                 torch.Tensor.float = torch.Tensor.double
                 try:
                     return forward(*args, **kwargs)
