@@ -11,10 +11,13 @@ as the larger of
 * u64 · max |logit| (nothing is more exact than the last bit of the largest logit),
 
 times :data:`SAFETY`.  A difference at most the tolerance passes; one over :data:`FAIL_MARGIN`
-times it fails; in between the check is unknown.  HF forms rotary angles in float32 even in a
-float64 model (``position_ids.float() * inv_freq``); the checks re-form them in float64 (the same
-float32 frequencies θ, the product and cos/sin in float64) so that a float32 angle error is not
-mistaken for a position bug, and report the float32 angle effect separately.
+times it fails; in between the check is unknown.  HF models run some steps in float32 even in
+a float64 model: the rotary angles (``position_ids.float() * inv_freq``), RMSNorm's upcast
+(``.to(torch.float32)``: a downcast here), the eager softmax (``dtype=torch.float32``).  Their rounding (~1e−8) flips between two runs that
+differ only in the order of float64 sums, so the checks run those steps in float64 too
+(:meth:`~posproof.whole.runner.HFRunner.float64_angles`; the frequencies θ stay as the model
+computes them) and report the float32 effect separately (``float32_effect``: the logits as the
+model computes them minus the float64 ones, at the largest positions checked).
 """
 
 from __future__ import annotations
@@ -68,10 +71,10 @@ class Tolerance:
         out: dict[str, Any] = {"tolerance": self.value, "safety": SAFETY,
                                "fail_margin": FAIL_MARGIN, "decided_by": self.source,
                                "noise": dict(self.noise),
-                               "angles": "re-formed in float64" if self.angles64 else
-                               "as the model forms them"}
+                               "float32 steps": "run in float64" if self.angles64 else
+                               "as the model runs them"}
         if self.angle_effect is not None:
-            out["float32_angle_effect"] = self.angle_effect
+            out["float32_effect"] = self.angle_effect
         return out
 
 
@@ -343,6 +346,6 @@ def run_model_checks(runner: Runner, *, length: int = 64, checks: Any = None,
                     out.append(c)
     for c in out:
         if tol.angle_effect is not None:
-            c.values.setdefault("float32_angle_effect", tol.angle_effect)
+            c.values.setdefault("float32_effect", tol.angle_effect)
     return out
 

@@ -176,12 +176,13 @@ class HFRunner(Runner):
             kwargs[self.cache_kw] = cache
         if position_ids is not None and self.takes_positions:
             kwargs["position_ids"] = position_ids
-        if self.encoder_decoder:
-            enc = self.encoder_ids.expand(ids.shape[0], -1)
-            out = self.model(input_ids=enc, decoder_input_ids=ids,
-                             decoder_attention_mask=attention_mask, **kwargs)
-        else:
-            out = self.model(input_ids=ids, attention_mask=attention_mask, **kwargs)
+        with self._precision():
+            if self.encoder_decoder:
+                enc = self.encoder_ids.expand(ids.shape[0], -1)
+                out = self.model(input_ids=enc, decoder_input_ids=ids,
+                                 decoder_attention_mask=attention_mask, **kwargs)
+            else:
+                out = self.model(input_ids=ids, attention_mask=attention_mask, **kwargs)
         return _logits_of(out)
 
     _decoding = False
@@ -193,38 +194,61 @@ class HFRunner(Runner):
         finally:
             self._decoding = False
 
+    _float64 = False
+
     @contextlib.contextmanager
     def float64_angles(self) -> Iterator[bool]:
-        import torch
+        """Within the block every float32 step of the model's forward runs in float64.
 
-        if not self.rotaries:
-            yield False
-            return
-        originals = {}
-        as_float = torch.Tensor.float
-
-        def wrap(module: Any, forward: Callable[..., Any]) -> Callable[..., Any]:
-            def forward64(*args: Any, **kwargs: Any) -> Any:
-                # first as the model runs: its length-dependent update (dynamic NTK, LongRoPE)
-                # computes the frequencies θ in float32 as usual; then again with the angles
-                # p·θ (the same θ) and cos/sin in float64 — the update has nothing left to do
-                forward(*args, **kwargs)
-                torch.Tensor.float = torch.Tensor.double
-                try:
-                    return forward(*args, **kwargs)
-                finally:
-                    torch.Tensor.float = as_float
-            return forward64
-
-        for m in self.rotaries:
-            originals[m] = m.forward
-            m.forward = wrap(m, m.forward)
+        HF models compute parts in float32 even in a float64 model: the rotary angles
+        (``position_ids.float() * inv_freq``), RMSNorm / T5 LayerNorm (``.to(torch.float32)``),
+        the eager softmax (``softmax(..., dtype=torch.float32)``).  Their rounding (~1e−8) would drown the float64 comparisons, so during each
+        forward ``Tensor.float()`` gives float64 and ``Tensor.to(float32 | float16 | bfloat16)``
+        of a float64 tensor keeps float64, and so does ``softmax(dtype=float32)``.  The frequencies θ a rule computes from integers
+        (``arange(...).to(torch.float)``) stay as the model computes them.
+        """
+        self._float64 = True
         try:
             yield True
         finally:
-            for m, fwd in originals.items():
-                m.forward = fwd
-            torch.Tensor.float = as_float
+            self._float64 = False
+
+    @contextlib.contextmanager
+    def _precision(self) -> Iterator[None]:
+        import torch
+
+        if not self._float64:
+            yield
+            return
+        low = (torch.float32, torch.float16, torch.bfloat16)
+        as_float, to = torch.Tensor.float, torch.Tensor.to
+
+        def to64(tensor: Any, *args: Any, **kwargs: Any) -> Any:
+            if tensor.dtype == torch.float64:
+                args = tuple(torch.float64 if isinstance(a, torch.dtype) and a in low else a
+                             for a in args)
+                if args and isinstance(args[0], torch.Tensor) and args[0].dtype in low:
+                    args = (args[0].device, torch.float64, *args[1:])
+                if kwargs.get("dtype") in low:
+                    kwargs["dtype"] = torch.float64
+            return to(tensor, *args, **kwargs)
+
+        functional = torch.nn.functional
+        softmax = functional.softmax
+
+        def softmax64(x: Any, *args: Any, **kwargs: Any) -> Any:
+            if x.dtype == torch.float64 and kwargs.get("dtype") in low:
+                kwargs["dtype"] = torch.float64
+            return softmax(x, *args, **kwargs)
+
+        torch.Tensor.float = torch.Tensor.double
+        torch.Tensor.to = to64
+        functional.softmax = softmax64
+        try:
+            yield
+        finally:
+            torch.Tensor.float, torch.Tensor.to = as_float, to
+            functional.softmax = softmax
 
     def _standard(self) -> bool:
         """Every rotary module is Llama's (cat(freqs, freqs), rotate_half) with a HF rule."""
@@ -257,7 +281,7 @@ class HFRunner(Runner):
                 for s in torch.unique(lengths).tolist():
                     inv, att = self._inv_freq(module, int(s))
                     where = lengths == s
-                    freqs[where] = pos[where][:, None] * inv.to(torch.float32).to(torch.float64)
+                    freqs[where] = pos[where][:, None] * inv.to(torch.float64)
                     scale[where] = float(att)
                 emb = torch.cat((freqs, freqs), dim=-1)
                 return (emb.cos() * scale).to(x.dtype), (emb.sin() * scale).to(x.dtype)
