@@ -55,7 +55,7 @@ def _callable(fn: Any, positions: str) -> Runner:
 
     if positions not in POSITIONS:
         raise UnknownName(f"positions={positions!r} is not known; use relative or absolute")
-    info = ModelInfo("callable", "rope" if positions == "relative" else "absolute")
+    info = ModelInfo("callable", positions)
     runner = CallableRunner(fn, vocab=2, info=info)
     with torch.no_grad():
         logits, _ = runner.forward(torch.tensor([[1, 1]]))

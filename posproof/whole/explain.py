@@ -9,8 +9,10 @@ Each hypothesis names a bug and re-runs the model *with that bug made explicit*;
   length max(p + 1, P) (what a length-dependent rule — dynamic NTK, LongRoPE — does to keys cached
   at their own length) reproduces the cached decoding; for a shift, the unshifted positions
   rotated with the frequencies of the shifted length reproduce the shifted logits;
-* ``arange positions``: the sequence alone at positions pad … pad+n−1 reproduces the left-padded
-  row (the model ignored the position ids it was given and counted the pads).
+* ``arange positions``: the left-padded row with position ids arange(T) instead of those from
+  the mask gives the same logits, which differ from the sequence alone (the model ignores the
+  position ids it is given and counts the pads); or the sequence alone at positions
+  pad … pad+n−1 reproduces the left-padded row.
 """
 
 from __future__ import annotations
@@ -87,7 +89,9 @@ def explain_kv_cache(runner: Any, ids: Any, prompt: int, stop: int, tol: Any) ->
         for i in range(prompt, stop):
             pos = torch.cat([torch.arange(prompt), torch.zeros(i + 1 - prompt,
                                                                dtype=torch.long)])[None]
-            regen.append(runner.logits(ids[:, :i + 1], pos)[0, -1])
+            # a mask of ones: without one HF reads restarting positions as packed sequences
+            regen.append(runner.logits(ids[:, :i + 1], pos,
+                                       torch.ones_like(ids[:, :i + 1]))[0, -1])
         d = _max(torch.stack(regen), inc)
         tried.append({"hypothesis": "positions restart at 0", "reproduced_to": d})
         if d <= tol.value:
@@ -110,6 +114,18 @@ def explain_left_padding(runner: Any, ids2: Any, n: int, pad: int, tol: Any) -> 
     padded = runner.logits(row, (mask.cumsum(-1) - 1).clamp(min=0), mask)[:, pad:]
     tried = []
     if runner.takes_positions:
+        arange = runner.logits(row, torch.arange(n)[None], mask)[:, pad:]
+        d = _max(arange, padded)
+        alone = runner.logits(short, torch.arange(n - pad)[None])
+        tried.append({"hypothesis": "position ids ignored", "reproduced_to": d})
+        if d <= tol.value and _max(alone, padded) > tol.value:
+            return {"cause": "arange positions", "confirmed": True, "reproduced_to": d,
+                    "text": f"the model ignores the position ids it is given and counts the "
+                            f"{pad} pads (arange(T)): its tokens sit at {pad} … {n - 1}; "
+                            f"confirmed: the padded row with position ids arange(T) instead of "
+                            f"those from the mask gives the same logits (to {d:.3g}), which "
+                            f"differ from the sequence alone; pass position_ids = "
+                            f"cumsum(mask) − 1 through to the position embedding"}
         regen = runner.logits(short, torch.arange(pad, n)[None])
         d = _max(regen, padded)
         tried.append({"hypothesis": "arange positions", "reproduced_to": d})

@@ -74,10 +74,62 @@ class Runner:
 
         return DynamicCache()
 
+    _float64 = False
+
     @contextlib.contextmanager
     def float64_angles(self) -> Iterator[bool]:
-        """Rotary angles formed in float64 within the block (yields False when not possible)."""
-        yield False
+        """Within the block every float32 step of the model's forward runs in float64.
+
+        HF models compute parts in float32 even in a float64 model: the rotary angles
+        (``position_ids.float() * inv_freq``), RMSNorm / T5 LayerNorm (``.to(torch.float32)``),
+        the eager softmax (``softmax(..., dtype=torch.float32)``).  Their rounding (~1e−8) would drown the float64 comparisons, so during each
+        forward ``Tensor.float()`` gives float64 and ``Tensor.to(float32 | float16 | bfloat16)``
+        of a float64 tensor keeps float64, and so does ``softmax(dtype=float32)``.  The frequencies θ a rule computes from integers
+        (``arange(...).to(torch.float)``) stay as the model computes them.
+        """
+        self._float64 = True
+        try:
+            yield True
+        finally:
+            self._float64 = False
+
+    @contextlib.contextmanager
+    def _precision(self) -> Iterator[None]:
+        import torch
+
+        if not self._float64:
+            yield
+            return
+        low = (torch.float32, torch.float16, torch.bfloat16)
+        as_float, to = torch.Tensor.float, torch.Tensor.to
+
+        def to64(tensor: Any, *args: Any, **kwargs: Any) -> Any:
+            if tensor.dtype == torch.float64:
+                args = tuple(torch.float64 if isinstance(a, torch.dtype) and a in low else a
+                             for a in args)
+                if args and isinstance(args[0], torch.Tensor) and args[0].dtype in low:
+                    args = (args[0].device, torch.float64, *args[1:])
+                if kwargs.get("dtype") in low:
+                    kwargs["dtype"] = torch.float64
+            return to(tensor, *args, **kwargs)
+
+        functional = torch.nn.functional
+        softmax = functional.softmax
+
+        def softmax64(x: Any, *args: Any, **kwargs: Any) -> Any:
+            if x.dtype == torch.float64 and kwargs.get("dtype") in low:
+                kwargs["dtype"] = torch.float64
+            return softmax(x, *args, **kwargs)
+
+        torch.Tensor.float = torch.Tensor.double
+        torch.Tensor.to = to64
+        functional.softmax = softmax64
+        try:
+            yield
+        finally:
+            torch.Tensor.float, torch.Tensor.to = as_float, to
+            functional.softmax = softmax
+
 
     @contextlib.contextmanager
     def frequencies_by_position(self, prompt: int) -> Iterator[bool]:
@@ -115,8 +167,9 @@ class CallableRunner(Runner):
                 cache: Any = None) -> tuple[Any, Any]:
         import torch
 
-        out = self.fn(ids, position_ids=position_ids, attention_mask=attention_mask,
-                      past_key_values=cache)
+        with self._precision():
+            out = self.fn(ids, position_ids=position_ids, attention_mask=attention_mask,
+                          past_key_values=cache)
         logits, new = _logits_of(out)
         logits = torch.as_tensor(logits)
         if logits.ndim != 3 or logits.shape[:2] != ids.shape:
@@ -194,62 +247,6 @@ class HFRunner(Runner):
         finally:
             self._decoding = False
 
-    _float64 = False
-
-    @contextlib.contextmanager
-    def float64_angles(self) -> Iterator[bool]:
-        """Within the block every float32 step of the model's forward runs in float64.
-
-        HF models compute parts in float32 even in a float64 model: the rotary angles
-        (``position_ids.float() * inv_freq``), RMSNorm / T5 LayerNorm (``.to(torch.float32)``),
-        the eager softmax (``softmax(..., dtype=torch.float32)``).  Their rounding (~1e−8) would drown the float64 comparisons, so during each
-        forward ``Tensor.float()`` gives float64 and ``Tensor.to(float32 | float16 | bfloat16)``
-        of a float64 tensor keeps float64, and so does ``softmax(dtype=float32)``.  The frequencies θ a rule computes from integers
-        (``arange(...).to(torch.float)``) stay as the model computes them.
-        """
-        self._float64 = True
-        try:
-            yield True
-        finally:
-            self._float64 = False
-
-    @contextlib.contextmanager
-    def _precision(self) -> Iterator[None]:
-        import torch
-
-        if not self._float64:
-            yield
-            return
-        low = (torch.float32, torch.float16, torch.bfloat16)
-        as_float, to = torch.Tensor.float, torch.Tensor.to
-
-        def to64(tensor: Any, *args: Any, **kwargs: Any) -> Any:
-            if tensor.dtype == torch.float64:
-                args = tuple(torch.float64 if isinstance(a, torch.dtype) and a in low else a
-                             for a in args)
-                if args and isinstance(args[0], torch.Tensor) and args[0].dtype in low:
-                    args = (args[0].device, torch.float64, *args[1:])
-                if kwargs.get("dtype") in low:
-                    kwargs["dtype"] = torch.float64
-            return to(tensor, *args, **kwargs)
-
-        functional = torch.nn.functional
-        softmax = functional.softmax
-
-        def softmax64(x: Any, *args: Any, **kwargs: Any) -> Any:
-            if x.dtype == torch.float64 and kwargs.get("dtype") in low:
-                kwargs["dtype"] = torch.float64
-            return softmax(x, *args, **kwargs)
-
-        torch.Tensor.float = torch.Tensor.double
-        torch.Tensor.to = to64
-        functional.softmax = softmax64
-        try:
-            yield
-        finally:
-            torch.Tensor.float, torch.Tensor.to = as_float, to
-            functional.softmax = softmax
-
     def _standard(self) -> bool:
         """Every rotary module is Llama's (cat(freqs, freqs), rotate_half) with a HF rule."""
         return bool(self.rotaries) and self.info.family == "rope" and all(
@@ -259,7 +256,7 @@ class HFRunner(Runner):
         from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 
         kind = module.rope_type
-        if kind == "default":
+        if kind == "default" or length <= (self.info.original_max or 0):
             return module.original_inv_freq, module.attention_scaling
         return ROPE_INIT_FUNCTIONS[kind](module.config, module.inv_freq.device, seq_len=length)
 
@@ -281,7 +278,9 @@ class HFRunner(Runner):
                 for s in torch.unique(lengths).tolist():
                     inv, att = self._inv_freq(module, int(s))
                     where = lengths == s
-                    freqs[where] = pos[where][:, None] * inv.to(torch.float64)
+                    # θ as the model stores it (LongRoPE copies into its float32 buffer)
+                    stored = torch.empty_like(module.inv_freq).copy_(inv).double()
+                    freqs[where] = pos[where][:, None] * stored
                     scale[where] = float(att)
                 emb = torch.cat((freqs, freqs), dim=-1)
                 return (emb.cos() * scale).to(x.dtype), (emb.sin() * scale).to(x.dtype)
