@@ -174,10 +174,11 @@ def _scenarios(info: ModelInfo, length: int) -> tuple[list[tuple[int, int, str]]
     out = [(max(1, length // 2), length, f"prompt {max(1, length // 2)}, decode to {length}")]
     skipped = []
     for name, s in info.switches.items():
-        if s + 2 > MAX_SWITCH:
+        if s + 1 > MAX_SWITCH:
             skipped.append(f"{name} at {s} (beyond the {MAX_SWITCH} positions check-model runs)")
             continue
-        out.append((max(1, s - 2), s + 2, f"{name} at {s}"))
+        # the last position before the switch (sequence length s) and the first after it
+        out.append((max(1, s - 1), s + 1, f"{name} at {s}"))
     return out, skipped
 
 
@@ -185,6 +186,22 @@ def _references(runner: Runner, ids: Any, start: int, stop: int) -> Any:
     import torch
 
     return torch.stack([runner.logits(ids[:, :i + 1])[0, -1] for i in range(start, stop)])
+
+
+def _memo(runner: Runner) -> dict[Any, Any]:
+    if getattr(runner, "memo", None) is None:
+        runner.memo = {}  # type: ignore[attr-defined]
+    return runner.memo  # type: ignore[attr-defined]
+
+
+def _run_scenario(runner: Runner, ids: Any, prompt: int, stop: int) -> tuple[Any, Any]:
+    """Cached decoding of rows prompt … stop−1 and the full forwards of the same prefixes
+    (computed once per run: kv_cache and cache_boundary share the switch scenario)."""
+    memo = _memo(runner)
+    if (prompt, stop) not in memo:
+        memo[(prompt, stop)] = (runner.decode(ids[:, :stop], prompt),
+                                _references(runner, ids, prompt, stop))
+    return memo[(prompt, stop)]
 
 
 def check_kv_cache(runner: Runner, ids_long: Any, length: int, tol: Tolerance,
@@ -196,8 +213,7 @@ def check_kv_cache(runner: Runner, ids_long: Any, length: int, tol: Tolerance,
     worst = 0.0
     first = None
     for prompt, stop, label in scenarios:
-        inc = runner.decode(ids_long[:, :stop], prompt)
-        ref = _references(runner, ids_long, prompt, stop)
+        inc, ref = _run_scenario(runner, ids_long, prompt, stop)
         per = [float((a - b).abs().max()) for a, b in zip(inc, ref, strict=True)]
         over = _first_over(per, prompt, tol)
         rows.append({"scenario": label, "prompt": prompt, "decoded": [prompt, stop - 1],
@@ -221,8 +237,12 @@ def check_kv_cache(runner: Runner, ids_long: Any, length: int, tol: Tolerance,
     note = None
     if status != "pass" and worst > tol.value:
         bad = max(rows, key=lambda r: r["max_difference"])
-        explanation = explain_kv_cache(runner, ids_long, bad["prompt"],
-                                       bad["decoded"][1] + 1, tol)
+        key = (bad["prompt"], bad["decoded"][1] + 1)
+        memo = _memo(runner)
+        if ("explanation", *key) not in memo:
+            memo[("explanation", *key)] = explain_kv_cache(
+                runner, ids_long, *key, tol, memo[key][0])
+        explanation = dict(memo[("explanation", *key)])
         if name == "cache_boundary" and explanation.get("cause") == "dynamic rotation":
             explanation.update(rotation_change(runner.info))
             explanation["text"] += "; " + explanation["rotations"]
@@ -247,13 +267,14 @@ def check_cache_boundary(runner: Runner, ids_long: Any, tol: Tolerance) -> Check
                      evidence=Evidence("configuration: a static rotation", coverage="structural",
                                        details={"rope_type": info.rope_type}))
     s = info.original_max
-    if s + 4 > MAX_SWITCH:
+    if s + 1 > MAX_SWITCH:
         return Check("cache_boundary", "unknown",
                      {"summary": f"the switch at {s} is beyond the {MAX_SWITCH} positions "
                                  "check-model runs", "switch": s},
                      note=f"switch at {s} not run (over {MAX_SWITCH} positions)")
     check = check_kv_cache(runner, ids_long, 0, tol, name="cache_boundary",
-                           scenarios=[(s, s + 4, f"keys cached up to {s}, queries after")])
+                           scenarios=[(s - 1, s + 1, f"keys cached up to {s - 1}, the "
+                                                     f"query at {s} after the switch")])
     check.values["switch"] = s
     check.values.update(rotation_change(info))
     return check
@@ -320,7 +341,8 @@ def run_model_checks(runner: Runner, *, length: int = 64, checks: Any = None,
                                f"({info.context} positions)")
     gen = torch.Generator().manual_seed(seed)
     hi = max(2, runner.vocab - 12)
-    longest = max([length, *(s + 4 for s in info.switches.values() if s + 4 <= MAX_SWITCH)])
+    longest = max([length, *(s + 1 for s in info.switches.values() if s + 1 <= MAX_SWITCH)])
+    runner.memo = {}  # type: ignore[attr-defined]
     ids_long = torch.randint(1, hi, (1, longest), generator=gen)
     ids2 = torch.randint(1, hi, (1, length), generator=gen)
     ids = ids_long[:, :length]

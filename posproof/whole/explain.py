@@ -60,10 +60,12 @@ def explain_shift(runner: Any, ids: Any, k: int, diff: float, tol: Any) -> dict[
     return _unexplained(f"a shift by {k} changes the logits by {diff:.3g}", tried)
 
 
-def explain_kv_cache(runner: Any, ids: Any, prompt: int, stop: int, tol: Any) -> dict[str, Any]:
+def explain_kv_cache(runner: Any, ids: Any, prompt: int, stop: int, tol: Any,
+                     inc: Any = None) -> dict[str, Any]:
     import torch
 
-    inc = runner.decode(ids[:, :stop], prompt)
+    if inc is None:
+        inc = runner.decode(ids[:, :stop], prompt)
     tried = []
     if runner.info.rope_type in ("dynamic", "longrope"):
         with runner.frequencies_by_position(prompt) as ok:
@@ -156,13 +158,13 @@ def rotation_change(info: ModelInfo) -> dict[str, Any]:
         factor = sp.nsimplify(rope.get("factor", 1))
         base = sp.nsimplify(info.rope_theta)
         after = {}
-        for length in (s + 1, s + 4):
+        for length in (s + 1, 2 * s):
             rule = DynamicNTKScaling(base, factor, s, seq_len=length)
             after[length] = float(rule.effective_base(d))
         return {"base_before": float(base), "base_after": {str(k): v for k, v in after.items()},
                 "rotations": f"cached keys rotated with base {float(base):g} (length ≤ {s}), "
                              f"queries at length {s + 1} with base {after[s + 1]:.6g} and at "
-                             f"{s + 4} with {after[s + 4]:.6g} (b·(f·s/L − (f − 1))^(d/(d−2)))"}
+                             f"{2 * s} with {after[2 * s]:.6g} (b·(f·s/L − (f − 1))^(d/(d−2)))"}
     if info.rope_type == "longrope" and s:
         short = list(rope.get("short_factor", []))
         long_ = list(rope.get("long_factor", []))
