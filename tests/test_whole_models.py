@@ -41,7 +41,8 @@ def test_relative_rope_models_pass_everything(config, tmp_path):
                                 "left_padding": "pass", "cache_boundary": "pass"}
     assert report.ok
     shift = report["shift_invariance"]
-    assert shift.sampled and shift.evidence.method == "float64 forward vs derived tolerance"
+    assert shift.sampled
+    assert shift.evidence.method == "float64 forward vs derived tolerance"
     assert shift.values["max_difference"] <= shift.values["tolerance"]
     assert max(shift.values["shifts"]) >= (config.get("max_position_embeddings") or 0) // 2
 
@@ -51,7 +52,8 @@ def test_mistral_cache_straddles_its_sliding_window(tmp_path):
                          checks=["kv_cache"])
     scenarios = report["kv_cache"].values["scenarios"]
     window = [s for s in scenarios if "sliding window" in s["scenario"]]
-    assert window and window[0]["decoded"] == [11, 12]
+    assert window
+    assert window[0]["decoded"] == [11, 12]
 
 
 def test_qwen2_vl_keeps_its_mrope_sections_and_head_dim(tmp_path):
@@ -67,7 +69,8 @@ def test_qwen2_vl_keeps_its_mrope_sections_and_head_dim(tmp_path):
 def test_absolute_models_report_absolute_positions(config, shifted, tmp_path):
     report = check_model(mc.write(tmp_path, config), length=16)
     shift = report["shift_invariance"]
-    assert shift.status == "pass" and shift.note == "absolute positions"
+    assert shift.status == "pass"
+    assert shift.note == "absolute positions"
     assert shift.values["positions"] == "absolute"
     assert shift.values["at_shift"] == shifted
     assert shift.values["max_difference"] > 1e-3          # it does move: a learned table
@@ -117,7 +120,8 @@ def test_llama_dynamic_fails_from_the_switch_with_the_two_bases(tmp_path):
     assert "base 10000" in boundary.note
     # the decoded positions before the switch agree: only from 64 on
     (rows,) = boundary.values["scenarios"]
-    assert rows["prompt"] == 63 and rows["decoded"] == [63, 64]
+    assert rows["prompt"] == 63
+    assert rows["decoded"] == [63, 64]
     assert rows["differences"][0] <= boundary.values["tolerance"] < rows["differences"][1]
     shift = report["shift_invariance"]
     assert shift.values["explanation"]["cause"] == "dynamic rotation"
@@ -132,7 +136,8 @@ def test_phi3_longrope_switch_is_explained_with_its_factor_sets(tmp_path):
     assert boundary.values["explanation"]["confirmed"]
     assert boundary.values["short_factor"][:2] == [1.05, 1.05]
     assert boundary.values["long_factor"][:2] == [1.08, 1.1]
-    assert "short_factor" in boundary.note and "long_factor" in boundary.note
+    assert "short_factor" in boundary.note
+    assert "long_factor" in boundary.note
     assert report["kv_cache"].values["first_position"] == 40
 
 
@@ -141,7 +146,8 @@ def test_phi3_real_switch_at_4096(tmp_path):
     report = check_model(mc.write(tmp_path, mc.PHI3_MINI_128K), length=8,
                          checks=["cache_boundary"])
     boundary = report["cache_boundary"]
-    assert boundary.status == "fail" and boundary.values["first_position"] == 4096
+    assert boundary.status == "fail"
+    assert boundary.values["first_position"] == 4096
     assert boundary.values["explanation"]["confirmed"]
 
 
@@ -167,7 +173,8 @@ def test_positions_restarted_after_the_cache_are_confirmed():
     assert statuses(report) == {"shift_invariance": "pass", "kv_cache": "fail",
                                 "left_padding": "pass"}
     explanation = report["kv_cache"].values["explanation"]
-    assert explanation["cause"] == "positions restart at 0" and explanation["confirmed"]
+    assert explanation["cause"] == "positions restart at 0"
+    assert explanation["confirmed"]
     assert report["kv_cache"].values["first_position"] == L // 2
 
 
@@ -255,13 +262,16 @@ def run(argv, capsys):
 ])
 def test_bad_configs_exit_2_in_one_line(config, message, tmp_path, capsys):
     status, out, err = run(["check-model", str(mc.write(tmp_path, config))], capsys)
-    assert status == 2 and out == ""
-    assert err.count("\n") == 1 and message in err
+    assert status == 2
+    assert out == ""
+    assert err.count("\n") == 1
+    assert message in err
 
 
 def test_a_missing_config_exits_2(tmp_path, capsys):
     status, _, err = run(["check-model", str(tmp_path / "nope")], capsys)
-    assert status == 2 and "cannot be read" in err
+    assert status == 2
+    assert "cannot be read" in err
 
 
 def test_a_forward_without_position_ids_is_refused():
@@ -296,7 +306,8 @@ def test_cli_json_has_the_report_shape(tmp_path, capsys):
     status, out, _ = run(["check-model", str(mc.write(tmp_path, mc.LLAMA_DYNAMIC)), "--json",
                           "--length", str(L), "--checks", "kv_cache,cache_boundary"], capsys)
     data = json.loads(out)
-    assert status == 1 and data["ok"] is False
+    assert status == 1
+    assert data["ok"] is False
     assert data["theorems"] == []
     assert [c["name"] for c in data["checks"]] == ["kv_cache", "cache_boundary"]
     assert data["checks"][1]["sampled"]["covered"] == 2
@@ -307,7 +318,8 @@ def test_cli_table_passes_for_llama(tmp_path, capsys):
     status, out, _ = run(["check-model", str(tmp_path.joinpath()) if
                           mc.write(tmp_path, mc.LLAMA3_8B) else "", "--length", "8"], capsys)
     assert status == 0
-    assert "verdict: OK" in out and "kv_cache" in out
+    assert "verdict: OK" in out
+    assert "kv_cache" in out
 
 
 def test_assert_model_positions(tmp_path):

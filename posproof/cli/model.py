@@ -79,6 +79,12 @@ def run(args: argparse.Namespace) -> int:
     if args.length > 1024:
         raise InvalidParameter(f"--length={args.length} is too large; at most 1024 (switch "
                                "lengths are straddled separately)")
+    try:                          # transformers' advice about legacy config keys is not ours
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.set_verbosity_error()
+    except ImportError:
+        pass
     start = time.perf_counter()
     report = check_model(args.config, length=args.length, checks=checks, seed=args.seed,
                          layers=args.layers)

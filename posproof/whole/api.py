@@ -28,7 +28,7 @@ def load(model_or_config: Any, *, seed: int = 0, layers: int = 2,
 
     layers = check_int("layers", layers, minimum=1, maximum=8)
     try:
-        import torch  # noqa: F401
+        import torch
         import transformers  # noqa: F401
     except ImportError as exc:
         raise InvalidParameter(f"check-model needs torch and transformers ({exc}); install "

@@ -77,7 +77,7 @@ class ModelInfo:
             out["dynamic NTK rescaling (original_max_position_embeddings)"] = self.original_max
         if self.rope_type == "longrope" and self.original_max:
             out["LongRoPE short/long factor switch"] = self.original_max
-        if self.sliding_window:
+        if self.sliding_window and (self.context is None or self.sliding_window < self.context):
             out["sliding window"] = self.sliding_window
         return out
 
@@ -201,7 +201,7 @@ def _shrink_text(cfg: dict[str, Any], family: str, kind: str, layers: int, vocab
         else:
             head_dim = 16
         heads_new = 2
-        cfg[[k for k in _HEADS if k in cfg][0] if any(k in cfg for k in _HEADS)
+        cfg[next(k for k in _HEADS if k in cfg) if any(k in cfg for k in _HEADS)
             else "num_attention_heads"] = heads_new
         kv = cfg.get("num_key_value_heads")
         if kv is not None:

@@ -11,11 +11,13 @@ as the larger of
 * u64 · max |logit| (nothing is more exact than the last bit of the largest logit),
 
 times :data:`SAFETY`.  A difference at most the tolerance passes; one over :data:`FAIL_MARGIN`
-times it fails; in between the check is unknown.  HF models run some steps in float32 even in
-a float64 model: the rotary angles (``position_ids.float() * inv_freq``), RMSNorm's upcast
-(``.to(torch.float32)``: a downcast here), the eager softmax (``dtype=torch.float32``).  Their rounding (~1e−8) flips between two runs that
-differ only in the order of float64 sums, so the checks run those steps in float64 too
-(:meth:`~posproof.whole.runner.HFRunner.float64_angles`; the frequencies θ stay as the model
+times it fails; in between the check is unknown.
+
+HF models run some steps in float32 even in a float64 model: the rotary angles
+(``position_ids.float() * inv_freq``), RMSNorm's upcast (``.to(torch.float32)``: a downcast
+here), the eager softmax (``dtype=torch.float32``).  Their rounding (~1e−8) flips between two
+runs that differ only in the order of float64 sums, so the checks run those steps in float64
+too (:meth:`~posproof.whole.runner.Runner.float64_angles`; the frequencies θ stay as the model
 computes them) and report the float32 effect separately (``float32_effect``: the logits as the
 model computes them minus the float64 ones, at the largest positions checked).
 """
@@ -329,7 +331,7 @@ def run_model_checks(runner: Runner, *, length: int = 64, checks: Any = None,
     """The checks named in ``checks`` (all by default) on ``runner``."""
     import torch
 
-    names = list(CHECKS if not checks else checks)
+    names = list(checks if checks else CHECKS)
     for name in names:
         if name not in CHECKS:
             raise InvalidParameter(f"check {name!r} is not known; use {', '.join(CHECKS)}")

@@ -82,10 +82,11 @@ class Runner:
 
         HF models compute parts in float32 even in a float64 model: the rotary angles
         (``position_ids.float() * inv_freq``), RMSNorm / T5 LayerNorm (``.to(torch.float32)``),
-        the eager softmax (``softmax(..., dtype=torch.float32)``).  Their rounding (~1e−8) would drown the float64 comparisons, so during each
-        forward ``Tensor.float()`` gives float64 and ``Tensor.to(float32 | float16 | bfloat16)``
-        of a float64 tensor keeps float64, and so does ``softmax(dtype=float32)``.  The frequencies θ a rule computes from integers
-        (``arange(...).to(torch.float)``) stay as the model computes them.
+        the eager softmax (``softmax(..., dtype=torch.float32)``).  Their rounding (~1e−8)
+        would drown the float64 comparisons, so during each forward ``Tensor.float()`` gives
+        float64, ``Tensor.to(float32 | float16 | bfloat16)`` of a float64 tensor keeps float64,
+        and so does ``softmax(dtype=float32)``.  The frequencies θ a rule computes from
+        integers (``arange(...).to(torch.float)``) stay as the model computes them.
         """
         self._float64 = True
         try:
