@@ -380,9 +380,6 @@ def make_parser() -> argparse.ArgumentParser:
                        help="budget per theorem in seconds (default 5); a theorem not "
                             "decided within it is unknown, with the reason (0: no limit)")
     biases_perm.add_options(prove)
-    from . import model as cli_model  # issue 23: --theorem cache-consistency --rope SPEC
-
-    cli_model.add_prove_options(prove)
     output_options(prove, report=False)
     cli_t5.add_t5_option(prove)
     from . import derive as cli_derive

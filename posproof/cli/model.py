@@ -22,7 +22,7 @@ from ..errors import InvalidParameter
 from ..report import Report
 from .options import int_at_least
 
-__all__ = ["COMMAND", "add_command", "add_prove_options", "prove_theorem", "render", "run",
+__all__ = ["COMMAND", "add_command", "prove_theorem", "render", "run",
            "wants_theorem"]
 
 COMMAND = "check-model"
@@ -98,14 +98,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------- prove --theorem
-def add_prove_options(parser: argparse.ArgumentParser) -> None:
-    """``posproof prove --theorem cache-consistency --rope SPEC``."""
-    parser.add_argument("--rope", metavar="SPEC",
-                        help="--theorem cache-consistency: the rotary spec, e.g. rope:dim=64,"
-                             "base=10000,scaling=dynamic,factor=2,"
-                             "original_max_position_embeddings=64 (or a config.json)")
-
-
 def wants_theorem(args: argparse.Namespace) -> bool:
     """True when ``prove`` is asked for cache-consistency (issue 23)."""
     from ..proofs.cache_consistency import THEOREM
@@ -114,8 +106,8 @@ def wants_theorem(args: argparse.Namespace) -> bool:
 
 
 def prove_theorem(args: argparse.Namespace) -> Report:
-    """The Report of ``prove --theorem cache-consistency`` for ``--rope SPEC`` (or the lead's
-    positional SPEC; else --base/--dim: plain RoPE)."""
+    """The Report of ``posproof prove SPEC --theorem cache-consistency`` (SPEC a rotary spec
+    or a config.json; without one, plain RoPE of ``--base`` / ``--dim``)."""
     from ..errors import InvalidParameter
     from ..model.rope import Rotary, rotary
     from ..model.specs import parse_spec
@@ -124,18 +116,21 @@ def prove_theorem(args: argparse.Namespace) -> Report:
     others = [t for t in args.theorem if t != THEOREM]
     if others:
         raise InvalidParameter(f"--theorem {THEOREM} stands alone; drop {', '.join(others)}")
-    text = getattr(args, "spec", None) or getattr(args, "rope", None)
-    if isinstance(text, list):
-        text = text[0] if text else None
+    text = getattr(args, "spec", None)
     if text:
         rot = parse_spec(text)
     else:
         from .options import parse_int
 
-        rot = rotary(getattr(args, "base", None) or 10000,
-                     parse_int("dim", args.dim) if getattr(args, "dim", None) else 128)
+        base = getattr(args, "base", None) or 10000
+        dim = parse_int("dim", args.dim) if getattr(args, "dim", None) else 128
+        rot = rotary(base, dim)
+        text = f"rope:base={base},dim={dim}"
     if not isinstance(rot, Rotary):
         raise InvalidParameter(f"--theorem {THEOREM} is about a rotary spec; {text!r} is not "
-                               "one (write e.g. rope:dim=64,base=10000,scaling=dynamic,factor=2,"
-                               "original_max_position_embeddings=64)")
-    return prove_cache_consistency(rot)
+                               "one (write e.g. posproof prove rope:dim=64,base=10000,"
+                               "scaling=dynamic,factor=2,original_max_position_embeddings=64 "
+                               f"--theorem {THEOREM})")
+    report = prove_cache_consistency(rot)
+    report.spec = text
+    return report

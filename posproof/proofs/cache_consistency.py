@@ -100,8 +100,7 @@ def prove_cache_consistency(rot: Any) -> Report:
     """The two theorems of the module docstring for a Rotary ``rot``."""
     lemma = same_rotation()
     switch = switch_rotations(rot)
-    spec = {"kind": "rotary", "rotary": repr(rot), "rule": getattr(
-        rot.schedule, "rope_type", rot.schedule.family), "rotary_dim": rot.rotary_dim}
+    spec = rot.to_dict()
     if switch is None:
         rule = getattr(rot.schedule, "rope_type", rot.schedule.family)
         proof = Proof(THEOREM, STATEMENT, "proved",
