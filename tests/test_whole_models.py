@@ -329,3 +329,16 @@ def test_assert_model_positions(tmp_path):
                                checks=["kv_cache"])
     assert_model_positions(mc.write(tmp_path, mc.LLAMA_DYNAMIC), length=8, checks=["kv_cache"],
                            expect={"kv_cache": "fail"})
+
+
+def test_longrope_batch_length_decides_every_rows_rotation(tmp_path):
+    """L = 64 > the switch at 40: a left-padded row of 32 tokens batched with a row of 64 is
+    rotated with the long factors; alone, with the short ones (HF takes the batch's length)."""
+    padding = check_model(mc.write(tmp_path, mc.PHI3_SMALL_SWITCH), length=64,
+                          checks=["left_padding"])["left_padding"]
+    assert padding.status == "fail"
+    explanation = padding.values["explanation"]
+    assert explanation["cause"] == "rotation of the batch's length"
+    assert explanation["confirmed"]
+    rows = {r["pad"]: r["max_difference"] for r in padding.values["pads"]}
+    assert rows[3] <= padding.values["tolerance"] < rows[32]    # 61 tokens: long factors too

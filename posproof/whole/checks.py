@@ -319,7 +319,7 @@ def check_left_padding(runner: Runner, ids: Any, ids2: Any, tol: Tolerance) -> C
             note = values["own_positions"]
     if status != "pass" and worst > tol.value:
         pad = max(rows, key=lambda r: r["max_difference"])["pad"]
-        explanation = explain_left_padding(runner, ids2, n, pad, tol)
+        explanation = explain_left_padding(runner, ids, ids2, n, pad, tol)
         values["explanation"] = explanation
         note = explanation["text"]
     ev = _evidence(len(pads), n - 1, "pad lengths", tol)

@@ -9,6 +9,9 @@ Each hypothesis names a bug and re-runs the model *with that bug made explicit*;
   length max(p + 1, P) (what a length-dependent rule — dynamic NTK, LongRoPE — does to keys cached
   at their own length) reproduces the cached decoding; for a shift, the unshifted positions
   rotated with the frequencies of the shifted length reproduce the shifted logits;
+* ``rotation of the batch's length``: a length-dependent rule (dynamic NTK, LongRoPE) that takes
+  the length from the whole batch — the sequence alone rotated with the frequencies of the
+  batch's length reproduces the left-padded row;
 * ``arange positions``: the left-padded row with position ids arange(T) instead of those from
   the mask gives the same logits, which differ from the sequence alone (the model ignores the
   position ids it is given and counts the pads); or the sequence alone at positions
@@ -106,17 +109,36 @@ def explain_kv_cache(runner: Any, ids: Any, prompt: int, stop: int, tol: Any,
     return _unexplained("cached decoding differs from the full forward", tried)
 
 
-def explain_left_padding(runner: Any, ids2: Any, n: int, pad: int, tol: Any) -> dict[str, Any]:
+def explain_left_padding(runner: Any, ids: Any, ids2: Any, n: int, pad: int,
+                         tol: Any) -> dict[str, Any]:
     import torch
 
     short = ids2[:, :n - pad]
     row = torch.cat([torch.zeros(1, pad, dtype=short.dtype), short], 1)
-    mask = torch.ones_like(row)
-    mask[0, :pad] = 0
-    padded = runner.logits(row, (mask.cumsum(-1) - 1).clamp(min=0), mask)[:, pad:]
+    batch = torch.cat([ids, row])                  # the batch the check ran
+    masks = torch.ones_like(batch)
+    masks[1, :pad] = 0
+    padded = runner.logits(batch, (masks.cumsum(-1) - 1).clamp(min=0), masks)[1:, pad:]
     tried = []
+    info = runner.info
+    if info.rope_type in ("dynamic", "longrope"):
+        with runner.frequencies_at(n) as ok:
+            if ok:
+                regen = runner.logits(short, torch.arange(n - pad)[None])
+                d = _max(regen, padded)
+                tried.append({"hypothesis": "rotation of the batch's length", "reproduced_to": d})
+                if d <= tol.value:
+                    return {"cause": "rotation of the batch's length", "confirmed": True,
+                            "reproduced_to": d,
+                            "text": f"rope_type={info.rope_type} takes the length from the "
+                                    f"whole batch (max(position_ids) + 1 = {n}, the longest "
+                                    f"row) and rotates every row with its frequencies: the "
+                                    f"padded row of {n - pad} tokens is rotated as a sequence "
+                                    f"of {n} (switch at {info.original_max}); confirmed: the "
+                                    f"sequence alone rotated with the frequencies of length "
+                                    f"{n} reproduces it to {d:.3g}"}
     if runner.takes_positions:
-        arange = runner.logits(row, torch.arange(n)[None], mask)[:, pad:]
+        arange = runner.logits(batch, torch.arange(n)[None].expand(2, -1), masks)[1:, pad:]
         d = _max(arange, padded)
         alone = runner.logits(short, torch.arange(n - pad)[None])
         tried.append({"hypothesis": "position ids ignored", "reproduced_to": d})
@@ -137,8 +159,9 @@ def explain_left_padding(runner: Any, ids2: Any, n: int, pad: int, tol: Any) -> 
                             f"ids from the mask: after {pad} pads its tokens sit at {pad} … "
                             f"{n - 1}; confirmed: the sequence alone at those positions "
                             f"reproduces the padded row to {d:.3g}"}
-    regen = runner.logits(row, torch.arange(n)[None] if runner.takes_positions else None, None)
-    d = _max(regen[:, pad:], padded)
+    regen = runner.logits(batch, torch.arange(n)[None].expand(2, -1)
+                          if runner.takes_positions else None, None)
+    d = _max(regen[1:, pad:], padded)
     tried.append({"hypothesis": "padding attended (mask ignored)", "reproduced_to": d})
     if d <= tol.value:
         return {"cause": "padding attended", "confirmed": True, "reproduced_to": d,
