@@ -342,3 +342,35 @@ def test_longrope_batch_length_decides_every_rows_rotation(tmp_path):
     assert explanation["confirmed"]
     rows = {r["pad"]: r["max_difference"] for r in padding.values["pads"]}
     assert rows[3] <= padding.values["tolerance"] < rows[32]    # 61 tokens: long factors too
+
+
+@pytest.mark.parametrize("config", [
+    {"model_type": "llama", "num_attention_heads": "abc", "hidden_size": 64},
+    {"model_type": "llama", "rope_theta": "nan"},
+    {"model_type": "llama", "hidden_size": 64, "num_attention_heads": 0},
+    {"model_type": "gpt2", "n_positions": -5},
+    {"model_type": "llama", "max_position_embeddings": 8,
+     "rope_scaling": {"rope_type": "dynamic", "factor": -2}},
+])
+def test_hostile_configs_exit_2_in_one_line(config, tmp_path, capsys):
+    status, out, err = run(["check-model", str(mc.write(tmp_path, config)), "--length", "8"],
+                           capsys)
+    assert status == 2
+    assert out == ""
+    assert err.count("\n") == 1
+    assert err.startswith("posproof: error: ")
+
+
+def test_a_config_with_only_its_model_type_takes_the_defaults(tmp_path):
+    """transformers' defaults fill the keys a config.json leaves out (vision tower included)."""
+    report = check_model(mc.write(tmp_path, {"model_type": "qwen2_vl"}), length=8)
+    assert report.ok
+    assert report.encoding["head_dim"] == 128
+
+
+def test_head_dim_is_derived_from_the_configs_own_width(tmp_path):
+    """TinyLlama-like: 2048 wide, 32 heads → head_dim 64 (not the default config's 128)."""
+    runner = load(mc.write(tmp_path, {**mc.LLAMA3_8B, "hidden_size": 2048,
+                                      "num_attention_heads": 32, "num_key_value_heads": 4}))
+    assert runner.info.head_dim == 64
+    assert runner.config.head_dim == 64

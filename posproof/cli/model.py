@@ -89,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
     report = check_model(args.config, length=args.length, checks=checks, seed=args.seed,
                          layers=args.layers)
     audit_report(report)
+    report.spec = args.config
     if args.json:
         print(report.to_json())
     else:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import InvalidParameter, UnknownName
+from ..errors import InvalidParameter, PosproofError, UnknownName
 from ..report import Report
 from .build import build_model, model_info, read_config_dict
 from .checks import run_model_checks
@@ -43,9 +43,42 @@ def load(model_or_config: Any, *, seed: int = 0, layers: int = 2,
             and not hasattr(model_or_config, "model_type"):
         return _callable(model_or_config, positions)
     data = read_config_dict(model_or_config)
-    info = model_info(data)
-    model, _ = build_model(data, seed=seed, layers=layers)
+    try:
+        data = _with_defaults(data)
+        info = model_info(data)
+        model, _ = build_model(data, seed=seed, layers=layers)
+    except PosproofError:
+        raise
+    except (ValueError, TypeError, KeyError, AttributeError, ZeroDivisionError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        raise InvalidParameter(f"config of model_type={data.get('model_type')!r} cannot be "
+                               f"read: {type(exc).__name__}: {first}") from None
     return HFRunner(model, info, seed=seed)
+
+
+def _with_defaults(data: dict[str, Any]) -> dict[str, Any]:
+    """The config with transformers' defaults for the plain keys it leaves out (a config.json
+    may omit any key whose default it uses; nested blocks are left as written)."""
+    import transformers
+
+    from .build import KNOWN
+
+    kind = data.get("model_type")
+    if kind not in KNOWN:
+        return data
+    defaults = transformers.AutoConfig.for_model(kind).to_dict()
+    out = dict(data)
+    flat = dict(defaults)
+    if isinstance(defaults.get("text_config"), dict) and "text_config" not in data:
+        flat.update(defaults["text_config"])      # a flat config (Qwen2-VL's config.json)
+    for key, value in flat.items():
+        # head_dim's default is derived from the default width and heads: never filled in
+        if key not in out and not isinstance(value, (dict, list)) and key not in (
+                "model_type", "head_dim"):
+            out[key] = value
+    if isinstance(defaults.get("vision_config"), dict) and "vision_config" not in out:
+        out["vision_config"] = defaults["vision_config"]      # shrunk by build.shrink
+    return out
 
 
 def _callable(fn: Any, positions: str) -> Runner:

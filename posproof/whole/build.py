@@ -180,6 +180,12 @@ def _shrink_text(cfg: dict[str, Any], family: str, kind: str, layers: int, vocab
         return
     heads = _first(cfg, _HEADS)
     hidden = _first(cfg, _HIDDEN)
+    for name, value in (("attention heads", heads), ("hidden size", hidden),
+                        ("head_dim", cfg.get("head_dim"))):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                  or value < 1):
+            raise InvalidParameter(f"the config's {name} is {value!r}; it must be a positive "
+                                   "integer")
     for key in _LAYERS:
         if key in cfg or (key == "num_hidden_layers" and family != "t5"):
             cfg[key] = layers

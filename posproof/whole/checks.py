@@ -89,6 +89,9 @@ def derive_tolerance(runner: Runner, ids: Any, angles64: bool) -> Tolerance:
     import torch
 
     base = runner.logits(ids)
+    if not bool(torch.isfinite(base).all()):
+        raise InvalidParameter("the model's logits are not finite (inf or nan) on random tokens; "
+                               "check the config's numbers (rope_theta, scaling factors, eps)")
     other = torch.flip(ids, (-1,))
     batch = runner.logits(torch.cat([other, ids]))[1:2]
     noise = {"second run (batch of two)": _max(batch, base),
