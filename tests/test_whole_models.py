@@ -374,3 +374,13 @@ def test_head_dim_is_derived_from_the_configs_own_width(tmp_path):
                                       "num_attention_heads": 32, "num_key_value_heads": 4}))
     assert runner.info.head_dim == 64
     assert runner.config.head_dim == 64
+
+
+def test_dynamic_switch_is_max_position_embeddings_as_transformers_applies_it(tmp_path):
+    """An original_max_position_embeddings in a dynamic config does not move HF's switch."""
+    config = {**mc.LLAMA_DYNAMIC, "max_position_embeddings": 48,
+              "rope_scaling": {"rope_type": "dynamic", "factor": 2.0,
+                               "original_max_position_embeddings": 32}}
+    kv = check_model(mc.write(tmp_path, config), length=L, checks=["cache_boundary"])
+    assert kv["cache_boundary"].values["first_position"] == 48
+    assert kv["cache_boundary"].values["explanation"]["confirmed"]

@@ -252,7 +252,11 @@ def model_info(data: dict[str, Any]) -> ModelInfo:
         info.head_dim = int(text.get("head_dim") or int(hidden) // int(heads))
         original = rope.get("original_max_position_embeddings",
                             text.get("original_max_position_embeddings"))
-        if info.rope_type in ("dynamic", "longrope"):
+        if info.rope_type == "dynamic" and context:
+            # transformers' dynamic rule rescales past max_position_embeddings (its
+            # _compute_dynamic_ntk_parameters ignores original_max_position_embeddings)
+            info.original_max = int(context)
+        elif info.rope_type == "longrope":
             info.original_max = int(original or context)
         window = text.get("sliding_window")
         if window and text.get("use_sliding_window", True) is not False:

@@ -278,7 +278,7 @@ def check_cache_boundary(runner: Runner, ids_long: Any, tol: Tolerance) -> Check
                                  "check-model runs", "switch": s},
                      note=f"switch at {s} not run (over {MAX_SWITCH} positions)")
     check = check_kv_cache(runner, ids_long, 0, tol, name="cache_boundary",
-                           scenarios=[(s - 1, s + 1, f"keys cached up to {s - 1}, the "
+                           scenarios=[(max(1, s - 1), s + 1, f"keys cached up to {s - 1}, the "
                                                      f"query at {s} after the switch")])
     check.values["switch"] = s
     check.values.update(rotation_change(info))

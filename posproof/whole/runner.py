@@ -259,7 +259,12 @@ class HFRunner(Runner):
         kind = module.rope_type
         if kind == "default" or length <= (self.info.original_max or 0):
             return module.original_inv_freq, module.attention_scaling
-        return ROPE_INIT_FUNCTIONS[kind](module.config, module.inv_freq.device, seq_len=length)
+        # a tensor length, as the model's own update passes it (max(position_ids) + 1): the
+        # rule's arithmetic then runs in the same dtypes, to the last bit
+        import torch
+
+        return ROPE_INIT_FUNCTIONS[kind](module.config, module.inv_freq.device,
+                                         seq_len=torch.tensor(length))
 
     @contextlib.contextmanager
     def _by_position(self, length_of: Callable[[Any], Any]) -> Iterator[bool]:
