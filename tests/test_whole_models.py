@@ -384,3 +384,11 @@ def test_dynamic_switch_is_max_position_embeddings_as_transformers_applies_it(tm
     kv = check_model(mc.write(tmp_path, config), length=L, checks=["cache_boundary"])
     assert kv["cache_boundary"].values["first_position"] == 48
     assert kv["cache_boundary"].values["explanation"]["confirmed"]
+
+
+def test_alibi_with_many_heads_refuses_a_length_whose_attention_is_too_large(tmp_path):
+    """BLOOM-176B keeps its 112 heads (the slopes): 112·(2·512)²·32 B > 3 GiB; 256 fits."""
+    config = mc.write(tmp_path, {**mc.BLOOM_560M, "n_head": 112})
+    with pytest.raises(InvalidParameter, match="pass a length ≤"):
+        check_model(config, length=512, checks=["kv_cache"])
+    assert check_model(config, length=8, checks=["kv_cache"]).ok

@@ -39,8 +39,8 @@ from .explain import (
 )
 from .runner import HFRunner, Runner
 
-__all__ = ["CHECKS", "FAIL_MARGIN", "MAX_SWITCH", "SAFETY", "Tolerance", "derive_tolerance",
-           "run_model_checks"]
+__all__ = ["CHECKS", "FAIL_MARGIN", "MAX_ATTENTION_BYTES", "MAX_SWITCH", "SAFETY", "Tolerance",
+           "derive_tolerance", "run_model_checks"]
 
 CHECKS = ("shift_invariance", "kv_cache", "left_padding", "cache_boundary")
 #: The tolerance is this many times the measured rounding noise.
@@ -49,6 +49,8 @@ SAFETY = 64
 FAIL_MARGIN = 16
 #: Switch lengths (dynamic NTK, LongRoPE, sliding windows) straddled up to this length.
 MAX_SWITCH = 4352
+#: Largest attention working set (heads × T² float64 scores, ×4 for the mask and copies).
+MAX_ATTENTION_BYTES = 3 << 30
 _U64 = 2.0 ** -53
 _RESCALE = 2.0 ** -29
 METHOD = "float64 forward vs derived tolerance"
@@ -344,6 +346,14 @@ def run_model_checks(runner: Runner, *, length: int = 64, checks: Any = None,
     if info.context is not None and info.family == "absolute" and length > info.context:
         raise InvalidParameter(f"length={length} is beyond the position table "
                                f"({info.context} positions)")
+    heads = info.n_head or 2
+    longest_run = max([2 * length, *(s + 1 for s in info.switches.values()
+                                     if s + 1 <= MAX_SWITCH)])
+    if heads * longest_run ** 2 * 8 * 4 > MAX_ATTENTION_BYTES:
+        top = int((MAX_ATTENTION_BYTES / (heads * 32)) ** 0.5) // 2
+        raise InvalidParameter(f"length={length}: the attention of {heads} heads over "
+                               f"{longest_run} tokens would need over "
+                               f"{MAX_ATTENTION_BYTES / 2**30:g} GiB; pass a length ≤ {top}")
     gen = torch.Generator().manual_seed(seed)
     hi = max(2, runner.vocab - 12)
     longest = max([length, *(s + 1 for s in info.switches.values() if s + 1 <= MAX_SWITCH)])
