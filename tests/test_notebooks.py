@@ -23,7 +23,8 @@ CELL_TIMEOUT = 120
 def test_there_are_notebooks() -> None:
     names = [p.name for p in NOTEBOOKS]
     assert names == ["01_derivation_walkthrough.ipynb", "02_check_your_implementation.ipynb",
-                     "03_exploring_schedules.ipynb", "04_attention_biases.ipynb"]
+                     "03_exploring_schedules.ipynb", "04_attention_biases.ipynb",
+                     "05_whole_models.ipynb"]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])

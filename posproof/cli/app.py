@@ -394,6 +394,9 @@ def make_parser() -> argparse.ArgumentParser:
     from . import alibi as cli_alibi
 
     cli_alibi.add_options(sub)
+    from . import model as cli_model  # issue 23: posproof check-model
+
+    cli_model.add_command(sub)
     sub.add_parser("limits", help="every accepted range: at these values each command finishes "
                    "within a minute and 4 GiB; beyond them it exits 2 at once")
     from ..model.families import families_help
@@ -437,6 +440,10 @@ def _run(args: argparse.Namespace) -> int:
         return cli_alibi.run(args)
     if args.command == cli_derive.COMMAND:
         return cli_derive.run(args)
+    if args.command == "check-model":  # issue 23
+        from . import model as cli_model
+
+        return cli_model.run(args)
     if args.command == cli_sweep.COMMAND:
         return cli_sweep.run(args)
     if args.command in cli_rope.COMMANDS:
@@ -445,6 +452,11 @@ def _run(args: argparse.Namespace) -> int:
         return cli_testing.run(args)
     if args.command in ("verify", "prove", "check"):
         from . import biases_perm
+        from . import model as cli_model
+
+        if args.command == "prove" and cli_model.wants_theorem(args):  # issue 23
+            start = time.perf_counter()
+            return _output(cli_model.prove_theorem(args), args, time.perf_counter() - start)
 
         if PERMUTATION_THEOREM in (getattr(args, "theorem", None) or []):
             start = time.perf_counter()      # self-attention: no encoding, no family

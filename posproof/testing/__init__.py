@@ -121,3 +121,6 @@ def __getattr__(name: str) -> object:
 
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+from ..whole.api import assert_model_positions as assert_model_positions  # noqa: E402  (issue 23)

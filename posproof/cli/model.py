@@ -1,0 +1,137 @@
+"""``posproof check-model CONFIG_OR_DIR``: positions checked end to end on a tiny model.
+
+Wiring (done in :mod:`posproof.cli.app`)::
+
+    from . import model as cli_model
+    cli_model.add_command(sub)                         # in make_parser()
+    if args.command == cli_model.COMMAND:              # in _run()
+        return cli_model.run(args)
+
+Exit status: 0 when every check passes, 1 when one fails or stays unknown, 2 for bad input
+(an unknown model type, a forward without position_ids, a model over 1 GiB: one line).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any
+
+from ..errors import InvalidParameter
+from ..report import Report
+from .options import int_at_least
+
+__all__ = ["COMMAND", "add_command", "prove_theorem", "render", "run",
+           "wants_theorem"]
+
+COMMAND = "check-model"
+_SYMBOL = {"pass": "✓", "fail": "✗", "unknown": "?"}
+
+
+def add_command(subparsers: Any) -> None:
+    from ..whole.checks import CHECKS
+
+    p = subparsers.add_parser(
+        COMMAND, help="build a tiny float64 model from a Hugging Face config (nothing is "
+        "downloaded) and check its positions end to end: shift invariance, KV cache, left "
+        "padding, the cache boundary of dynamic scaling")
+    p.add_argument("config", metavar="CONFIG_OR_DIR",
+                   help="a config.json, or a directory holding one")
+    p.add_argument("--length", "-L", type=int_at_least(4), default=64,
+                   help="tokens per sequence (default 64; switch lengths such as "
+                        "original_max_position_embeddings are straddled whatever L)")
+    p.add_argument("--checks", metavar="LIST", default=None,
+                   help=f"comma-separated checks to run (default all: {', '.join(CHECKS)})")
+    p.add_argument("--layers", type=int_at_least(1), default=2,
+                   help="layers of the tiny model (default 2)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--seed", type=int, default=0, help="seed of the weights and the tokens")
+
+
+def render(report: Report, seconds: float) -> str:
+    spec = report.encoding
+    head = ", ".join(f"{k}={v}" for k, v in spec.items() if k not in ("kind", "seed"))
+    lines = ["posproof check-model", f"model: {head}", ""]
+    width = max([len(c.name) for c in report.checks] + [8])
+    status_width = max([8, *(len(c.label) for c in report.checks)])
+    for c in report.checks:
+        lines.append(f"  {_SYMBOL[c.status]} {c.name:<{width}}  {c.label:<{status_width}}  "
+                     f"{c.values.get('summary', '')}")
+        if c.note:
+            lines.append(f"      {c.note}")
+    passed = sum(c.ok for c in report.checks)
+    verdict = "OK" if report.ok else ("CHECK FAILED" if report.refuted else "INCOMPLETE")
+    lines += ["", f"verdict: {verdict} — checks {passed}/{len(report.checks)} pass "
+                  f"(sampled) ({seconds:.1f} s)"]
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..audit import audit_report
+    from ..whole import check_model
+
+    checks = None
+    if args.checks is not None:
+        checks = [c.strip() for c in args.checks.split(",") if c.strip()]
+        if not checks:
+            raise InvalidParameter("--checks is empty; name at least one check")
+    if args.length > 1024:
+        raise InvalidParameter(f"--length={args.length} is too large; at most 1024 (switch "
+                               "lengths are straddled separately)")
+    try:                          # transformers' advice about legacy config keys is not ours
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.set_verbosity_error()
+    except ImportError:
+        pass
+    start = time.perf_counter()
+    report = check_model(args.config, length=args.length, checks=checks, seed=args.seed,
+                         layers=args.layers)
+    audit_report(report)
+    report.spec = args.config
+    if args.json:
+        print(report.to_json())
+    else:
+        print(render(report, time.perf_counter() - start))
+    sys.stdout.flush()
+    return report.exit_status()
+
+
+# --------------------------------------------------------------------------- prove --theorem
+def wants_theorem(args: argparse.Namespace) -> bool:
+    """True when ``prove`` is asked for cache-consistency (issue 23)."""
+    from ..proofs.cache_consistency import THEOREM
+
+    return THEOREM in (getattr(args, "theorem", None) or [])
+
+
+def prove_theorem(args: argparse.Namespace) -> Report:
+    """The Report of ``posproof prove SPEC --theorem cache-consistency`` (SPEC a rotary spec
+    or a config.json; without one, plain RoPE of ``--base`` / ``--dim``)."""
+    from ..errors import InvalidParameter
+    from ..model.rope import Rotary, rotary
+    from ..model.specs import parse_spec
+    from ..proofs.cache_consistency import THEOREM, prove_cache_consistency
+
+    others = [t for t in args.theorem if t != THEOREM]
+    if others:
+        raise InvalidParameter(f"--theorem {THEOREM} stands alone; drop {', '.join(others)}")
+    text = getattr(args, "spec", None)
+    if text:
+        rot = parse_spec(text)
+    else:
+        from .options import parse_int
+
+        base = getattr(args, "base", None) or 10000
+        dim = parse_int("dim", args.dim) if getattr(args, "dim", None) else 128
+        rot = rotary(base, dim)
+        text = f"rope:base={base},dim={dim}"
+    if not isinstance(rot, Rotary):
+        raise InvalidParameter(f"--theorem {THEOREM} is about a rotary spec; {text!r} is not "
+                               "one (write e.g. posproof prove rope:dim=64,base=10000,"
+                               "scaling=dynamic,factor=2,original_max_position_embeddings=64 "
+                               f"--theorem {THEOREM})")
+    report = prove_cache_consistency(rot)
+    report.spec = text
+    return report

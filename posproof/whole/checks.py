@@ -1,0 +1,388 @@
+"""The four whole-model checks: shift invariance, KV cache, left padding, the cache boundary.
+
+Each compares two float64 forwards that should agree and decides with a **derived** tolerance
+(:func:`derive_tolerance`): the forward's own rounding, measured on this model and these tokens
+as the larger of
+
+* the float32 copy's difference from float64, rescaled by the ratio of the unit roundoffs
+  (2^−53 / 2^−24 = 2^−29: first-order rounding errors scale with the unit roundoff),
+* the spread between two float64 runs of the same tokens in different summation orders (the
+  sequence alone, and second in a batch of two),
+* u64 · max |logit| (nothing is more exact than the last bit of the largest logit),
+
+times :data:`SAFETY`.  A difference at most the tolerance passes; one over :data:`FAIL_MARGIN`
+times it fails; in between the check is unknown.
+
+HF models run some steps in float32 even in a float64 model: the rotary angles
+(``position_ids.float() * inv_freq``), RMSNorm's upcast (``.to(torch.float32)``: a downcast
+here), the eager softmax (``dtype=torch.float32``).  Their rounding (~1e−8) flips between two
+runs that differ only in the order of float64 sums, so the checks run those steps in float64
+too (:meth:`~posproof.whole.runner.Runner.float64_angles`; the frequencies θ stay as the model
+computes them) and report the float32 effect separately (``float32_effect``: the logits as the
+model computes them minus the float64 ones, at the largest positions checked).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from ..errors import InvalidParameter
+from ..evidence import Evidence
+from ..report import Check
+from .build import ModelInfo
+from .explain import (
+    explain_kv_cache,
+    explain_left_padding,
+    explain_shift,
+    rotation_change,
+)
+from .runner import HFRunner, Runner
+
+__all__ = ["CHECKS", "FAIL_MARGIN", "MAX_ATTENTION_BYTES", "MAX_SWITCH", "SAFETY", "Tolerance",
+           "derive_tolerance", "run_model_checks"]
+
+CHECKS = ("shift_invariance", "kv_cache", "left_padding", "cache_boundary")
+#: The tolerance is this many times the measured rounding noise.
+SAFETY = 64
+#: A difference over FAIL_MARGIN × tolerance fails; between 1 and FAIL_MARGIN × it is unknown.
+FAIL_MARGIN = 16
+#: Switch lengths (dynamic NTK, LongRoPE, sliding windows) straddled up to this length.
+MAX_SWITCH = 4352
+#: Largest attention working set (heads × T² float64 scores, ×4 for the mask and copies).
+MAX_ATTENTION_BYTES = 3 << 30
+_U64 = 2.0 ** -53
+_RESCALE = 2.0 ** -29
+METHOD = "float64 forward vs derived tolerance"
+
+
+class Tolerance:
+    """The derived tolerance, and how it was derived."""
+
+    def __init__(self, noise: dict[str, float], angles64: bool, angle_effect: float | None):
+        self.noise = noise
+        self.source = max(noise, key=noise.get)
+        self.value = SAFETY * noise[self.source]
+        self.angles64 = angles64
+        self.angle_effect = angle_effect
+
+    def status(self, diff: float) -> str:
+        if diff <= self.value:
+            return "pass"
+        return "fail" if diff > FAIL_MARGIN * self.value else "unknown"
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"tolerance": self.value, "safety": SAFETY,
+                               "fail_margin": FAIL_MARGIN, "decided_by": self.source,
+                               "noise": dict(self.noise),
+                               "float32 steps": "run in float64" if self.angles64 else
+                               "as the model runs them"}
+        if self.angle_effect is not None:
+            out["float32_effect"] = self.angle_effect
+        return out
+
+
+def _max(a: Any, b: Any) -> float:
+    return float((a - b).abs().max()) if a.numel() else 0.0
+
+
+def derive_tolerance(runner: Runner, ids: Any, angles64: bool) -> Tolerance:
+    """Measure the float64 forward's rounding on ``ids`` (see the module docstring)."""
+    import torch
+
+    base = runner.logits(ids)
+    if not bool(torch.isfinite(base).all()):
+        raise InvalidParameter("the model's logits are not finite (inf or nan) on random tokens; "
+                               "check the config's numbers (rope_theta, scaling factors, eps)")
+    other = torch.flip(ids, (-1,))
+    batch = runner.logits(torch.cat([other, ids]))[1:2]
+    noise = {"second run (batch of two)": _max(batch, base),
+             "last bit of the largest logit": _U64 * float(base.abs().max())}
+    if isinstance(runner, HFRunner):
+        runner.reset()
+        small = copy.deepcopy(runner.model).to(torch.float32)
+        r32 = HFRunner(small, runner.info)
+        with torch.no_grad():
+            f32 = r32.logits(ids).to(torch.float64)
+        noise["float32 copy × 2^-29"] = _max(f32, base) * _RESCALE
+    return Tolerance(noise, angles64, None)
+
+
+def _angle_positions(runner: Runner, n: int) -> Any:
+    import torch
+
+    ctx = runner.info.context or 4096
+    return torch.arange(n)[None] + max(0, ctx - n)
+
+
+def _evidence(covered: int, total: int, unit: str, tol: Tolerance, **details: Any) -> Evidence:
+    return Evidence(METHOD, coverage="sample", covered=covered, total=max(total, covered),
+                    details={"unit": unit, **tol.to_dict(), **details})
+
+
+def _first_over(rows: list[float], start: int, tol: Tolerance) -> int | None:
+    for i, d in enumerate(rows):
+        if d > tol.value:
+            return start + i
+    return None
+
+
+def _shifts(info: ModelInfo, n: int) -> list[int]:
+    ctx = info.context or 4096
+    top = max(1, ctx - n)
+    shifts = {1, max(1, top // 2), top}
+    if info.rope_type in ("dynamic", "longrope") and info.original_max:
+        shifts.add(max(1, info.original_max - n + 1))   # the largest position crosses the switch
+    return sorted(shifts)
+
+
+def check_shift(runner: Runner, ids: Any, tol: Tolerance) -> Check:
+    import torch
+
+    info = runner.info
+    n = ids.shape[1]
+    if info.family in ("alibi", "t5") or not runner.takes_positions:
+        what = "ALiBi slopes × (key − query)" if info.family == "alibi" else \
+            "T5 buckets of key − query"
+        return Check("shift_invariance", "pass",
+                     {"summary": f"relative by construction: the forward takes no positions "
+                                 f"({what})", "positions": info.family},
+                     certified="architecture",
+                     evidence=Evidence("architecture: no position input", coverage="structural",
+                                       details={"positions": info.family}))
+    base = runner.logits(ids, torch.arange(n)[None])
+    diffs = {}
+    for k in _shifts(info, n):
+        diffs[k] = _max(runner.logits(ids, torch.arange(n)[None] + k), base)
+    worst = max(diffs, key=diffs.get)
+    values: dict[str, Any] = {"shifts": list(diffs), "max_difference": diffs[worst],
+                              "at_shift": worst, "tolerance": tol.value, "length": n}
+    total = max(1, (info.context or 4096) - n + 1)
+    ev = _evidence(len(diffs), total, "shifts", tol,
+                   differences={str(k): v for k, v in diffs.items()})
+    if info.family == "absolute":
+        values.update(summary=f"absolute positions: a shift by {worst} changes the logits by "
+                              f"{diffs[worst]:.3g} (a learned position table; shift invariance "
+                              "does not apply)", positions="absolute")
+        return Check("shift_invariance", "pass", values, certified=METHOD,
+                     note="absolute positions", evidence=ev)
+    status = tol.status(diffs[worst])
+    values["summary"] = (f"max |Δlogit| = {diffs[worst]:.3g} over shifts "
+                         f"{', '.join(map(str, diffs))} (tolerance {tol.value:.3g})")
+    note = None
+    if status != "pass":
+        explanation = explain_shift(runner, ids, worst, diffs[worst], tol)
+        values["explanation"] = explanation
+        note = explanation["text"]
+    return Check("shift_invariance", status, values, certified=METHOD, note=note, evidence=ev)
+
+
+def _scenarios(info: ModelInfo, length: int) -> tuple[list[tuple[int, int, str]], list[str]]:
+    out = [(max(1, length // 2), length, f"prompt {max(1, length // 2)}, decode to {length}")]
+    skipped = []
+    for name, s in info.switches.items():
+        if s + 1 > MAX_SWITCH:
+            skipped.append(f"{name} at {s} (beyond the {MAX_SWITCH} positions check-model runs)")
+            continue
+        # the last position before the switch (sequence length s) and the first after it
+        out.append((max(1, s - 1), s + 1, f"{name} at {s}"))
+    return out, skipped
+
+
+def _references(runner: Runner, ids: Any, start: int, stop: int) -> Any:
+    import torch
+
+    return torch.stack([runner.logits(ids[:, :i + 1])[0, -1] for i in range(start, stop)])
+
+
+def _memo(runner: Runner) -> dict[Any, Any]:
+    if getattr(runner, "memo", None) is None:
+        runner.memo = {}  # type: ignore[attr-defined]
+    return runner.memo  # type: ignore[attr-defined]
+
+
+def _run_scenario(runner: Runner, ids: Any, prompt: int, stop: int) -> tuple[Any, Any]:
+    """Cached decoding of rows prompt … stop−1 and the full forwards of the same prefixes
+    (computed once per run: kv_cache and cache_boundary share the switch scenario)."""
+    memo = _memo(runner)
+    if (prompt, stop) not in memo:
+        memo[(prompt, stop)] = (runner.decode(ids[:, :stop], prompt),
+                                _references(runner, ids, prompt, stop))
+    return memo[(prompt, stop)]
+
+
+def check_kv_cache(runner: Runner, ids_long: Any, length: int, tol: Tolerance,
+                   name: str = "kv_cache", scenarios: list[tuple[int, int, str]] | None = None,
+                   skipped: list[str] | None = None) -> Check:
+    if scenarios is None:
+        scenarios, skipped = _scenarios(runner.info, length)
+    rows = []
+    worst = 0.0
+    first = None
+    for prompt, stop, label in scenarios:
+        inc, ref = _run_scenario(runner, ids_long, prompt, stop)
+        per = [float((a - b).abs().max()) for a, b in zip(inc, ref, strict=True)]
+        over = _first_over(per, prompt, tol)
+        rows.append({"scenario": label, "prompt": prompt, "decoded": [prompt, stop - 1],
+                     "max_difference": max(per), "first_position_over_tolerance": over,
+                     "differences": per})
+        if max(per) > worst:
+            worst = max(per)
+        if over is not None and (first is None or over < first):
+            first = over
+    status = tol.status(worst)
+    values: dict[str, Any] = {
+        "summary": f"max |Δlogit| = {worst:.3g} between cached decoding and the full forward "
+                   f"over {len(rows)} prompt(s)" + (f"; first over tolerance at position {first}"
+                                                    if first is not None else ""),
+        "max_difference": worst, "first_position": first, "tolerance": tol.value,
+        "scenarios": rows}
+    if skipped:
+        values["not_straddled"] = skipped
+        if status == "pass":
+            status = "unknown"
+    note = None
+    if status != "pass" and worst > tol.value:
+        bad = max(rows, key=lambda r: r["max_difference"])
+        key = (bad["prompt"], bad["decoded"][1] + 1)
+        memo = _memo(runner)
+        if ("explanation", *key) not in memo:
+            memo[("explanation", *key)] = explain_kv_cache(
+                runner, ids_long, *key, tol, memo[key][0])
+        explanation = dict(memo[("explanation", *key)])
+        if name == "cache_boundary" and explanation.get("cause") == "dynamic rotation":
+            explanation.update(rotation_change(runner.info))
+            explanation["text"] += "; " + explanation["rotations"]
+        values["explanation"] = explanation
+        note = explanation["text"]
+    elif skipped:
+        note = "not straddled: " + "; ".join(skipped)
+    total = max(stop for _, stop, _ in scenarios)
+    ev = _evidence(sum(stop - p for p, stop, _ in scenarios), total, "decoded positions", tol)
+    return Check(name, status, values, certified=METHOD, note=note, evidence=ev)
+
+
+def check_cache_boundary(runner: Runner, ids_long: Any, tol: Tolerance) -> Check | None:
+    info = runner.info
+    if info.family not in ("rope", "mrope"):
+        return None
+    if info.rope_type not in ("dynamic", "longrope") or not info.original_max:
+        return Check("cache_boundary", "pass",
+                     {"summary": f"no switch: rope_type={info.rope_type} rotates every position "
+                                 "the same way whatever the length", "rope_type": info.rope_type},
+                     certified="configuration",
+                     evidence=Evidence("configuration: a static rotation", coverage="structural",
+                                       details={"rope_type": info.rope_type}))
+    s = info.original_max
+    if s + 1 > MAX_SWITCH:
+        return Check("cache_boundary", "unknown",
+                     {"summary": f"the switch at {s} is beyond the {MAX_SWITCH} positions "
+                                 "check-model runs", "switch": s},
+                     note=f"switch at {s} not run (over {MAX_SWITCH} positions)")
+    check = check_kv_cache(runner, ids_long, 0, tol, name="cache_boundary",
+                           scenarios=[(max(1, s - 1), s + 1, f"keys cached up to {s - 1}, the "
+                                                     f"query at {s} after the switch")])
+    check.values["switch"] = s
+    check.values.update(rotation_change(info))
+    return check
+
+
+def check_left_padding(runner: Runner, ids: Any, ids2: Any, tol: Tolerance) -> Check:
+    import torch
+
+    n = ids.shape[1]
+    pads = sorted({min(3, n - 1), max(1, n // 2)})
+    worst, rows, own = 0.0, [], {}
+    for pad in pads:
+        short = ids2[:, :n - pad]
+        batch = torch.cat([ids, torch.cat([torch.zeros(1, pad, dtype=ids.dtype), short], 1)])
+        mask = torch.ones_like(batch)
+        mask[1, :pad] = 0
+        positions = (mask.cumsum(-1) - 1).clamp(min=0)
+        alone = runner.logits(short, torch.arange(n - pad)[None])
+        first = runner.logits(ids, torch.arange(n)[None])
+        padded = runner.logits(batch, positions, mask)
+        d = max(_max(padded[1:2, pad:], alone), _max(padded[0:1], first))
+        rows.append({"pad": pad, "max_difference": d})
+        worst = max(worst, d)
+        if runner.takes_positions:
+            mine = runner.logits(batch, None, mask)
+            own[pad] = _max(mine[1:2, pad:], alone)
+    status = tol.status(worst)
+    values: dict[str, Any] = {
+        "summary": f"max |Δlogit| = {worst:.3g} between a left-padded row (positions from the "
+                   f"mask) and the sequence alone, pads {', '.join(map(str, pads))}",
+        "max_difference": worst, "tolerance": tol.value, "pads": rows}
+    note = None
+    if own:
+        d_own = max(own.values())
+        values["own_positions_difference"] = d_own
+        if d_own > tol.value and status == "pass":
+            values["own_positions"] = ("with position_ids=None the model takes positions as "
+                                       f"arange (padding shifts them): |Δlogit| = {d_own:.3g}; "
+                                       "pass position_ids = cumsum(mask) − 1, as generate() does")
+            note = values["own_positions"]
+    if status != "pass" and worst > tol.value:
+        pad = max(rows, key=lambda r: r["max_difference"])["pad"]
+        explanation = explain_left_padding(runner, ids, ids2, n, pad, tol)
+        values["explanation"] = explanation
+        note = explanation["text"]
+    ev = _evidence(len(pads), n - 1, "pad lengths", tol)
+    return Check("left_padding", status, values, certified=METHOD, note=note, evidence=ev)
+
+
+def run_model_checks(runner: Runner, *, length: int = 64, checks: Any = None,
+                     seed: int = 0) -> list[Check]:
+    """The checks named in ``checks`` (all by default) on ``runner``."""
+    import torch
+
+    names = list(checks if checks else CHECKS)
+    for name in names:
+        if name not in CHECKS:
+            raise InvalidParameter(f"check {name!r} is not known; use {', '.join(CHECKS)}")
+    if not isinstance(length, int) or isinstance(length, bool) or not 4 <= length <= 1024:
+        raise InvalidParameter(f"length={length!r} must be an integer in 4 … 1024")
+    info = runner.info
+    if info.context is not None and info.family == "absolute" and length > info.context:
+        raise InvalidParameter(f"length={length} is beyond the position table "
+                               f"({info.context} positions)")
+    heads = info.n_head or 2
+    longest_run = max([2 * length, *(s + 1 for s in info.switches.values()
+                                     if s + 1 <= MAX_SWITCH)])
+    if heads * longest_run ** 2 * 8 * 4 > MAX_ATTENTION_BYTES:
+        top = int((MAX_ATTENTION_BYTES / (heads * 32)) ** 0.5) // 2
+        raise InvalidParameter(f"length={length}: the attention of {heads} heads over "
+                               f"{longest_run} tokens would need over "
+                               f"{MAX_ATTENTION_BYTES / 2**30:g} GiB; pass a length ≤ {top}")
+    gen = torch.Generator().manual_seed(seed)
+    hi = max(2, runner.vocab - 12)
+    longest = max([length, *(s + 1 for s in info.switches.values() if s + 1 <= MAX_SWITCH)])
+    runner.memo = {}  # type: ignore[attr-defined]
+    ids_long = torch.randint(1, hi, (1, longest), generator=gen)
+    ids2 = torch.randint(1, hi, (1, length), generator=gen)
+    ids = ids_long[:, :length]
+    out: list[Check] = []
+    with runner.float64_angles() as angles64:
+        tol = derive_tolerance(runner, ids, angles64)
+        if angles64 and runner.takes_positions:
+            pos = _angle_positions(runner, length)
+            with_64 = runner.logits(ids, pos)
+    if angles64 and runner.takes_positions:   # the angles as the model forms them
+        tol.angle_effect = _max(runner.logits(ids, pos), with_64)
+    with runner.float64_angles():
+        for name in names:
+            if name == "shift_invariance":
+                out.append(check_shift(runner, ids, tol))
+            elif name == "kv_cache":
+                out.append(check_kv_cache(runner, ids_long, length, tol))
+            elif name == "left_padding":
+                out.append(check_left_padding(runner, ids, ids2, tol))
+            elif name == "cache_boundary":
+                c = check_cache_boundary(runner, ids_long, tol)
+                if c is not None:
+                    out.append(c)
+    for c in out:
+        if tol.angle_effect is not None:
+            c.values.setdefault("float32_effect", tol.angle_effect)
+    return out
+

@@ -1,0 +1,308 @@
+"""One interface over a transformers model and a user's forward: full forwards, incremental
+decoding with the model's own cache, and the re-runs the explanations need.
+
+A user's callable ``forward(input_ids, position_ids=None, attention_mask=None,
+past_key_values=None)`` returns logits (a tensor), an object with ``.logits`` or a pair
+``(logits, past_key_values)``; on the first decoding call it receives an empty transformers
+``DynamicCache`` (which it may fill in place, or replace by the cache it returns).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ..errors import InvalidParameter
+from .build import ModelInfo
+
+__all__ = ["CallableRunner", "HFRunner", "Runner"]
+
+
+def _logits_of(out: Any) -> tuple[Any, Any]:
+    if isinstance(out, tuple) and len(out) == 2 and not hasattr(out, "logits"):
+        return out[0], out[1]
+    if hasattr(out, "logits"):
+        keys = out.keys() if hasattr(out, "keys") else ()
+        cache = next((out[k] for k in ("cache", "past_key_values") if k in keys), None)
+        return out.logits, cache
+    return out, None
+
+
+class Runner:
+    """What the checks need of a model."""
+
+    info: ModelInfo
+    vocab: int
+    takes_positions: bool = True
+
+    def forward(self, ids: Any, position_ids: Any = None, attention_mask: Any = None,
+                cache: Any = None) -> tuple[Any, Any]:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def reset(self) -> None:
+        """Forget any state a previous call left (HF's dynamic RoPE caches its frequencies)."""
+
+    def logits(self, ids: Any, position_ids: Any = None, attention_mask: Any = None) -> Any:
+        import torch
+
+        self.reset()
+        with torch.no_grad():
+            return self.forward(ids, position_ids, attention_mask)[0]
+
+    def decode(self, ids: Any, prompt: int, positions: str = "own") -> Any:
+        """Logits rows prompt … T−1 of ``ids`` (1, T): a prefill of ``prompt`` tokens, then one
+        token at a time through the model's cache.  ``positions="own"`` lets the model derive
+        positions (``position_ids=None``), ``"explicit"`` passes the true ones."""
+        import torch
+
+        self.reset()
+        rows = []
+        with torch.no_grad():
+            pos = torch.arange(prompt)[None] if positions == "explicit" else None
+            _, cache = self.forward(ids[:, :prompt], pos, None, self.new_cache())
+            for i in range(prompt, ids.shape[1]):
+                pos = torch.tensor([[i]]) if positions == "explicit" else None
+                logits, new = self.forward(ids[:, i:i + 1], pos, None, cache)
+                cache = new if new is not None else cache
+                rows.append(logits[0, -1])
+        return torch.stack(rows)
+
+    def new_cache(self) -> Any:
+        from transformers import DynamicCache
+
+        return DynamicCache()
+
+    _float64 = False
+
+    @contextlib.contextmanager
+    def float64_angles(self) -> Iterator[bool]:
+        """Within the block every float32 step of the model's forward runs in float64.
+
+        HF models compute parts in float32 even in a float64 model: the rotary angles
+        (``position_ids.float() * inv_freq``), RMSNorm / T5 LayerNorm (``.to(torch.float32)``),
+        the eager softmax (``softmax(..., dtype=torch.float32)``).  Their rounding (~1e−8)
+        would drown the float64 comparisons, so during each forward ``Tensor.float()`` gives
+        float64, ``Tensor.to(float32 | float16 | bfloat16)`` of a float64 tensor keeps float64,
+        and so does ``softmax(dtype=float32)``.  The frequencies θ a rule computes from
+        integers (``arange(...).to(torch.float)``) stay as the model computes them.
+        """
+        self._float64 = True
+        try:
+            yield True
+        finally:
+            self._float64 = False
+
+    @contextlib.contextmanager
+    def _precision(self) -> Iterator[None]:
+        import torch
+
+        if not self._float64:
+            yield
+            return
+        low = (torch.float32, torch.float16, torch.bfloat16)
+        as_float, to = torch.Tensor.float, torch.Tensor.to
+
+        def to64(tensor: Any, *args: Any, **kwargs: Any) -> Any:
+            if tensor.dtype == torch.float64:
+                args = tuple(torch.float64 if isinstance(a, torch.dtype) and a in low else a
+                             for a in args)
+                if args and isinstance(args[0], torch.Tensor) and args[0].dtype in low:
+                    args = (args[0].device, torch.float64, *args[1:])
+                if kwargs.get("dtype") in low:
+                    kwargs["dtype"] = torch.float64
+            return to(tensor, *args, **kwargs)
+
+        functional = torch.nn.functional
+        softmax = functional.softmax
+
+        def softmax64(x: Any, *args: Any, **kwargs: Any) -> Any:
+            if x.dtype == torch.float64 and kwargs.get("dtype") in low:
+                kwargs["dtype"] = torch.float64
+            return softmax(x, *args, **kwargs)
+
+        torch.Tensor.float = torch.Tensor.double
+        torch.Tensor.to = to64
+        functional.softmax = softmax64
+        try:
+            yield
+        finally:
+            torch.Tensor.float, torch.Tensor.to = as_float, to
+            functional.softmax = softmax
+
+
+    @contextlib.contextmanager
+    def frequencies_by_position(self, prompt: int) -> Iterator[bool]:
+        """Position p rotated with the frequencies of length max(p + 1, prompt), as a dynamic
+        rule applies them through a cache (yields False when not possible)."""
+        yield False
+
+    @contextlib.contextmanager
+    def frequencies_at(self, length: int) -> Iterator[bool]:
+        """Every position rotated with the frequencies of sequence length ``length``."""
+        yield False
+
+
+class CallableRunner(Runner):
+    """A user's ``forward(input_ids, position_ids=None, attention_mask=None,
+    past_key_values=None)`` returning logits."""
+
+    def __init__(self, fn: Callable[..., Any], *, vocab: int, info: ModelInfo) -> None:
+        try:
+            params = inspect.signature(fn).parameters
+        except (TypeError, ValueError):
+            raise InvalidParameter("the forward given is not a callable with a signature; "
+                                   "pass forward(input_ids, position_ids=None, "
+                                   "attention_mask=None, past_key_values=None)") from None
+        var_kw = any(p.kind is p.VAR_KEYWORD for p in params.values())
+        for name in ("position_ids", "attention_mask", "past_key_values"):
+            if name not in params and not var_kw:
+                raise InvalidParameter(
+                    f"the forward {getattr(fn, '__name__', fn)!r} takes no {name}; check-model "
+                    "needs forward(input_ids, position_ids=None, attention_mask=None, "
+                    "past_key_values=None) returning logits")
+        self.fn, self.vocab, self.info = fn, int(vocab), info
+
+    def forward(self, ids: Any, position_ids: Any = None, attention_mask: Any = None,
+                cache: Any = None) -> tuple[Any, Any]:
+        import torch
+
+        with self._precision():
+            out = self.fn(ids, position_ids=position_ids, attention_mask=attention_mask,
+                          past_key_values=cache)
+        logits, new = _logits_of(out)
+        logits = torch.as_tensor(logits)
+        if logits.ndim != 3 or logits.shape[:2] != ids.shape:
+            raise InvalidParameter(f"the forward returned logits of shape {tuple(logits.shape)} "
+                                   f"for input_ids of shape {tuple(ids.shape)}; it must return "
+                                   "(batch, seq, vocab)")
+        return logits.to(torch.float64), new if new is not None else cache
+
+
+class HFRunner(Runner):
+    """A transformers model (causal LM, Qwen2-VL on text tokens, or T5 on its decoder side)."""
+
+    def __init__(self, model: Any, info: ModelInfo, *, seed: int = 0) -> None:
+        import torch
+
+        self.model, self.info = model, info
+        self.config = model.config
+        text = getattr(self.config, "text_config", None) or self.config
+        self.vocab = int(getattr(text, "vocab_size", None) or self.config.vocab_size)
+        params = inspect.signature(model.forward).parameters
+        self.takes_positions = "position_ids" in params
+        self.cache_kw = "cache" if "cache" in params else "past_key_values"
+        if not self.takes_positions and info.family not in ("alibi", "t5"):
+            raise InvalidParameter(f"{type(model).__name__}.forward takes no position_ids; "
+                                   "check-model needs a model whose positions can be passed")
+        self.encoder_decoder = bool(getattr(self.config, "is_encoder_decoder", False))
+        if self.encoder_decoder:
+            gen = torch.Generator().manual_seed(seed + 1)
+            self.encoder_ids = torch.randint(1, self.vocab - 12, (1, 8), generator=gen)
+        self.rotaries = [m for m in model.modules()
+                         if hasattr(m, "inv_freq") and "Rotary" in type(m).__name__
+                         and "Vision" not in type(m).__name__]
+        self._state = [(m, m.inv_freq.clone(), getattr(m, "max_seq_len_cached", None),
+                        getattr(m, "attention_scaling", None)) for m in self.rotaries]
+
+    def reset(self) -> None:
+        for m, inv, cached, scaling in self._state:
+            for name in [k for k in vars(m) if k.endswith("long_inv_freq")]:
+                delattr(m, name)
+            m.register_buffer("inv_freq", inv.clone(), persistent=False)
+            if cached is not None:
+                m.max_seq_len_cached = cached
+            if scaling is not None:
+                m.attention_scaling = scaling
+
+    def new_cache(self) -> Any:
+        if self.encoder_decoder:
+            return None
+        from transformers import DynamicCache
+
+        return DynamicCache(config=self.config)
+
+    def forward(self, ids: Any, position_ids: Any = None, attention_mask: Any = None,
+                cache: Any = None) -> tuple[Any, Any]:
+        kwargs: dict[str, Any] = {"use_cache": cache is not None or self._decoding}
+        if cache is not None:
+            kwargs[self.cache_kw] = cache
+        if position_ids is not None and self.takes_positions:
+            kwargs["position_ids"] = position_ids
+        with self._precision():
+            if self.encoder_decoder:
+                enc = self.encoder_ids.expand(ids.shape[0], -1)
+                out = self.model(input_ids=enc, decoder_input_ids=ids,
+                                 decoder_attention_mask=attention_mask, **kwargs)
+            else:
+                out = self.model(input_ids=ids, attention_mask=attention_mask, **kwargs)
+        return _logits_of(out)
+
+    _decoding = False
+
+    def decode(self, ids: Any, prompt: int, positions: str = "own") -> Any:
+        self._decoding = True
+        try:
+            return super().decode(ids, prompt, positions)
+        finally:
+            self._decoding = False
+
+    def _standard(self) -> bool:
+        """Every rotary module is Llama's (cat(freqs, freqs), rotate_half) with a HF rule."""
+        return bool(self.rotaries) and self.info.family == "rope" and all(
+            hasattr(m, "config") and hasattr(m, "attention_scaling") for m in self.rotaries)
+
+    def _inv_freq(self, module: Any, length: int) -> tuple[Any, float]:
+        from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+        kind = module.rope_type
+        if kind == "default" or length <= (self.info.original_max or 0):
+            return module.original_inv_freq, module.attention_scaling
+        # a tensor length, as the model's own update passes it (max(position_ids) + 1): the
+        # rule's arithmetic then runs in the same dtypes, to the last bit
+        import torch
+
+        return ROPE_INIT_FUNCTIONS[kind](module.config, module.inv_freq.device,
+                                         seq_len=torch.tensor(length))
+
+    @contextlib.contextmanager
+    def _by_position(self, length_of: Callable[[Any], Any]) -> Iterator[bool]:
+        import torch
+
+        if not self._standard():
+            yield False
+            return
+        originals = {}
+
+        def make(module: Any) -> Callable[..., Any]:
+            def forward(x: Any, position_ids: Any) -> Any:
+                pos = position_ids.to(torch.float64)
+                lengths = length_of(position_ids)
+                freqs = torch.empty(*pos.shape, module.inv_freq.shape[-1], dtype=torch.float64)
+                scale = torch.empty(*pos.shape, 1, dtype=torch.float64)
+                for s in torch.unique(lengths).tolist():
+                    inv, att = self._inv_freq(module, int(s))
+                    where = lengths == s
+                    # θ as the model stores it (LongRoPE copies into its float32 buffer)
+                    stored = torch.empty_like(module.inv_freq).copy_(inv).double()
+                    freqs[where] = pos[where][:, None] * stored
+                    scale[where] = float(att)
+                emb = torch.cat((freqs, freqs), dim=-1)
+                return (emb.cos() * scale).to(x.dtype), (emb.sin() * scale).to(x.dtype)
+            return forward
+
+        for m in self.rotaries:
+            originals[m] = m.forward
+            m.forward = make(m)
+        try:
+            yield True
+        finally:
+            for m, fwd in originals.items():
+                m.forward = fwd
+
+    def frequencies_by_position(self, prompt: int) -> Any:
+        return self._by_position(lambda pos: (pos + 1).clamp(min=prompt))
+
+    def frequencies_at(self, length: int) -> Any:
+        return self._by_position(lambda pos: pos * 0 + length)
