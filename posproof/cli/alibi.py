@@ -38,7 +38,7 @@ from ..errors import InvalidParameter
 from ..verdict import verdict_text
 from .options import Busy, int_at_least
 
-__all__ = ["COMMANDS", "add_options", "config_kind", "run"]
+__all__ = ["COMMANDS", "add_options", "alibi_of_args", "config_kind", "run"]
 
 #: Commands with ``--alibi`` (prove / check / verify go through posproof.families).
 COMMANDS = ("prove", "check", "verify", "check-impl", "identify", "explain")
@@ -65,7 +65,7 @@ def add_options(subparsers: Any) -> None:
                                     "otherwise)")
 
 
-def _spec(args: argparse.Namespace) -> Any:
+def alibi_of_args(args: argparse.Namespace) -> Any:
     from ..model.alibi import alibi
 
     if args.heads is None:
@@ -99,7 +99,7 @@ def _check_impl(args: argparse.Namespace) -> int:
     from ..testing.bias.alibi import check_alibi
     from .testing import load_target
 
-    spec = _spec(args)
+    spec = alibi_of_args(args)
     obj, label = load_target(args.target)
     with Busy(f"checking {label}"):       # from the start, on a terminal
         report = check_alibi(obj, n_heads=spec.n_heads, rule=spec.rule,

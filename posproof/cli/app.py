@@ -205,13 +205,13 @@ def _family_and_object(args: argparse.Namespace) -> tuple[str, Any]:
     if spec is not None:
         return spec.family, None            # built by the pipeline, from the SPEC
     if getattr(args, "alibi", False):
-        from .alibi import _spec
+        from .alibi import alibi_of_args
 
-        return "alibi", _spec(args)
+        return "alibi", alibi_of_args(args)
     if getattr(args, "t5", None) is not None:
-        from .biases_t5 import _refuse_encoding_options, parse_t5_spec
+        from .biases_t5 import parse_t5_spec, refuse_encoding_options
 
-        _refuse_encoding_options(args)
+        refuse_encoding_options(args)
         return "t5", parse_t5_spec(args.t5)[0]
     if getattr(args, "xpos", None) is not None:
         from .biases_perm import xpos_spec

@@ -38,7 +38,8 @@ from ..verdict import verdict_text
 from .options import Busy
 
 __all__ = ["DEFAULT_SPEC", "add_check_impl_options", "add_t5_option", "check_impl",
-           "explain_t5", "identify_buckets", "is_t5_config", "parse_t5_spec", "table_lines"]
+           "explain_t5", "identify_buckets", "is_t5_config", "parse_t5_spec",
+           "refuse_encoding_options", "table_lines"]
 
 DEFAULT_SPEC = "32,128"
 
@@ -98,7 +99,7 @@ _ENCODING_OPTIONS = ("preset", "dim", "base", "layout", "frequencies", "expressi
                      "claim_block", "claim_period", "claim_bound", "claim_permutation")
 
 
-def _refuse_encoding_options(args: argparse.Namespace) -> None:
+def refuse_encoding_options(args: argparse.Namespace) -> None:
     given = [o for o in _ENCODING_OPTIONS if getattr(args, o, None) is not None]
     if given or getattr(args, "general", False):
         name = (given or ["general"])[0].replace("_", "-")

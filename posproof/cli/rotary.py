@@ -25,7 +25,7 @@ def run_rotary(args: argparse.Namespace, app: Any = None) -> int:
                                "check / verify / check-impl")
     from ..testing import check_rotary
     from .options import emit_json
-    from .testing import _render, load_target
+    from .testing import load_target, render_impl
 
     rot = _build(args.rope_spec)
     impl, label = load_target(args.target)
@@ -38,5 +38,5 @@ def run_rotary(args: argparse.Namespace, app: Any = None) -> int:
     if args.json:
         emit_json({"target": label, **report.to_dict()}, args, ok=bool(report.ok))
     else:
-        print(_render(report, label))
+        print(render_impl(report, label))
     return 0 if report.ok else 1

@@ -46,7 +46,8 @@ from ..errors import InvalidParameter, PosproofError
 from ..verdict import verdict_text
 from .options import Busy, int_at_least, parse_grid, parse_int
 
-__all__ = ["COMMANDS", "add_commands", "load_arrays", "load_target", "main", "run"]
+__all__ = ["COMMANDS", "add_commands", "cli_message", "load_arrays", "load_target", "main",
+           "render_impl", "run"]
 
 COMMANDS = ("identify", "check-impl")
 
@@ -419,7 +420,7 @@ def _check_impl(args: argparse.Namespace) -> int:
 
         emit_json({"target": label, **report.to_dict()}, args, ok=bool(report.ok))
     else:
-        print(_render(report, label))
+        print(render_impl(report, label))
     return 0 if report.ok else 1
 
 
@@ -548,7 +549,7 @@ def _shown(key: str, value: Any) -> str:
     return f"{key}={value}"
 
 
-def _render(report: Any, label: str) -> str:
+def render_impl(report: Any, label: str) -> str:
     symbol = {"pass": "✓", "fail": "✗"}
     from ..testing.core.reports import spec_label
 

@@ -10,8 +10,8 @@ from ..errors import InvalidParameter, check_int
 from ..model.encoding import Encoding
 
 __all__ = [
-    "MAX_LEN",
     "MAX_CHECK_DIM",
+    "MAX_LEN",
     "MAX_SCAN_WORK",
     "check_scan",
     "check_scan_work",

@@ -44,7 +44,8 @@ from typing import Any
 
 from ..errors import InvalidParameter, UnknownName
 
-__all__ = ["FAMILIES", "Family", "Spec", "families_help", "family_names", "family_of", "parse"]
+__all__ = ["FAMILIES", "Family", "Spec", "config_family", "families_help", "families_markdown",
+           "family_names", "family_of", "parse"]
 
 #: The sinusoidal presets: names of the ``vaswani`` family (a table PE(x) of sin and cos).
 SINUSOIDAL_NAMES = ("vaswani", "original", "transformer", "tensor2tensor", "fairseq",
@@ -206,7 +207,7 @@ def _pairs(body: str, where: str, fam: Family) -> dict[str, str]:
     return {k: out[k] for k in fam.keys if k in out}
 
 
-def _config_family(path: str) -> tuple[str, dict[str, Any]]:
+def config_family(path: str) -> tuple[str, dict[str, Any]]:
     """The family a config.json describes (rope, mrope, alibi or t5)."""
     try:
         p = Path(path)
@@ -245,7 +246,7 @@ def parse(text: Any) -> Spec:
     head, sep, body = text.partition(":")
     family = family_of(head) if sep or ":" not in text else None
     if family is None and (text.lower().endswith(".json") or os.path.exists(text)):
-        fam, _ = _config_family(text)
+        fam, _ = config_family(text)
         return Spec(fam, "config", {}, config=text)
     if family is None:
         shown = text if len(text) <= 60 else text[:57] + "…"

@@ -60,7 +60,8 @@ from .layouts import permutation
 from .scaling import attention_factor, float_frequencies
 from .schedules import Geometric, Schedule
 
-__all__ = ["ENCODING_LAYOUT", "ROTARY_LAYOUTS", "M", "Rotary", "get_rotary_layout", "rotary"]
+__all__ = ["ENCODING_LAYOUT", "ROTARY_LAYOUTS", "M", "Rotary", "get_rotary_layout", "rotary",
+           "spelled"]
 
 #: The symbolic position m of R(m).
 M = sp.Symbol("m", real=True)
@@ -366,11 +367,11 @@ def rotary(base: Any = 10000, dim: int = 128, *, scaling: str | None = None,
     """  # noqa: E501
     from .scaling import make_scaling
 
-    base, dim = _spelled(params, "base", base, 10000, ("theta", "rope_theta")), _spelled(
+    base, dim = spelled(params, "base", base, 10000, ("theta", "rope_theta")), spelled(
         params, "dim", dim, 128, ("head_dim",))
-    scaling = _spelled(params, "scaling", scaling, None, ("rope_type", "type"))
+    scaling = spelled(params, "scaling", scaling, None, ("rope_type", "type"))
     if "attention_factor" in params:
-        params["attention"] = _spelled(params, "attention", params.pop("attention", None),
+        params["attention"] = spelled(params, "attention", params.pop("attention", None),
                                        None, ("attention_factor",))
 
     if partial_rotary_factor is not None:
@@ -387,14 +388,14 @@ def rotary(base: Any = 10000, dim: int = 128, *, scaling: str | None = None,
     return Rotary(schedule, dim, rotary_dim=rotary_dim, layout=layout, name=name)
 
 
-def _spelled(params: dict[str, Any], key: str, value: Any, default: Any,
+def spelled(params: dict[str, Any], key: str, value: Any, default: Any,
              aliases: tuple[str, ...]) -> Any:
     """``value`` of ``key``, or the one alias of it found in ``params`` (popped); a value
     given under two names must be the same.
 
-    >>> _spelled({"head_dim": 64}, "dim", 128, 128, ("head_dim",))
+    >>> spelled({"head_dim": 64}, "dim", 128, 128, ("head_dim",))
     64
-    >>> _spelled({"head_dim": 64}, "dim", 32, 128, ("head_dim",))
+    >>> spelled({"head_dim": 64}, "dim", 32, 128, ("head_dim",))
     Traceback (most recent call last):
     ...
     posproof.errors.InvalidParameter: dim=32 and head_dim=64 name the same parameter with two values; pass one

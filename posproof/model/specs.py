@@ -245,12 +245,12 @@ def _int(spec: Any, key: str, default: int) -> int:
 def _bias(spec: Any) -> Any:
     """The Alibi, T5Buckets or XPos of an ``alibi`` / ``t5`` / ``xpos`` spec or config."""
     from .alibi import alibi, alibi_from_config
-    from .families import _config_family
+    from .families import config_family
     from .t5_buckets import T5Buckets
     from .xpos import XPos
 
     if spec.config is not None:
-        family, data = _config_family(spec.config)
+        family, data = config_family(spec.config)
         if family == "alibi":
             return alibi_from_config(data)
         # the encoder's buckets (bidirectional); a decoder's self-attention is causal

@@ -39,10 +39,8 @@ MAX_HEAD_DIM = 512
 
 def _rotary_spec(spec: Any, head_dim: int | None, base: Any, layout: str,
                  rotary_dim: int | None) -> Any:
-    from ...model.configs import parse_spec
+    from ...model.configs import RopeConfig, parse_spec, read_config
     from ...model.rope import Rotary, rotary
-
-    from ...model.configs import RopeConfig, read_config
 
     if isinstance(spec, (dict, RopeConfig)):        # a model's config: its rotary
         spec = spec if isinstance(spec, RopeConfig) else read_config(spec)
@@ -196,10 +194,10 @@ def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None
             apply_fn, spec, dtype=dtype, angles=angles, inputs=inputs, seed=seed,
             max_position=4096 if max_position == DEFAULT_MAX_POSITION else max_position,
             **params)
-    from ...model.rope import _spelled  # the spellings posproof.rotary takes: dim, theta
+    from ...model.rope import spelled  # the spellings posproof.rotary takes: dim, theta
 
-    head_dim = _spelled(params, "head_dim", head_dim, None, ("dim",))
-    base = _spelled(params, "base", base, None, ("theta", "rope_theta"))
+    head_dim = spelled(params, "head_dim", head_dim, None, ("dim",))
+    base = spelled(params, "base", base, None, ("theta", "rope_theta"))
     if params:
         raise InvalidParameter(f"{', '.join(params)}: parameters of a multi-axis spec "
                                "('mrope', 'axial-rope'); a 1-D rotary takes head_dim= (or "
