@@ -44,8 +44,8 @@ def _require(proof: Proof, what: str) -> None:
     assert proof.status in ("proved", "refuted"), (what, proof.status, proof.note)
     assert proof.evidence is not None, (what, proof.name)
     apply(proof)
-    assert proof.evidence.audit is not None and proof.evidence.audit.agrees, (
-        what, proof.name, proof.evidence.audit)
+    assert proof.evidence.audit is not None, (what, proof.name)
+    assert proof.evidence.audit.agrees, (what, proof.name, proof.evidence.audit)
     assert proof.status in ("proved", "refuted"), (what, proof.note)
 
 
@@ -65,7 +65,8 @@ def test_every_multi_axis_verdict_carries_audited_evidence(spec):
     decided = [p for p in report.theorems if p.status in ("proved", "refuted")]
     assert len(decided) == len(report.theorems) >= 7
     for p in decided:
-        assert p.evidence is not None and p.evidence.audit.agrees, (spec, p.name)
+        assert p.evidence is not None, (spec, p.name)
+        assert p.evidence.audit.agrees, (spec, p.name)
         # a handful of items, each re-checked (never "nothing to audit" for these)
         assert 1 <= len(p.evidence.items) <= 6, (spec, p.name, len(p.evidence.items))
         assert p.evidence.audit.status == "confirmed", (spec, p.name)
@@ -81,7 +82,8 @@ def test_composed_theorems_carry_the_structure_and_the_blocks_1d_evidence(spec):
     assert composed
     for p in composed:
         ev = p.evidence
-        assert ev.method.startswith("composition") and ev.coverage == "structural"
+        assert ev.method.startswith("composition")
+        assert ev.coverage == "structural"
         assert ev.items[0].label.startswith("⊕ structure")
         if not p.name.endswith("direct_sum"):
             # the blocks' own 1-D items come along: the auditor re-checks them here too
@@ -96,7 +98,9 @@ def test_the_diagonal_items_are_not_cancelled_before_the_auditor_sees_them():
     diag = {p.name: p for p in report.theorems}["mrope:diagonal"]
     assert [i.relation for i in diag.evidence.items] == ["zero", "zero"]
     for item in diag.evidence.items:
-        assert item.expr != 0 and item.expr.has(sp.cos) and item.expr.has(sp.sin)
+        assert item.expr != 0
+        assert item.expr.has(sp.cos)
+        assert item.expr.has(sp.sin)
 
 
 # --------------------------------------------------------------------------- claims
@@ -140,12 +144,14 @@ def test_a_refuted_claim_s_evidence_is_its_certified_nonzero_residual():
             continue
         ev = proof.evidence
         if ev.method == "exact integers":       # wrong sums and counts: integers alone
-            assert not ev.items and ev.audit.status == "nothing to audit", what
+            assert not ev.items, what
+            assert ev.audit.status == "nothing to audit", what
             assert ev.details, what
             continue
         (item,) = ev.items
         assert item.relation in ("positive", "negative"), what
-        assert item.lo is not None and item.hi is not None, what
+        assert item.lo is not None, what
+        assert item.hi is not None, what
         assert ev.audit.status == "confirmed", what
 
 
@@ -153,14 +159,16 @@ def test_proved_claims_carry_their_deciding_exact_comparisons():
     claims = _claims()
     for what in ("axes proved", "axes proved 3d", "convention row", "sections proved"):
         ev = claims[what][0].evidence
-        assert ev.items and all(i.relation == "zero" for i in ev.items), what
+        assert ev.items, what
+        assert all(i.relation == "zero" for i in ev.items), what
         assert ev.audit.status == "confirmed", what
     for what in ("meshgrid xy", "section claim ok"):
         ev = claims[what][0].evidence
-        assert ev.method == "exact integers" and ev.audit.status == "nothing to audit", what
+        assert ev.method == "exact integers", what
+        assert ev.audit.status == "nothing to audit", what
 
 
-@pytest.mark.parametrize("options, name, expected", [
+@pytest.mark.parametrize(("options", "name", "expected"), [
     ({"claim_axes": "row"}, "claim:axes", "refuted"),
     ({"claim_axes": "column"}, "claim:axes", "proved"),
     ({"claim_meshgrid": "ij", "grid": (4, 4)}, "claim:meshgrid", "refuted"),
@@ -175,7 +183,7 @@ def test_prove_multi_claims_on_an_encoding_carry_audited_evidence(options, name,
     _require(claim, str(options))
 
 
-@pytest.mark.parametrize("options, expected", [
+@pytest.mark.parametrize(("options", "expected"), [
     ({"claim_sections": [2, 3, 3]}, "proved"),
     ({"claim_sections": [3, 3, 2]}, "refuted"),
     ({"claim_sections": [2, 3, 2]}, "refuted"),
@@ -189,7 +197,10 @@ def test_prove_multi_claims_on_a_rotary_carry_audited_evidence(options, expected
 
 
 # --------------------------------------------------------------------------- planted
-def _planted(proof: Proof, k: int = 0, shift=sp.Rational(1, 10**40)) -> Proof:
+PLANT = sp.Rational(1, 10**40)
+
+
+def _planted(proof: Proof, k: int = 0, shift=PLANT) -> Proof:
     """A copy of ``proof`` whose k-th evidence item is off by ``shift`` (not yet audited)."""
     wrong = copy.copy(proof)
     ev = copy.copy(proof.evidence)
@@ -209,7 +220,8 @@ def test_a_planted_wrong_item_in_a_composed_proof_turns_it_unknown(name):
     for k in range(len(proof.evidence.items)):      # the structure's items and the blocks'
         wrong = apply(_planted(proof, k))
         assert wrong.status == "unknown", (name, k)
-        assert "disagrees" in wrong.note and "python-flint" in wrong.note
+        assert "disagrees" in wrong.note
+        assert "python-flint" in wrong.note
     # the same copy without the plant stands: the plant, not the copying, made it unknown
     same = apply(_planted(proof, 0, shift=sp.Integer(0)))
     assert same.status == "proved"
@@ -230,7 +242,8 @@ def test_a_planted_residual_on_the_wrong_side_turns_a_refuted_claim_unknown():
     # shift the residual across 0: the auditor now sees the other sign (and misses the
     # engine's enclosure)
     wrong = apply(_planted(refuted, 0, shift=-2 * item.expr))
-    assert wrong.status == "unknown" and "disagrees" in wrong.note
+    assert wrong.status == "unknown"
+    assert "disagrees" in wrong.note
     flipped = copy.copy(refuted)
     flipped.evidence = copy.copy(refuted.evidence)
     other = "negative" if item.relation == "positive" else "positive"

@@ -327,6 +327,13 @@ def prove_multi(obj: MultiAxisEncoding | MultiAxisRotary, *,
     (2-axis encodings: the table built with ``meshgrid(..., indexing=claim_meshgrid)`` equals
     the spec's on that H×W grid; :func:`~posproof.proofs.multiaxis.claims.meshgrid_claim`).
 
+    Every proved or refuted verdict carries its :class:`~posproof.evidence.Evidence` (a
+    composed theorem: the ⊕ structure's exact entries and the first items of each block's
+    1-D evidence; a diagonal theorem: exact entries at an exact m; a general form: the
+    generic pair identity at exact values; a claim: its certified witness or exact
+    comparisons), re-checked by the independent audit (:func:`posproof.audit.audit_report`)
+    before the report is returned: evidence it cannot confirm makes the verdict unknown.
+
     >>> from posproof.model.multirope import mrope
     >>> report = prove_multi(mrope(10000, 8, [2, 1, 1]))
     >>> [(p.name, p.status) for p in report.theorems][:2]
