@@ -250,3 +250,40 @@ def test_a_planted_residual_on_the_wrong_side_turns_a_refuted_claim_unknown():
     flipped.evidence.items = [replace(item, relation=other, lo=None, hi=None)]
     flipped.evidence.audit = None
     assert apply(flipped).status == "unknown"
+
+
+def test_blocks_with_different_schedules_each_bring_their_1d_evidence():
+    """Three distinct 1-D proofs: one item each (two each when at most two), all audited."""
+    from posproof.model.encoding import Encoding
+    from posproof.model.multiaxis import MultiAxisEncoding
+    from posproof.model.schedules import Geometric
+
+    layout = multi_preset("pe-2d", dim=8).blocks[0].encoding.layout
+    enc = MultiAxisEncoding([(0, Encoding(Geometric(10000), layout, 4)),
+                             (1, Encoding(Geometric(100), layout, 4)),
+                             (0, Encoding(Geometric(7), layout, 2))], axes=2)
+    three = {p.name: p for p in prove_multi(enc, theorems=["norm", "direct_sum"]).theorems}
+    labels = [i.label for i in three["multi:norm"].evidence.items]
+    assert len(labels) == 4
+    assert [sum(lab.startswith(f"block {b} ") for lab in labels) for b in range(3)] == [1, 1, 1]
+    assert three["multi:norm"].evidence.audit.status == "confirmed"
+    # two blocks of one schedule: one distinct 1-D proof, two of its items
+    one = {p.name: p for p in prove_multi(multi_preset("pe-2d", dim=8),
+                                          theorems=["norm"]).theorems}
+    labels = [i.label for i in one["multi:norm"].evidence.items]
+    assert len(labels) == 3
+    assert sum(lab.startswith("block 0 ") for lab in labels) == 2
+    # the ⊕ structure alone: its first and last block
+    assert [i.label.split(" on ")[0] for i in three["multi:direct_sum"].evidence.items] == [
+        "⊕ structure: T(Δ) − T_0(Δ_x_1)", "⊕ structure: T(Δ) − T_2(Δ_x_1)"]
+
+
+def test_the_audit_runs_where_the_verdicts_are_produced():
+    """prove_multi and the claims return verdicts already audited (no audit_report needed)."""
+    report = prove_multi(mrope(10000, 8, [2, 1, 1]), claim_sections=[2, 1, 1])
+    for p in report.theorems:
+        assert p.evidence.audit is not None, p.name
+        assert p.evidence.audit.status == "confirmed", p.name
+    claim = axis_claim(multi_preset("sincos-2d", dim=8), "row")
+    assert claim.evidence.audit is not None
+    assert claim.evidence.audit.status == "confirmed"
