@@ -10,7 +10,9 @@ Every theorem is therefore a conjunction (translation, orthogonality, group law)
 (:func:`posproof.proofs.theorems.prove`, :func:`posproof.proofs.rotary.prove_rotary`); the
 ⊕ structure is checked entry by entry on the exact T(Δ) / R(p), and each composed statement
 is cross-checked in mpmath at random vector positions.  A block whose 1-D theorem is not
-proved makes the multi-axis theorem ``unknown``, never ``proved``.
+proved makes the multi-axis theorem ``unknown``, never ``proved``.  Each verdict carries its
+evidence (the ⊕ structure's exact entries, the blocks' 1-D evidence, certified witnesses),
+re-checked by the independent audit (python-flint Arb) before it is returned.
 
 The modules: :mod:`~posproof.proofs.multiaxis.prove` (:func:`prove_multi`),
 :mod:`~posproof.proofs.multiaxis.check` (theorem names, statements, mpmath cross-checks),

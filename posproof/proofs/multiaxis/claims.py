@@ -9,19 +9,23 @@ difference is enclosed by interval arithmetic (:func:`certified_difference`) awa
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import mpmath
 import sympy as sp
 
 from ... import validated
+from ...audit import apply
 from ...errors import InvalidParameter, PosproofError, UnknownName, check_int, check_sequence
+from ...evidence import Evidence, Sign
 from ...model.multiaxis import MultiAxisEncoding, axis_symbols
 from ...model.multirope import MultiAxisRotary, mrope_axes
 from ...precise import DEFAULT_DPS, mp_value
 from ...report import Proof, Step
-from .check import CrossCheckMismatch, encoding_residual
+from ..witness import witness_sign
+from .check import MAX_ITEMS, CrossCheckMismatch, encoding_residual, entries_item
 
 __all__ = ["axis_claim", "certified_difference", "convention_claim", "meshgrid_claim",
            "mrope_section_claim", "sections_claim"]
@@ -55,6 +59,29 @@ def certified_difference(lhs: sp.Expr, rhs: sp.Expr, env: dict[sp.Symbol, Any] |
 
 
 
+def _witness(label: str, lhs: sp.Expr, rhs: sp.Expr, env: dict[Any, Any] | None = None
+             ) -> Evidence:
+    """A refutation's evidence: the exact residual lhs − rhs at the witness, its sign
+    certified (``positive`` / ``negative``; ``nonzero`` when only |lhs − rhs| was)."""
+    diff = sp.Add(sp.sympify(lhs), -sp.sympify(rhs))
+    found = witness_sign(label, diff, env)
+    item = found[0] if found is not None else Sign(label, diff, "nonzero", dict(env or {}))
+    return Evidence("certified sign", items=[item])
+
+
+def _exact_integers(**details: Any) -> Evidence:
+    """The evidence of a claim decided by integer arithmetic alone (nothing numeric to audit)."""
+    return Evidence("exact integers", details=details)
+
+
+def _audited(claim: Callable[..., Proof]) -> Callable[..., Proof]:
+    """Run the independent audit on the claim's verdict (:func:`posproof.audit.apply`)."""
+    @functools.wraps(claim)
+    def run(*args: Any, **kwargs: Any) -> Proof:
+        return apply(claim(*args, **kwargs))
+    return run
+
+
 # --------------------------------------------------------------------------- claims
 def _axis_index(enc: MultiAxisEncoding, axis: Any) -> int:
     names = [n.lower() for n in enc.axis_names]
@@ -67,6 +94,7 @@ def _axis_index(enc: MultiAxisEncoding, axis: Any) -> int:
     return check_int("axis", axis, minimum=0, maximum=enc.axes - 1)
 
 
+@_audited
 def axis_claim(enc: MultiAxisEncoding, claimed: Any) -> Proof:
     """Decide "block b encodes axis claimed[b]" (``claimed`` one axis per block, or one axis:
     the claim about the first block, e.g. ``"row"`` for "the first half encodes the row").
@@ -109,8 +137,9 @@ def axis_claim(enc: MultiAxisEncoding, claimed: Any) -> Proof:
         for step_size in (1, 2, 3):
             moved[real] = origin[real] + step_size
             for j in block.columns:
-                ce = certified_difference(vec[0, j].subs(dict(zip(xs, moved, strict=True))),
-                                          vec[0, j].subs(dict(zip(xs, origin, strict=True))))
+                lhs = vec[0, j].subs(dict(zip(xs, moved, strict=True)))
+                rhs = vec[0, j].subs(dict(zip(xs, origin, strict=True)))
+                ce = certified_difference(lhs, rhs)
                 if ce is None:
                     continue
                 steps.append(Step(f"block {b} reads {enc.axis_names[real]}, not "
@@ -125,11 +154,34 @@ def axis_claim(enc: MultiAxisEncoding, claimed: Any) -> Proof:
                     "position": origin, "moved_position": moved, **ce},
                     note="axes swapped against the claimed convention"
                          + (" (MAE's meshgrid puts the column first)"
-                            if enc.name == "sincos-2d" else ""))
+                            if enc.name == "sincos-2d" else ""),
+                    evidence=_witness(f"column {j}: PE({moved}) − PE({origin}) (only "
+                                      f"{enc.axis_names[real]} moved)", lhs, rhs))
         return Proof("claim:axes", statement, "unknown", steps,
                      note=f"block {b}: no certified counterexample found")
     return Proof("claim:axes", statement, "proved", steps,
-                 crosscheck=_axes_crosscheck(enc, axes))
+                 crosscheck=_axes_crosscheck(enc, axes), evidence=_axes_evidence(enc, axes))
+
+
+def _axes_evidence(enc: MultiAxisEncoding, axes: list[int]) -> Evidence:
+    """Each claimed block's first and last column, at a position and at one where every axis
+    but the claimed one moved: the same exact value (the difference is 0)."""
+    xs = axis_symbols(enc.axes)
+    vec = enc.vector()
+    items = []
+    for b, a in list(enumerate(axes))[:MAX_ITEMS]:
+        cols = enc.blocks[b].columns
+        here = [o + 1234 + 7 * i for i, o in enumerate(enc.offsets)]
+        there = [x if i == a else x + 5011 + 13 * i for i, x in enumerate(here)]
+        at_here = dict(zip(xs, here, strict=True))
+        at_there = dict(zip(xs, there, strict=True))
+        pairs = [(vec[0, j].subs(at_there), vec[0, j].subs(at_here))
+                 for j in sorted({cols[0], cols[-1]})]
+        items.append(entries_item(f"block {b}: columns {cols[0]}, {cols[-1]} at {there} − at "
+                                  f"{here} (only axes other than {enc.axis_names[a]} moved)",
+                                  pairs))
+    return Evidence("free symbols (each block reads its claimed axis only) + exact "
+                    "comparisons", "structural", items, {"blocks": len(axes)})
 
 
 def _axes_crosscheck(enc: MultiAxisEncoding, axes: list[int]) -> dict[str, Any]:
@@ -156,6 +208,7 @@ def _axes_crosscheck(enc: MultiAxisEncoding, axes: list[int]) -> dict[str, Any]:
     return {"max_residual": mpmath.nstr(worst, 3), "dps": DEFAULT_DPS}
 
 
+@_audited
 def convention_claim(enc: MultiAxisEncoding, convention: str = "column") -> Proof:
     """Decide "PE(x+Δ) = PE(x)·T(Δ)" with T(Δ) built in ``convention``: proved for ``"row"``,
     refuted with a certified counterexample for ``"column"`` (T(Δ)ᵀ = T(−Δ) shifts backwards).
@@ -174,8 +227,11 @@ def convention_claim(enc: MultiAxisEncoding, convention: str = "column") -> Proo
     from ..theorems import is_zero
 
     steps = []
+    sides: dict[int, tuple[sp.Expr, sp.Expr]] = {}
     for j in range(enc.dim):
         rhs = sp.Add(*(vec[0, i] * v for (i, jj), v in t.items() if jj == j))
+        if j in (0, enc.dim - 1):
+            sides[j] = (shifted[0, j], rhs)
         if convention == "row" and is_zero(sp.expand_trig(shifted[0, j] - rhs)) is True:
             continue
         for x0, d0 in ((0, 1), (1, 2), (0, 3)):
@@ -188,16 +244,27 @@ def convention_claim(enc: MultiAxisEncoding, convention: str = "column") -> Proo
                 return Proof("claim:convention", statement, "refuted", steps, counterexample={
                     "column": j, "x": [x0] * enc.axes, "delta": [d0] * enc.axes, **ce},
                     note="T(Δ) applied in the wrong convention: the column-convention matrix is "
-                         "T(Δ)ᵀ = T(−Δ), so PE(x)·T(Δ)ᵀ = PE(x−Δ)")
+                         "T(Δ)ᵀ = T(−Δ), so PE(x)·T(Δ)ᵀ = PE(x−Δ)",
+                    evidence=_witness(f"column {j}: PE(x+Δ) − PE(x)·T(Δ) at x = "
+                                      f"{[x0] * enc.axes}, Δ = {[d0] * enc.axes}",
+                                      shifted[0, j], rhs, env))
         return Proof("claim:convention", statement, "unknown", steps,
                      note=f"column {j}: not proved and no certified counterexample found")
     steps.append(Step("every column: PE(x+Δ)_j − (PE(x)·T(Δ))_j reduces to 0 after trig "
                       "expansion", "expand_trig"))
     worst = encoding_residual(enc, "translation[row]", 0)
+    env = {**{x: 1234 + 7 * a for a, x in enumerate(xs)},
+           **{d: -56789 + 11 * a for a, d in enumerate(deltas)}}
+    items = [entries_item(f"column {j}: PE(x+Δ) − (PE(x)·T(Δ)) at x = "
+                          f"{[env[x] for x in xs]}, Δ = {[env[d] for d in deltas]}", [sides[j]],
+                          env) for j in sorted(sides)]
     return Proof("claim:convention", statement, "proved", steps, crosscheck={
-        "max_residual": mpmath.nstr(worst, 3), "dps": DEFAULT_DPS})
+        "max_residual": mpmath.nstr(worst, 3), "dps": DEFAULT_DPS},
+        evidence=Evidence("symbolic identity (trig expansion per column)", "all", items,
+                          {"columns": enc.dim}))
 
 
+@_audited
 def sections_claim(rot: MultiAxisRotary, mrope_section: Any, *, interleaved: bool = False
                    ) -> Proof:
     """Decide "the pairs of ``rot`` read the axes given by ``mrope_section``".
@@ -225,7 +292,8 @@ def sections_claim(rot: MultiAxisRotary, mrope_section: Any, *, interleaved: boo
             counterexample={"head_dim": rot.head_dim, "sections_sum": sum(secs),
                             "pairs": rot.n_pairs, "certified": "exact integer arithmetic"},
             note="sections must sum to head_dim/2 (HF splits cos/sin by mrope_section*2), "
-                 "which needs an even head_dim")
+                 "which needs an even head_dim",
+            evidence=_exact_integers(head_dim=rot.head_dim, head_dim_mod_2=rot.head_dim % 2))
     if sum(secs) != rot.n_pairs:
         missing = list(range(sum(secs), rot.n_pairs))
         return Proof("claim:mrope_section", statement, "refuted", [Step(
@@ -233,18 +301,21 @@ def sections_claim(rot: MultiAxisRotary, mrope_section: Any, *, interleaved: boo
             counterexample={"sections_sum": sum(secs), "pairs": rot.n_pairs,
                             "unassigned_pairs": missing[:8],
                             "certified": "exact integer arithmetic"},
-            note="sections must sum to head_dim/2 (HF splits cos/sin by mrope_section*2)")
+            note="sections must sum to head_dim/2 (HF splits cos/sin by mrope_section*2)",
+            evidence=_exact_integers(sections_sum=sum(secs), pairs=rot.n_pairs))
     try:
         claimed = mrope_axes(secs, rot.n_pairs, interleaved=interleaved)
     except PosproofError as exc:
         return Proof("claim:mrope_section", statement, "refuted",
                      [Step(str(exc), "integer arithmetic")],
-                     counterexample={"error": str(exc), "certified": "exact integer arithmetic"})
+                     counterexample={"error": str(exc), "certified": "exact integer arithmetic"},
+                     evidence=_exact_integers(error=str(exc)))
     if len(secs) != rot.axes:
         return Proof("claim:mrope_section", statement, "refuted", [Step(
             f"{len(secs)} sections for {rot.axes} axes", "integer arithmetic")],
             counterexample={"sections": len(secs), "axes": rot.axes,
-                            "certified": "exact integer arithmetic"})
+                            "certified": "exact integer arithmetic"},
+            evidence=_exact_integers(sections=len(secs), axes=rot.axes))
     ms = axis_symbols(rot.axes, "m")
     for k, (a, c) in enumerate(zip(rot.pair_axes, claimed, strict=True)):
         if a == c:
@@ -263,7 +334,9 @@ def sections_claim(rot: MultiAxisRotary, mrope_section: Any, *, interleaved: boo
                     counterexample={"pair": k, "channel": i, "actual_axis": rot.axis_names[a],
                                     "claimed_axis": rot.axis_names[c],
                                     "position": [int(env[m]) for m in ms], **ce},
-                    note="sections misread (or interleaving confused)")
+                    note="sections misread (or interleaving confused)",
+                    evidence=_witness(f"R[{i}, {i}] − 1 at p = {[int(env[m]) for m in ms]}",
+                                      entry, sp.Integer(1), env))
         return Proof("claim:mrope_section", statement, "unknown",
                      note=f"pair {k}: no certified counterexample found")
     if rot.with_axes(claimed).rotation() != rot.rotation():  # pragma: no cover - same axes
@@ -273,9 +346,25 @@ def sections_claim(rot: MultiAxisRotary, mrope_section: Any, *, interleaved: boo
         f"pair by pair, the axes of {rot.name} equal those of mrope_section={secs}",
         "exact comparison")], crosscheck={
             "method": "exact: the claimed rotary's R(m_1, …, m_k) equals this one's",
-            "pairs": rot.n_pairs})
+            "pairs": rot.n_pairs}, evidence=_sections_evidence(rot, claimed))
 
 
+def _sections_evidence(rot: MultiAxisRotary, claimed: list[int]) -> Evidence:
+    """The pair axes compared as integers, and R(p) of the claimed rotary against this one's
+    at an exact p on the first and the last pair (the difference is 0)."""
+    p = [sp.Integer(1234 + 1001 * a) for a in range(rot.axes)]
+    mine, theirs = rot.rotation_entries(p), rot.with_axes(claimed).rotation_entries(p)
+    items = []
+    for k in sorted({0, rot.n_pairs - 1}):
+        i, j = rot.pairs[k]
+        items.append(entries_item(f"pair {k}: R_claimed(p) − R(p) on channels ({i}, {j}) at "
+                                  f"p = {p}", [(theirs[ij], mine[ij]) for ij in
+                                               ((i, i), (j, i))]))
+    return Evidence("exact integers (pair axes) + exact comparisons", "all", items,
+                    {"pair_axes": list(rot.pair_axes), "claimed_axes": claimed})
+
+
+@_audited
 def mrope_section_claim(head_dim: int, mrope_section: Any, *, interleaved: bool = False
                         ) -> Proof:
     """Decide "``mrope_section`` defines an M-RoPE of ``head_dim``": every one of the
@@ -302,20 +391,24 @@ def mrope_section_claim(head_dim: int, mrope_section: Any, *, interleaved: bool 
                 "sections_sum": total, "pairs": n,
                 "unassigned_pairs": list(range(total, n))[:8],
                 "over_assigned": max(0, total - n), "certified": "exact integer arithmetic"},
-            note="sections must sum to head_dim/2 (HF splits cos/sin by mrope_section*2)")
+            note="sections must sum to head_dim/2 (HF splits cos/sin by mrope_section*2)",
+            evidence=_exact_integers(head_dim=head_dim, sections_sum=total, pairs=n))
     try:
         axes = mrope_axes(secs, n, interleaved=interleaved)
     except PosproofError as exc:
         return Proof("claim:mrope_section", statement, "refuted",
                      [Step(str(exc), "integer arithmetic")],
-                     counterexample={"error": str(exc), "certified": "exact integer arithmetic"})
+                     counterexample={"error": str(exc), "certified": "exact integer arithmetic"},
+                     evidence=_exact_integers(error=str(exc)))
     counts = [axes.count(a) for a in range(len(secs))]
     return Proof("claim:mrope_section", statement, "proved", [Step(
         f"sum({secs}) = {n} = head_dim/2; pairs per axis {counts}, each pair once",
         "integer arithmetic")], crosscheck={"method": "exact: pairs counted per axis",
-                                            "pairs_per_axis": counts})
+                                            "pairs_per_axis": counts},
+        evidence=_exact_integers(sections_sum=n, pairs=n, pairs_per_axis=counts))
 
 
+@_audited
 def meshgrid_claim(enc: MultiAxisEncoding, grid: Sequence[int], *,
                    indexing: str = "ij") -> Proof:
     """Decide "the table built with ``np.meshgrid(grid_w, grid_h, indexing=indexing)`` (MAE's
@@ -350,7 +443,8 @@ def meshgrid_claim(enc: MultiAxisEncoding, grid: Sequence[int], *,
             "row by row, the built positions equal the spec's (so do the tables)",
             "exact comparison")], crosscheck={
                 "method": "exact: integer positions compared row by row", "rows": len(spec),
-                "max_table_difference": float(np.abs(enc.table(built) - enc.table(spec)).max())})
+                "max_table_difference": float(np.abs(enc.table(built) - enc.table(spec)).max())},
+            evidence=_exact_integers(rows=len(spec), rows_differing=0))
     r = rows[0]
     for j in range(enc.dim):
         lhs = vec[0, j].subs(dict(zip(xs, map(int, built[r]), strict=True)))
@@ -363,7 +457,9 @@ def meshgrid_claim(enc: MultiAxisEncoding, grid: Sequence[int], *,
                 f"{ce['rhs']}", f"interval arithmetic at {ce['bits']} bits")],
                 counterexample={"row": r, "column": j, "built_position": built[r].tolist(),
                                 "spec_position": spec[r].tolist(), **ce},
-                note="meshgrid(indexing='ij') transposes the grid")
+                note="meshgrid(indexing='ij') transposes the grid",
+                evidence=_witness(f"row {r}, column {j}: PE{tuple(map(int, built[r]))} − "
+                                  f"PE{tuple(map(int, spec[r]))}", lhs, rhs))
     return Proof("claim:meshgrid", statement, "unknown",
                  note=f"row {r} differs in position but no column certified different")
 

@@ -19,12 +19,15 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import mpmath
 import sympy as sp
 
+from ...audit import apply
 from ...errors import PosproofError
+from ...evidence import Evidence, Sign
 from ...model.encoding import Encoding
 from ...model.multiaxis import MultiAxisEncoding
 from ...model.multirope import MultiAxisRotary, mrope
@@ -37,9 +40,15 @@ from .check import (
     MULTI_THEOREMS,
     STATEMENTS,
     CrossCheckMismatch,
+    composition_evidence,
     crosscheck_note,
+    diagonal_items,
     encoding_residual,
+    encoding_structure_items,
+    entries_item,
+    generic_items,
     rotary_residual,
+    rotary_structure_items,
     same_entry,
 )
 
@@ -49,11 +58,13 @@ _STATEMENT = ("M-RoPE on the diagonal: R_mrope(m, …, m) = R_rope(m) (plain RoP
               "head_dim)")
 
 
-def _compare(rot: MultiAxisRotary, plain: Rotary) -> list[tuple[int, int]]:
+def _compare(rot: MultiAxisRotary, plain: Rotary) -> tuple[list[tuple[int, int]], list[Sign]]:
+    """The entries where R(m, …, m) and the plain RoPE differ, and the evidence items."""
     flat = rot.rotation_entries([M] * rot.axes)
     ref = plain.rotation_entries(M)
-    return sorted(ij for ij in set(flat) | set(ref)
-                  if not same_entry(flat.get(ij, sp.Integer(0)), ref.get(ij, sp.Integer(0))))
+    bad = sorted(ij for ij in set(flat) | set(ref)
+                 if not same_entry(flat.get(ij, sp.Integer(0)), ref.get(ij, sp.Integer(0))))
+    return bad, diagonal_items(rot, flat, ref, M)
 
 
 def _diagonal(rot: MultiAxisRotary, plain: Rotary, label: str) -> Proof:
@@ -67,7 +78,7 @@ def _diagonal(rot: MultiAxisRotary, plain: Rotary, label: str) -> Proof:
     if (rot.head_dim, rot.layout, rot.n_pairs) != (plain.head_dim, plain.layout, plain.n_pairs):
         return Proof(name, statement, "unknown", steps,
                      note="head_dim, layout or pair count differ from the plain RoPE")
-    bad = _compare(rot, plain)
+    bad, items = _compare(rot, plain)
     if bad:
         return Proof(name, statement, "unknown", steps,
                      note=f"entry {bad[0]} of R(m, …, m) differs from plain RoPE")
@@ -78,8 +89,10 @@ def _diagonal(rot: MultiAxisRotary, plain: Rotary, label: str) -> Proof:
         worst = rotary_residual(rot, "diagonal", 0)
     except CrossCheckMismatch as exc:
         return Proof(name, statement, "unknown", steps, note=crosscheck_note(exc))
-    return Proof(name, statement, "proved", steps, crosscheck={
-        "max_residual": mpmath.nstr(worst, 3), "dps": DEFAULT_DPS})
+    return apply(Proof(name, statement, "proved", steps, crosscheck={
+        "max_residual": mpmath.nstr(worst, 3), "dps": DEFAULT_DPS},
+        evidence=Evidence("entrywise identity (exact entries compared)", "structural", items,
+                          {"entries": len(rot.rotation_entries([M] * rot.axes))})))
 
 
 def mrope_diagonal(base: Any, head_dim: int, mrope_section: Sequence[int], *,
@@ -143,6 +156,10 @@ def mrope_diagonal_general(seed: int = 0) -> Proof:
                      note="the substitution did not give the plain block")
     rng = random.Random(seed)
     checked = []
+    # the substitution at an exact point: G(p(a)w) with p ≡ m against G(mw), each side on its own
+    at = {w: sp.Rational(3, 7), m: 12345}
+    items = [entries_item("G(p(a)·w)|_{p ≡ m} − G(m·w), entries (0,0), (1,0)",
+                          [(on_diag[0, 0], plain[0, 0]), (on_diag[1, 0], plain[1, 0])], at)]
     for _ in range(4):
         n = rng.randrange(3, 12)
         k = rng.randrange(1, 4)
@@ -158,8 +175,14 @@ def mrope_diagonal_general(seed: int = 0) -> Proof:
             return Proof("general:mrope:diagonal", statement, "unknown", steps, general=True,
                          note=f"instance {secs} (interleaved={inter}) not proved")
         checked.append({"head_dim": 2 * n, "mrope_section": secs, "interleaved": inter})
-    return Proof("general:mrope:diagonal", statement, "proved", steps, general=True,
-                 crosscheck={"instances": checked})
+        if len(items) < 3 and proof.evidence is not None:
+            items.extend(replace(i, label=f"instance {secs}{' interleaved' if inter else ''}: "
+                                 f"{i.label}") for i in proof.evidence.items[:1])
+    return apply(Proof("general:mrope:diagonal", statement, "proved", steps, general=True,
+                       crosscheck={"instances": checked},
+                       evidence=Evidence("symbolic substitution (symbolic axis index, free "
+                                         "frequency) + exact instances", "structural", items,
+                                         {"instances": len(checked)})))
 
 
 # --------------------------------------------------------------------------- general forms
@@ -199,6 +222,7 @@ def _general_encoding(enc: MultiAxisEncoding, names: list[str], seed: int,
     rng = random.Random(seed + 11)
     samples = [s for s in (_random_split(list(families.values()), rng) for _ in range(3)) if s]
     samples = samples or [enc]      # a schedule of fixed length: check the encoding itself
+    sample_items = encoding_structure_items(samples[0], seed)
     out = []
     for name in names:
         statement = (f"{STATEMENTS[name]} — for every number of axes k and every split of the "
@@ -210,6 +234,7 @@ def _general_encoding(enc: MultiAxisEncoding, names: list[str], seed: int,
                       "direct sum (symbolic k, d_b)")]
         base = MULTI_THEOREMS[name]
         status, note = "proved", None
+        used: list[tuple[str, Proof | None]] = []
         for key, proofs in per_family.items():
             proof = proofs.get(base) if base else None
             if base is None:
@@ -219,6 +244,7 @@ def _general_encoding(enc: MultiAxisEncoding, names: list[str], seed: int,
                 note = f"the 1-D general theorem {base} is not proved for {key}"
                 break
             steps.append(Step(f"{key}: {proof.statement}", proof.name))
+            used.append((key, proof))
         worst = mpmath.mpf(0)
         if status == "proved":
             try:
@@ -226,10 +252,17 @@ def _general_encoding(enc: MultiAxisEncoding, names: list[str], seed: int,
                     worst = max(worst, encoding_residual(sample, name, seed + s))
             except CrossCheckMismatch as exc:
                 status, note = "unknown", crosscheck_note(exc)
+        evidence = None
+        if status == "proved":
+            evidence = composition_evidence(used, sample_items)
+            evidence.method = ("composition: ⊕ structure for every k and split + each "
+                               "schedule's 1-D general proof")
+            evidence.details["splits_checked"] = len(samples)
         out.append(Proof(f"general:multi:{name}", statement, status, steps, general=True,
                          note=note, crosscheck=None if status != "proved" else {
                              "splits": [repr(s) for s in samples],
-                             "max_residual": mpmath.nstr(worst, 3), "dps": DEFAULT_DPS}))
+                             "max_residual": mpmath.nstr(worst, 3), "dps": DEFAULT_DPS},
+                         evidence=evidence))
     return out
 
 
@@ -249,8 +282,10 @@ def _general_rotary(rot: MultiAxisRotary, names: list[str], seed: int) -> list[P
                       "each statement is one per pair, with m = p_{a_k}, n = p′_{a_k} and "
                       "(p′ − p)_{a_k} = n − m", "direct sum (symbolic k, a_k)")]
         status, note = "proved", None
-        for g in (["relative"] if MULTI_ROTARY_THEOREMS[name] == "relative"
-                  else ["orthogonal", "determinant"]):
+        generics = (["relative"] if MULTI_ROTARY_THEOREMS[name] == "relative"
+                    else ["orthogonal", "determinant"])
+        samples = []
+        for g in generics:
             ok, latex = generic_identity(g)
             if ok is not True:
                 status, note = "unknown", f"the generic identity {latex} was not proved"
@@ -268,11 +303,19 @@ def _general_rotary(rot: MultiAxisRotary, names: list[str], seed: int) -> list[P
                         MultiAxisRotary(Geometric(10000).frequencies(2 * n), axes, 2 * n + 2,
                                         layout=rot.layout)
                     worst = max(worst, rotary_residual(sample, name, seed + s))
+                    samples.append(sample)
             except CrossCheckMismatch as exc:
                 status, note = "unknown", crosscheck_note(exc)
+        evidence = None
+        if status == "proved":
+            items = generic_items(generics) + rotary_structure_items(samples[0], seed)[:1]
+            evidence = Evidence("symbolic identity for every assignment (⊕ structure, generic "
+                                "pair identity)", "structural", items,
+                                {"identities": generics, "samples_checked": len(samples)})
         out.append(Proof(f"general:multi-rotary:{name}", statement, status, steps, general=True,
                          note=note, crosscheck=None if status != "proved" else {
-                             "max_residual": mpmath.nstr(worst, 3), "dps": DEFAULT_DPS}))
+                             "max_residual": mpmath.nstr(worst, 3), "dps": DEFAULT_DPS},
+                         evidence=evidence))
     return out
 
 

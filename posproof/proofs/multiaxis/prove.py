@@ -16,7 +16,9 @@ from typing import Any
 import mpmath
 import sympy as sp
 
+from ...audit import audit_report
 from ...errors import InvalidParameter, PosproofError, UnknownName, check_int, check_sequence
+from ...evidence import Evidence, Sign
 from ...model.multiaxis import MultiAxisEncoding, axis_symbols
 from ...model.multirope import MultiAxisRotary
 from ...precise import DEFAULT_DPS
@@ -28,9 +30,13 @@ from .check import (
     POINTS,
     STATEMENTS,
     CrossCheckMismatch,
+    composition_evidence,
     crosscheck_note,
+    diagonal_items,
     encoding_residual,
+    encoding_structure_items,
     rotary_residual,
+    rotary_structure_items,
     same_entry,
 )
 from .claims import axis_claim, convention_claim, meshgrid_claim, sections_claim
@@ -117,8 +123,11 @@ def rotary_direct_sum_problems(rot: MultiAxisRotary) -> list[str]:
 # --------------------------------------------------------------------------- composition
 def _compose(name: str, statement: str, block_proofs: list[tuple[str, Proof | None]],
              structure: list[str], lemma: str, residual: Callable[[], mpmath.mpf],
-             extra: Sequence[Step] = ()) -> Proof:
-    """A multi-axis theorem from its ⊕ structure and the 1-D proof of each block."""
+             extra: Sequence[Step] = (), structure_items: Sequence[Sign] = ()) -> Proof:
+    """A multi-axis theorem from its ⊕ structure and the 1-D proof of each block.
+
+    Its evidence: the ⊕ structure's exact entry comparisons (``structure_items``) and the
+    first items of each block's 1-D evidence (each re-checked by the auditor)."""
     if structure:
         return Proof(name, statement, "unknown", [Step(p, "⊕ structure") for p in structure],
                      note="the encoding is not a direct sum of its blocks")
@@ -141,7 +150,8 @@ def _compose(name: str, statement: str, block_proofs: list[tuple[str, Proof | No
     except CrossCheckMismatch as exc:
         return Proof(name, statement, "unknown", steps, note=crosscheck_note(exc))
     return Proof(name, statement, "proved", steps, crosscheck={
-        "points": POINTS, "max_residual": mpmath.nstr(worst, 3), "dps": DEFAULT_DPS})
+        "points": POINTS, "max_residual": mpmath.nstr(worst, 3), "dps": DEFAULT_DPS},
+        evidence=composition_evidence(block_proofs, structure_items))
 
 
 _LEMMAS = {
@@ -188,6 +198,7 @@ def _prove_encoding(enc: MultiAxisEncoding, names: list[str], seed: int,
     one_d = sorted({n for n in (MULTI_THEOREMS[m] for m in names) if n is not None})
     blocks = _block_proofs(enc, one_d, seed, timeout)
     structure = direct_sum_problems(enc)
+    items = [] if structure else encoding_structure_items(enc, seed)
     out = []
     padded = padding_clause(enc)
     for name in names:
@@ -199,7 +210,8 @@ def _prove_encoding(enc: MultiAxisEncoding, names: list[str], seed: int,
         statement = STATEMENTS[name] + (padded if name in _PADDED else "")
         out.append(_compose(f"multi:{name}", statement, per_block, structure,
                             _LEMMAS[name],
-                            lambda name=name: encoding_residual(enc, name, seed)))
+                            lambda name=name: encoding_residual(enc, name, seed),
+                            structure_items=items))
     return out
 
 
@@ -247,6 +259,7 @@ def _prove_rotary(rot: MultiAxisRotary, names: list[str], seed: int) -> list[Pro
                               general=False, scaling=False, hazards=False, seed=seed)
         per_axis[a] = {p.name.removeprefix("rotary:"): p for p in report.theorems}
     structure = rotary_direct_sum_problems(rot)
+    items = [] if structure else rotary_structure_items(rot, seed)
     out = []
     for name in names:
         if name == "diagonal":
@@ -257,7 +270,8 @@ def _prove_rotary(rot: MultiAxisRotary, names: list[str], seed: int) -> list[Pro
                       _one_d(per_axis[a], base) if base else None) for a in range(rot.axes)]
         out.append(_compose(f"multi-rotary:{name}", STATEMENTS[f"rotary:{name}"], per_block,
                             structure, _LEMMAS[f"rotary:{name}"],
-                            lambda name=name: rotary_residual(rot, name, seed)))
+                            lambda name=name: rotary_residual(rot, name, seed),
+                            structure_items=items))
     return out
 
 
@@ -285,7 +299,9 @@ def _rotary_diagonal(rot: MultiAxisRotary, seed: int) -> Proof:
     except CrossCheckMismatch as exc:  # pragma: no cover
         return Proof(name, statement, "unknown", steps, note=crosscheck_note(exc))
     return Proof(name, statement, "proved", steps, crosscheck={
-        "points": POINTS, "max_residual": mpmath.nstr(worst, 3), "dps": DEFAULT_DPS})
+        "points": POINTS, "max_residual": mpmath.nstr(worst, 3), "dps": DEFAULT_DPS},
+        evidence=Evidence("entrywise identity (exact entries compared)", "structural",
+                          diagonal_items(rot, flat, ref, M), {"entries": len(flat)}))
 
 
 # --------------------------------------------------------------------------- public
@@ -310,6 +326,13 @@ def prove_multi(obj: MultiAxisEncoding | MultiAxisRotary, *,
     :func:`~posproof.proofs.multiaxis.claims.convention_claim`), ``claim_meshgrid`` with ``grid``
     (2-axis encodings: the table built with ``meshgrid(..., indexing=claim_meshgrid)`` equals
     the spec's on that H×W grid; :func:`~posproof.proofs.multiaxis.claims.meshgrid_claim`).
+
+    Every proved or refuted verdict carries its :class:`~posproof.evidence.Evidence` (a
+    composed theorem: the ⊕ structure's exact entries and the first items of each block's
+    1-D evidence; a diagonal theorem: exact entries at an exact m; a general form: the
+    generic pair identity at exact values; a claim: its certified witness or exact
+    comparisons), re-checked by the independent audit (:func:`posproof.audit.audit_report`)
+    before the report is returned: evidence it cannot confirm makes the verdict unknown.
 
     >>> from posproof.model.multirope import mrope
     >>> report = prove_multi(mrope(10000, 8, [2, 1, 1]))
@@ -359,4 +382,4 @@ def prove_multi(obj: MultiAxisEncoding | MultiAxisRotary, *,
             report.theorems.append(mrope_diagonal_of(obj))
     if general:
         report.theorems.extend(general_multi(obj, names, seed, timeout))
-    return report
+    return audit_report(report)
