@@ -126,7 +126,8 @@ def verdict_text(theorems: Iterable[Any] = (), checks: Iterable[Any] = (), *,
                      + (f", {unknown} unknown" if unknown else ""))
     if audited and audited.get("evidence"):
         parts.append(f"audit ({audited['engine']}): {audited['confirmed']} confirmed"
-                     + "".join(f", {audited[k]} {k}" for k in ("undecided", "refuted")
+                     + "".join(f", {audited[k]} {k}"
+                               for k in ("nothing to audit", "undecided", "refuted")
                                if audited.get(k)))
     if ok is None:
         ok = bool(theorems or checks) and counts["refuted"] == 0 and counts["unknown"] == 0 \
