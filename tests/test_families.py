@@ -312,3 +312,17 @@ def test_every_command_json_has_the_same_top_level(tmp_path: Path,
         status, out, err = run(*argv, "--json", capsys=capsys)
         assert status in (0, 1), (argv, err)
         json_of(status, out)
+
+
+def test_identify_xpos_takes_the_head_dim_as_elsewhere(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """``--xpos HEAD_DIM`` means the same on identify as on prove / check / check-impl: a
+    vector of another head dim is not identified as the one claimed."""
+    from posproof.model.xpos import XPos
+
+    path = tmp_path / "z.npy"
+    np.save(path, np.array([float(z) for z in XPos(16).zetas()]))
+    assert run("identify", str(path), "--xpos", capsys=capsys)[0] == 0
+    assert run("identify", str(path), "--xpos", "16", capsys=capsys)[0] == 0
+    status, out, _ = run("identify", str(path), "--xpos", "32", capsys=capsys)
+    assert status == 1 and "head_dim 16, not --xpos 32" in out

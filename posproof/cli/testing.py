@@ -339,6 +339,13 @@ def _identify(args: argparse.Namespace) -> int:
         from ..testing.rope.xpos import identify_xpos
 
         found = {name: identify_xpos(value) for name, value in arrays.items()}
+        if args.xpos is not True:                 # --xpos HEAD_DIM: the head dim claimed
+            claimed = parse_int("xpos", args.xpos)
+            for r in found.values():
+                if r["head_dim"] != claimed:
+                    r["matched"] = False
+                    r["note"] = (f"the vector has {r['head_dim'] // 2} pairs: head_dim "
+                                 f"{r['head_dim']}, not --xpos {claimed}")
         if args.json:
             from .options import emit_json
 
@@ -347,7 +354,7 @@ def _identify(args: argparse.Namespace) -> int:
         else:
             for name, r in found.items():
                 print(f"{name}: " + (f"{r['spec']} (residual {r['residual']:.2g})"
-                                     if r["matched"] else
+                                     if r["matched"] else r["note"] if "note" in r else
                                      f"no xPos γ fits (residual {r['residual']:.2g} for "
                                      f"γ = {r['gamma']})"))
             print(f"\nverdict: {_identified([r['matched'] for r in found.values()], all)}")
