@@ -298,7 +298,7 @@ def test_sinusoidal_specs():
     ("rope:base=1,base=2", "base is given twice"),
     ("rope:dim=abc", "dim='abc' is not an integer"),
     ("rope:bse=10", "unknown key 'bse'"),
-    ("hexagon:dim=8", "kind 'hexagon' is not known"),
+    ("hexagon:dim=8", "family 'hexagon' is not known"),
     ("rope:config=x.json,factor=2", "with config= only"),
     ("rope:scaling=yarn,truncate=maybe", "truncate='maybe'"),
     ("rope:base=__import__('os')", "rope_theta .* uses a function call"),

@@ -76,7 +76,7 @@ def alibi_of_args(args: argparse.Namespace) -> Any:
 def run(args: argparse.Namespace) -> int:
     """Run the ``--alibi`` form of ``args.command``; 0 proved / pass, 1 otherwise.
 
-    >>> run(argparse.Namespace(command="prove", alibi=True, heads=None, rule="reference",
+    >>> run(argparse.Namespace(command="check-impl", alibi=True, heads=None, rule="reference",
     ...                        alibi_bias_max="8"))
     Traceback (most recent call last):
     ...

@@ -31,6 +31,7 @@ from ..precise import DEFAULT_DPS, mp_value, mp_values
 __all__ = [
     "EXPECTED_REFUTATIONS",
     "GENERAL_ROTARY_THEOREMS",
+    "GENERIC_IDENTITIES",
     "ROTARY_THEOREMS",
     "exit_status",
     "generic_identity",
@@ -65,7 +66,7 @@ def _block(angle: sp.Expr) -> sp.Matrix:
     return sp.Matrix([[sp.cos(angle), -sp.sin(angle)], [sp.sin(angle), sp.cos(angle)]])
 
 
-_GENERIC: dict[str, tuple[Any, str]] = {
+GENERIC_IDENTITIES: dict[str, tuple[Any, str]] = {
     "relative": (lambda: [(_block(W * M) * _Q).dot(_block(W * N) * _K)
                           - _Q.dot(_block(W * (N - M)) * _K)],
                  r"\langle G(wm)q, G(wn)k\rangle = \langle q, G(w(n-m))k\rangle"),
@@ -89,9 +90,10 @@ def generic_identity(name: str) -> tuple[bool | None, str]:
     """
     from .theorems import is_zero
 
-    if name not in _GENERIC:
-        raise UnknownName(f"identity={name!r} is not known; use one of {', '.join(_GENERIC)}")
-    build, latex = _GENERIC[name]
+    if name not in GENERIC_IDENTITIES:
+        raise UnknownName(f"identity={name!r} is not known; use one of "
+                          f"{', '.join(GENERIC_IDENTITIES)}")
+    build, latex = GENERIC_IDENTITIES[name]
     if name not in _GENERIC_CACHE:
         _GENERIC_CACHE[name] = True if all(is_zero(e) is True for e in build()) else None
     return _GENERIC_CACHE[name], latex

@@ -340,11 +340,11 @@ def generic_items(names: Sequence[str]) -> list[Any]:
     """The generic 2×2 identities of :func:`posproof.proofs.rotary.generic_identity` at
     exact values of their free symbols (each residual exactly 0; one item per identity)."""
     from ...evidence import Sign
-    from ..rotary import _GENERIC
+    from ..rotary import GENERIC_IDENTITIES
 
     items = []
     for name in names:
-        exprs, latex = _GENERIC[name][0](), _GENERIC[name][1]
+        exprs, latex = GENERIC_IDENTITIES[name][0](), GENERIC_IDENTITIES[name][1]
         expr = exprs[0] if len(exprs) == 1 else sp.Add(*(
             sp.Mul(sp.Rational(1, sp.prime(k + 1)), e) for k, e in enumerate(exprs)))
         env = {s: _GENERIC_AT[str(s)] for s in expr.free_symbols}
