@@ -326,3 +326,28 @@ def test_identify_xpos_takes_the_head_dim_as_elsewhere(tmp_path: Path,
     assert run("identify", str(path), "--xpos", "16", capsys=capsys)[0] == 0
     status, out, _ = run("identify", str(path), "--xpos", "32", capsys=capsys)
     assert status == 1 and "head_dim 16, not --xpos 32" in out
+
+
+def test_check_impl_takes_a_config_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """A config.json is a SPEC on check-impl too: Llama 3's rotary with its llama3 scaling (a
+    plain RoPE of the same base fails against it), BLOOM's ALiBi slopes."""
+    from posproof.model.alibi import alibi
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    config = ROOT / "tests" / "fixtures" / "configs" / "llama3.1-8b.json"
+    (tmp_path / "cfgimpl.py").write_text(
+        "import posproof\n"
+        f"_R = posproof.read_config({str(config)!r}).rotary()\n"
+        "_P = posproof.rotary(_R.to_dict()['base'], 128)\n"
+        "def good(x, positions):\n    return _R.apply(x, positions)\n"
+        "def plain(x, positions):\n    return _P.apply(x, positions)\n")
+    assert run("check-impl", "cfgimpl:good", str(config), capsys=capsys)[0] == 0
+    status, out, _ = run("check-impl", "cfgimpl:plain", str(config), capsys=capsys)
+    assert status == 1 and "llama3" in out
+    bloom = tmp_path / "bloom.json"
+    bloom.write_text(json.dumps({"model_type": "bloom", "n_head": 8}))
+    np.save(tmp_path / "slopes.npy", alibi(8).slopes_array())
+    (tmp_path / "slopesmod.py").write_text("import numpy as np\nS = np.load('slopes.npy')\n")
+    assert run("check-impl", "slopesmod:S", str(bloom), capsys=capsys)[0] == 0
