@@ -199,8 +199,6 @@ def _family_and_object(args: argparse.Namespace) -> tuple[str, Any]:
     """The family and model object of what was typed: a SPEC, a config.json, or the old flags
     (``--preset``, ``--alibi --heads``, ``--t5``, ``--xpos``), built from the flags as typed."""
     from ..model.families import family_of
-    from ..model.specs import build
-
     spec = getattr(args, "spec_obj", None)
     if spec is not None:
         return spec.family, None            # built by the pipeline, from the SPEC
@@ -221,7 +219,6 @@ def _family_and_object(args: argparse.Namespace) -> tuple[str, Any]:
     if multi is not None:
         return family_of(multi.name if multi.name in ("mrope", "axial-rope")
                          else "sincos-2d"), multi
-    del build
     return "vaswani", build_encoding(args)
 
 

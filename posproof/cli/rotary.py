@@ -9,7 +9,6 @@ included.
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from ..errors import InvalidParameter
 from ..model.specs import build as _build
@@ -17,7 +16,7 @@ from ..model.specs import build as _build
 __all__ = ["run_rotary"]
 
 
-def run_rotary(args: argparse.Namespace, app: Any = None) -> int:
+def run_rotary(args: argparse.Namespace) -> int:
     """Run ``check-impl`` (or refuse ``derive``) for ``args.rope_spec``."""
     if args.command != "check-impl":
         raise InvalidParameter("derive writes derivations for the vaswani, sincos-2d, mrope and "

@@ -16,12 +16,11 @@ prints as ``spec``.
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from ..errors import InvalidParameter
 from ..model.specs import build as _build
 
-__all__ = ["SPEC_HELP", "add_spec_argument", "apply_spec", "normalise_options", "spec_text"]
+__all__ = ["add_spec_argument", "apply_spec", "normalise_options", "spec_text"]
 
 
 def _help() -> str:
@@ -33,8 +32,6 @@ def _help() -> str:
             "t5:buckets=32,max_distance=128 (see docs/spec.md; the --preset / --alibi / --t5 "
             "/ --xpos options are other spellings of a SPEC)")
 
-
-SPEC_HELP = "see docs/spec.md"
 
 
 def add_spec_argument(parser: argparse.ArgumentParser) -> None:
@@ -202,10 +199,3 @@ def normalise_options(args: argparse.Namespace) -> None:
                                    "one name or a comma list, e.g. --dtype float32,bfloat16")
         args.dtype = names
 
-
-def rope_of(args: argparse.Namespace, *, seq_len: int | None = None) -> Any:
-    """The Rotary / MultiAxisRotary of a ``rope:`` SPEC or a config.json (``None`` if none)."""
-    spec = getattr(args, "rope_spec", None)
-    if spec is None:
-        return None
-    return _build(spec, seq_len=seq_len)
