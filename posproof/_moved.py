@@ -139,10 +139,11 @@ class _Finder:  # a meta path finder by protocol (find_spec)
 
 class _Package(types.ModuleType):
     def __setattr__(self, name: str, value: object) -> None:
-        # importing an old path sets it on its parent: never over a public name (posproof.explore)
+        # importing an old path sets it on its parent: never over a public name (posproof.explore),
+        # imported or not yet (the façade is lazy: a name of __all__ absent from the dict)
         current = self.__dict__.get(name)
-        if isinstance(value, types.ModuleType) and current is not None \
-                and not isinstance(current, types.ModuleType):
+        if isinstance(value, types.ModuleType) and not isinstance(current, types.ModuleType) \
+                and (current is not None or name in self.__dict__.get("__all__", ())):
             return
         super().__setattr__(name, value)
 

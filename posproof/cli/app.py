@@ -18,11 +18,9 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidParameter
-from ..report import Check, Proof, Report
-from ..version import __version__
 from .options import (
     Parser,
     ProgressBar,
@@ -39,6 +37,9 @@ from .options import (
     run_main,
 )
 from .spec import add_spec_argument, apply_spec, normalise_options
+
+if TYPE_CHECKING:  # the report is built by the command that runs, not at start-up
+    from ..report import Check, Proof, Report
 
 __all__ = ["main"]
 
@@ -131,6 +132,7 @@ def _encoding_line(report: Report) -> str:
 def render_markdown(report: Report, title: str) -> str:
     """A short Markdown summary (no timings: identical from run to run).
 
+    >>> from posproof.report import Report
     >>> enc = {"name": "demo", "dim": 2, "layout": "interleaved", "offset": 0}
     >>> render_markdown(Report(enc), "posproof check").splitlines()[:3]
     ['# posproof check', '', 'encoding: demo, d=2, layout=interleaved, offset=0']
@@ -309,6 +311,23 @@ def _output(report: Report, args: argparse.Namespace, seconds: float) -> int:
     return report.exit_status()
 
 
+class VersionAction(argparse.Action):
+    """``--version``: posproof's version and, one a line, the libraries' (read from their
+    metadata when asked, not imported: :func:`posproof.version.versions_text`)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
+                 default: str = argparse.SUPPRESS, help: str | None = None) -> None:
+        super().__init__(option_strings=option_strings, dest=dest, default=default, nargs=0,
+                         help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        from ..version import versions_text
+
+        print(versions_text())
+        parser.exit()
+
+
 def make_parser() -> argparse.ArgumentParser:
     from . import biases_perm
     from . import biases_t5 as cli_t5
@@ -317,7 +336,10 @@ def make_parser() -> argparse.ArgumentParser:
                      "sinusoidal and rotary positional encodings.",
                     epilog="Every accepted range (d, L, heads, buckets, base ranges, grids…) "
                            "and what happens beyond it: posproof limits.")
-    parser.add_argument("--version", action="version", version=f"posproof {__version__}")
+    parser.add_argument("--version", action=VersionAction,
+                        help="print posproof's version and those of the libraries a verdict "
+                             "depends on (sympy, mpmath, python-flint, numpy; torch and "
+                             "transformers when installed), and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
 
     verify = sub.add_parser("verify", help="the main job: prove everything about an encoding "

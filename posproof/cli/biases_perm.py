@@ -12,15 +12,14 @@ base, ``--seed`` the cross-checks' seed; ``--json`` as everywhere.
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from ..errors import InvalidParameter
-from ..measure.xpos import xpos_scale_limits
 from ..model.specs import build as _build
-from ..model.xpos import XPos
-from ..proofs.permutation import exit_status as permutation_exit_status
-from ..proofs.permutation import prove_permutation
-from ..proofs.xpos import prove_xpos
-from ..report import Check, Report
+
+if TYPE_CHECKING:  # imported when a command runs, not when the parser is built
+    from ..model.xpos import XPos
+    from ..report import Report
 
 __all__ = ["PERMUTATION_THEOREM", "add_options", "exit_status", "explain_xpos", "report", "wants",
            "xpos_spec"]
@@ -43,6 +42,8 @@ def wants(args: argparse.Namespace) -> bool:
 
 def xpos_spec(args: argparse.Namespace) -> XPos:
     """The XPos of ``--xpos HEAD_DIM`` (and ``--base``), refusing a non-integer in one line."""
+    from ..model.xpos import XPos
+
     spec = getattr(args, "spec_obj", None)
     if spec is not None and spec.family == "xpos":
         return _build(spec)
@@ -58,6 +59,8 @@ def xpos_spec(args: argparse.Namespace) -> XPos:
 
 def exit_status(report: Report) -> int:
     """0 when everything holds as expected (the two permutation refutations are expected)."""
+    from ..proofs.permutation import exit_status as permutation_exit_status
+
     if report.encoding.get("kind") == "self-attention":
         return permutation_exit_status(report)
     return report.exit_status()
@@ -65,6 +68,11 @@ def exit_status(report: Report) -> int:
 
 def report(args: argparse.Namespace) -> Report:
     """The Report of ``prove`` / ``check`` for ``--xpos`` or ``--theorem permutation-…``."""
+    from ..measure.xpos import xpos_scale_limits
+    from ..proofs.permutation import prove_permutation
+    from ..proofs.xpos import prove_xpos
+    from ..report import Check, Report
+
     theorems = getattr(args, "theorem", None) or []
     if PERMUTATION_THEOREM in theorems:
         others = [t for t in theorems if t != PERMUTATION_THEOREM]
@@ -91,7 +99,8 @@ def report(args: argparse.Namespace) -> Report:
 
 def explain_xpos(args: argparse.Namespace) -> int:
     """``posproof explain --xpos HEAD_DIM [--json]``: ζ_k, half distances, dtype limits."""
-
+    from ..measure.xpos import xpos_scale_limits
+    from ..proofs.xpos import prove_xpos
     from ..verdict import verdict_text
 
     xp = xpos_spec(args)

@@ -42,8 +42,7 @@ _WORKER_FIGURES = ("heatmap", "dot_product", "curve3d", "dtype_error")
 
 def add_command(subparsers: Any) -> argparse.ArgumentParser:
     """Add ``derive`` to ``subparsers`` (from ``add_subparsers``); return its parser."""
-    from ..document.plots import FIGURES
-    from ..measure.checks import DEFAULT_MAX_LEN
+    from .constants import DEFAULT_MAX_LEN, FIGURES
     from .options import encoding_options
 
     parser = subparsers.add_parser(
@@ -83,7 +82,7 @@ def add_command(subparsers: Any) -> argparse.ArgumentParser:
                             "CPU core; the files are the same)")
     group.add_argument("--json", action="store_true",
                        help="print the report (theorems, checks, guide, files) as JSON")
-    parser.set_defaults(figure_names=[f.name for f in FIGURES])
+    parser.set_defaults(figure_names=list(FIGURES))
     return parser
 
 

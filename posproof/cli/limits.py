@@ -39,18 +39,26 @@ class Limit:
 
 
 def limits() -> list[Limit]:
-    """The table (constants read from the modules that enforce them)."""
+    """The table (the constants of the modules that enforce them, through their light copies in
+    :mod:`posproof.cli.constants`: ``posproof limits`` imports no SymPy or NumPy)."""
     from ..errors import MAX_DIM
-    from ..measure.checks import MAX_DPS_WORK
-    from ..measure.explore import MAX_EXPLORE_DIM, MAX_EXPLORE_WORK, MAX_LENGTH
-    from ..measure.explore.basebound import HIGHEST
-    from ..measure.multiaxis import MAX_GRID_VALUES
-    from ..measure.numeric import MAX_LEN, MAX_SCAN_WORK
-    from ..measure.scan_limits import MAX_CHECK_DIM
-    from ..model.alibi import MAX_BIAS_DENOMINATOR, MAX_BIAS_MAX, MAX_HEADS
-    from ..model.expressions import MAX_LENGTH as MAX_TEXT
     from ..sweep.limits import HARD_MAX_POINTS, MAX_POINTS, MAX_RANGE_VALUES
-    from ..testing.rope.check import MAX_HEAD_DIM
+    from .constants import HIGHEST_BASE as HIGHEST
+    from .constants import (
+        MAX_BIAS_DENOMINATOR,
+        MAX_BIAS_MAX,
+        MAX_CHECK_DIM,
+        MAX_DPS_WORK,
+        MAX_EXPLORE_DIM,
+        MAX_EXPLORE_WORK,
+        MAX_GRID_VALUES,
+        MAX_HEAD_DIM,
+        MAX_HEADS,
+        MAX_LEN,
+        MAX_LENGTH,
+        MAX_SCAN_WORK,
+        MAX_TEXT,
+    )
     from .testing import MAX_TABLE_BYTES
 
     scan_len = MAX_SCAN_WORK // MAX_CHECK_DIM

@@ -135,7 +135,7 @@ def length(name: str, text: str) -> int:
 
 
 def check_options(parser: argparse.ArgumentParser) -> None:
-    from ..measure.checks import CHECKS, DEFAULT_MAX_LEN
+    from .constants import CHECKS, DEFAULT_MAX_LEN
 
     group = parser.add_argument_group("numeric checks")
     group.add_argument("--length", "-L", "--max-len", dest="max_len",
@@ -433,26 +433,37 @@ def run_main(parser: argparse.ArgumentParser, argv: Sequence[str] | None,
 
 
 #: The top level of every command's ``--json`` (docs/spec.md, tests/test_families.py).
-JSON_KEYS = ("ok", "spec", "theorems", "checks", "numbers")
+JSON_KEYS = ("ok", "spec", "theorems", "checks", "numbers", "versions")
 
 
 def emit_json(out: Any, args: argparse.Namespace, *, ok: bool | None = None) -> None:
     """Print ``out`` (a Report or a dict) as every command's JSON: sorted keys and the same top
     level, ``ok`` (bool), ``spec`` (the canonical SPEC), ``theorems``, ``checks`` and
-    ``numbers`` (empty where a command has none) beside the command's own keys.
+    ``numbers`` (empty where a command has none) beside the command's own keys, and
+    ``versions``: posproof's and the libraries' a verdict depends on
+    (:func:`posproof.version.versions`), so that a verdict can be reproduced from its header.
 
     >>> import argparse
     >>> emit_json({"found": 1}, argparse.Namespace(spec_text="alibi:heads=8"), ok=True)
+    ... # doctest: +ELLIPSIS
     {
       "checks": [],
       "found": 1,
       "numbers": {},
       "ok": true,
       "spec": "alibi:heads=8",
-      "theorems": []
+      "theorems": [],
+      "versions": {
+        "mpmath": "...",
+        "numpy": "...",
+        "posproof": "...",
+        ...
+      }
     }
     """
     import json
+
+    from ..version import versions
 
     if hasattr(out, "to_dict"):
         report = out
@@ -474,6 +485,7 @@ def emit_json(out: Any, args: argparse.Namespace, *, ok: bool | None = None) -> 
     out.setdefault("theorems", [])
     out.setdefault("checks", [])
     out.setdefault("numbers", {})
+    out.setdefault("versions", versions())
     print(json.dumps(out, indent=2, sort_keys=True, ensure_ascii=False, default=str))
 def _silence_stdout() -> None:
     """Point stdout at /dev/null (after a broken pipe), whatever object sys.stdout is."""
