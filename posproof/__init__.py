@@ -10,7 +10,7 @@ import importlib as _importlib
 import importlib.util as _util
 import os as _os
 import sys as _sys
-from typing import TYPE_CHECKING, Any
+import typing as _typing
 
 if "sympy" not in _sys.modules:
     _os.environ.setdefault("SYMPY_GROUND_TYPES",
@@ -57,7 +57,7 @@ _LAZY = {
     **dict.fromkeys(("Check", "Proof", "Report", "Step"), "report"),
 }
 
-if TYPE_CHECKING:  # what a type checker and an IDE see: the eager imports
+if _typing.TYPE_CHECKING:  # what a type checker and an IDE see: the eager imports
     from .errors import (
         InvalidEncoding,
         InvalidExpression,
@@ -115,7 +115,7 @@ if TYPE_CHECKING:  # what a type checker and an IDE see: the eager imports
     from .report import Check, Proof, Report, Step
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     """A public name, imported from its defining module on first use (then cached)."""
     module = _LAZY.get(name)
     if module is None:

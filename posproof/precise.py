@@ -88,7 +88,20 @@ def mp_value(expr: sp.Expr, dps: int = DEFAULT_DPS,
     expr = sp.sympify(expr)
     if not env:
         return _constant_value(expr, dps)
-    return _value(expr, dps, env)
+    try:   # the same entry at the same point recurs across theorems' cross-checks: memoised
+        key = tuple((symbol, type(value), value) for symbol, value in env.items())
+        hash(key)
+    except TypeError:   # an unhashable value (an interval): evaluated each time
+        return _value(expr, dps, env)
+    return _point_value(expr, dps, key)
+
+
+@lru_cache(maxsize=1 << 14)
+def _point_value(expr: sp.Expr, dps: int, key: tuple[tuple[Any, type, Any], ...]
+                 ) -> mpmath.mpf:
+    """:func:`_value` at the point ``key`` (the environment's items with their types): a pure
+    function of its arguments, as each precision is local."""
+    return _value(expr, dps, {symbol: value for symbol, _, value in key})
 
 
 @lru_cache(maxsize=1 << 14)
