@@ -1,5 +1,5 @@
 """``python -m posproof`` runs the command line."""
 
-from .cli.app import main
+from .cli.app import console
 
-raise SystemExit(main())
+console()

@@ -53,6 +53,7 @@ from mpmath.libmp import (
     round_ceiling,
     round_floor,
 )
+from mpmath.libmp.libmpi import mpi_cos_sin
 
 __all__ = ["BUDGET_BITS", "Unenclosable", "Unresolved", "bounds", "certainly_nonzero",
            "compare", "enclose", "exact_ratio", "exceeds", "irrational", "is_exact_zero",
@@ -196,8 +197,19 @@ def _enclose(ctx: MPIntervalContext, expr: sp.Expr, env: dict[Any, Any],
             if not (c > 0 or c < 0):
                 raise _Widen("tan near a pole")
             return _finite(ctx.sin(x) / c)
+        if name in ("sin", "cos"):   # both ends of one computation, memoised (below)
+            cos, sin = _cos_sin(x._mpi_, ctx.prec)
+            return _finite(ctx.make_mpf(cos if name == "cos" else sin))
         return _finite(getattr(ctx, name)(x))
     raise Unenclosable(f"cannot enclose {expr.func.__name__}(…) with interval arithmetic")
+
+
+@lru_cache(maxsize=1 << 14)
+def _cos_sin(x: tuple[Any, Any], prec: int) -> tuple[Any, Any]:
+    """The enclosures of cos and sin of the interval ``x`` (its raw ends) at ``prec`` bits:
+    what ``ctx.cos`` and ``ctx.sin`` return (each computes both), once for a pair of entries
+    cos(ωΔ), sin(ωΔ) and for an angle met again (the cross-checks of several theorems)."""
+    return mpi_cos_sin(x, prec)
 
 
 def _power(ctx: MPIntervalContext, base: sp.Expr, exp: sp.Expr, env: dict[Any, Any]) -> Any:

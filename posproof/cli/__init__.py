@@ -23,6 +23,7 @@ Modules:
 from typing import Any
 
 from . import app
+from .app import console as console
 from .app import main as main
 
 
