@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -41,13 +42,19 @@ def old_tree(before: str, where: Path) -> Path:
     return where
 
 
-def one_run(tree: Path, argv: list[str]) -> float:
-    """Seconds of ``python -m posproof ARGV`` in ``tree``, whole process (start to exit)."""
+def one_run(tree: Path, argv: list[str], bytecode: bool = True) -> tuple[float, float]:
+    """Seconds of ``python -m posproof ARGV`` in ``tree``, whole process (start to exit):
+    wall clock and CPU (user + system, which a busy machine inflates less)."""
     env = {**os.environ, "PYTHONPATH": str(tree)}
+    if bytecode:       # as an installed posproof runs: from its .pyc files
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "posproof", *argv], cwd=tree, env=env,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main() -> None:
@@ -58,26 +65,36 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5, help="alternating runs per tree")
     parser.add_argument("--only", choices=sorted(COMMANDS), action="append",
                         help="only this command (repeatable)")
+    parser.add_argument("--no-bytecode", action="store_true",
+                        help="keep PYTHONDONTWRITEBYTECODE as set (default: unset it, so both "
+                             "trees run from .pyc files as an installed posproof does)")
     args = parser.parse_args()
     trees = {"old": old_tree(args.before, Path(args.old)), "new": ROOT}
     names = args.only or list(COMMANDS)
     load = os.getloadavg()[0]
+    bytecode = not args.no_bytecode
     times: dict[tuple[str, str], list[float]] = {}
+    cpu: dict[tuple[str, str], list[float]] = {}
     for name in names:
-        one_run(ROOT, COMMANDS[name])           # warm the caches (.pyc, the file system)
-        one_run(trees["old"], COMMANDS[name])
+        for tree in trees.values():             # warm the caches (.pyc, the file system)
+            one_run(tree, COMMANDS[name], bytecode)
         for _ in range(args.runs):
             for tree_name, tree in trees.items():
-                times.setdefault((name, tree_name), []).append(one_run(tree, COMMANDS[name]))
+                wall, used = one_run(tree, COMMANDS[name], bytecode)
+                times.setdefault((name, tree_name), []).append(wall)
+                cpu.setdefault((name, tree_name), []).append(used)
     print(f"whole process, {args.runs} alternating runs per tree; load average {load:.1f} "
           f"before, {os.getloadavg()[0]:.1f} after (old = {args.before} at {args.old}, "
-          f"new = {ROOT}); {os.cpu_count()} CPUs")
-    print(f"  {'command':<10} {'old min':>8} {'new min':>8} {'old med':>8} {'new med':>8}  "
-          "new/old (min)")
+          f"new = {ROOT}); {os.cpu_count()} CPUs; "
+          f"{'from .pyc' if bytecode else 'PYTHONDONTWRITEBYTECODE as set'}")
+    print(f"  {'command':<10} {'wall s: old min':>15} {'new min':>8} {'old med':>8} "
+          f"{'new med':>8} {'new/old':>8}   {'CPU s: old min':>14} {'new min':>8} {'new/old':>8}")
     for name in names:
         old, new = times[(name, "old")], times[(name, "new")]
-        print(f"  {name:<10} {min(old):8.3f} {min(new):8.3f} {statistics.median(old):8.3f} "
-              f"{statistics.median(new):8.3f}  {min(new) / min(old):.3f}")
+        cold, cnew = cpu[(name, "old")], cpu[(name, "new")]
+        print(f"  {name:<10} {min(old):15.3f} {min(new):8.3f} {statistics.median(old):8.3f} "
+              f"{statistics.median(new):8.3f} {min(new) / min(old):8.3f}   {min(cold):14.3f} "
+              f"{min(cnew):8.3f} {min(cnew) / min(cold):8.3f}")
 
 
 if __name__ == "__main__":

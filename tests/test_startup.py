@@ -152,8 +152,10 @@ def test_the_facade_is_lazy_and_complete() -> None:
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
                          text=True, timeout=60, check=True).stdout.splitlines()
     assert out == ["[]", "[]"]
+    assert set(posproof._LAZY) == set(posproof.__all__)     # each public name has its module
     for name in posproof.__all__:
-        assert getattr(posproof, name) is not None, name
+        module = importlib.import_module(f"posproof.{posproof._LAZY[name]}")
+        assert getattr(posproof, name) is getattr(module, name), name
     from posproof import prove
     from posproof.proofs.theorems import prove as defined
 
@@ -191,3 +193,41 @@ def test_render_markdown_still_needs_no_eager_report() -> None:
     text = render_markdown(Report({"name": "demo", "dim": 2, "layout": "interleaved",
                                    "offset": 0}), "posproof check")
     assert text.startswith("# posproof check")
+
+
+# -- the process entry (python -m posproof, the posproof script): exit without teardown
+
+def console_run(prelude: str, *argv: str) -> subprocess.CompletedProcess[str]:
+    code = (f"import sys\n{prelude}\nsys.argv = ['posproof', *{list(argv)!r}]\n"
+            "from posproof.cli import console\nconsole()\nprint('not reached')")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=120, check=False)
+
+
+@pytest.mark.parametrize(("argv", "status"), [
+    (("prove", "--preset", "sine-only", "--dim", "4", "--theorem", "norm"), 1),
+    (("prove", "--preset", "vaswani", "--dim", "4", "--theorem", "norm"), 0),
+    (("prove", "--preset", "no-such-family"), 2),
+    (("--version",), 0),
+])
+def test_console_keeps_the_status_the_output_and_the_atexit_handlers(
+        argv: tuple[str, ...], status: int) -> None:
+    result = console_run("import atexit; atexit.register(print, 'atexit ran')", *argv)
+    assert result.returncode == status, result.stderr
+    assert result.stdout.endswith("atexit ran\n")       # output flushed, handlers run, in order
+    assert "not reached" not in result.stdout
+    if status == 2:
+        assert result.stderr.count("\n") == 1
+        assert "no-such-family" in result.stderr
+    elif argv[0] == "prove":
+        assert "verdict: " in result.stdout
+
+
+def test_console_waits_for_a_running_thread() -> None:
+    """A non-daemon thread still running: the ordinary exit, which waits for it."""
+    prelude = ("import threading, time\n"
+               "threading.Thread(target=lambda: (time.sleep(0.5), print('thread done'))).start()")
+    result = console_run(prelude, "--version")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.rstrip().endswith("thread done")
