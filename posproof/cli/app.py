@@ -55,12 +55,15 @@ def _how(item: Proof) -> str:
                                                     "position", "pair", "row", "sections_sum",
                                                     "pairs") if k in ce)
         where = where or ", ".join(f"{k}={v}" for k, v in ce.items()
-                                   if k not in ("certified", "dps", "note", "statement")
+                                   if k not in ("certified", "dps", "note", "statement", "exact")
                                    and not isinstance(v, dict))
         certified = str(ce.get("certified", ""))
+        method = getattr(item.evidence, "method", None)
         how = ("interval arithmetic, certified" if certified.startswith("interval")
                else f"{certified}, certified" if certified
-               else f"mpmath, {ce.get('dps')} digits")
+               else f"mpmath, {ce['dps']} digits" if ce.get("dps") is not None
+               else str(method) if method
+               else "exact arithmetic" if ce.get("exact") else "method not recorded")
         return f"counterexample {where} ({how})"
     if item.status == "unknown":
         return item.note or ""

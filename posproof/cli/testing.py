@@ -122,7 +122,11 @@ def add_commands(subparsers: Any, encoding_options: Callable[[argparse.ArgumentP
     check.add_argument("--dtype", default=None, metavar="NAME",
                        help="the precision the impl computes in (float64, float32, float16, "
                             "bfloat16): a float32 result stored as float64 is judged at "
-                            "float32's tolerance (default: the dtype of its values)")
+                            "float32's tolerance. Default for a table or a callable of "
+                            "positions: the dtype of its values; with --rotary, x is fed in "
+                            "NAME (default float32) and the result judged at NAME's tolerance; "
+                            "not used with --xpos (judged at its output's dtype, at least "
+                            "float32)")
     check.add_argument("--scale", type=float, default=1.0, metavar="S",
                        help="the impl multiplies the table by S (e.g. 0.0625 = 1/√256); "
                             "not with --rotary")
