@@ -110,13 +110,44 @@ def _verdict(report: Report) -> str:
                         ok=report.ok)
 
 
+def _columns_per_axis(enc: dict[str, Any]) -> str:
+    """``; columns 0–7 encode col, 8–15 row``: which dims each axis of the position drives,
+    in the order of the dims (MAE's first half is the column, though the position is
+    (row, col)).
+
+    >>> _columns_per_axis({"axis_names": ["row", "col"],
+    ...                    "blocks": [{"axis": 1, "columns": [0, 1, 2, 3]},
+    ...                               {"axis": 0, "columns": [4, 5, 6, 7]}]})
+    '; columns 0–3 encode col, 4–7 row'
+    >>> _columns_per_axis({"axis_names": ["t", "h"], "blocks": [
+    ...     {"axis": 0, "columns": [0, 1, 4, 5]}, {"axis": 1, "columns": [2, 3, 6, 7]}]})
+    '; columns 0–1,4–5 encode t, 2–3,6–7 h'
+    """
+    blocks = enc.get("blocks")
+    names = enc.get("axis_names")
+    if not blocks or not names:
+        return ""
+    parts = []
+    for block in sorted(blocks, key=lambda b: min(b["columns"])):
+        cols, runs = sorted(block["columns"]), []
+        for c in cols:
+            if runs and c == runs[-1][1] + 1:
+                runs[-1][1] = c
+            else:
+                runs.append([c, c])
+        spans = ",".join(f"{a}–{b}" if b > a else f"{a}" for a, b in runs)
+        parts.append(f"{spans} {'encode ' if not parts else ''}{names[block['axis']]}")
+    return "; columns " + ", ".join(parts)
+
+
 def _encoding_line(report: Report) -> str:
     enc = report.encoding
     if str(enc.get("kind", "")).startswith("multi-axis"):
         return (f"encoding: {enc['name']}, d={enc.get('dim', enc.get('head_dim'))}, "
-                f"axes={','.join(enc['axis_names'])}"
+                f"position=({', '.join(enc['axis_names'])})"
                 + (f", layout={enc['layout']}" if "layout" in enc else "")
-                + (f", grid={'×'.join(map(str, enc['grid']))}" if "grid" in enc else ""))
+                + (f", grid={'×'.join(map(str, enc['grid']))}" if "grid" in enc else "")
+                + _columns_per_axis(enc))
     if enc.get("kind") == "rotary":
         skip = ("name", "kind", "head_dim", "layout")
         return (f"rotary: {enc['name']}, head_dim={enc['head_dim']}, layout={enc['layout']}, "
