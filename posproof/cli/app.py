@@ -140,7 +140,9 @@ def _columns_per_axis(enc: dict[str, Any]) -> str:
     return "; columns " + ", ".join(parts)
 
 
-def _encoding_line(report: Report) -> str:
+def _encoding_line(report: Report, spelled: dict[str, str] | None = None) -> str:
+    """The encoding's header line; ``spelled``: parameters as the user typed them (the human
+    output says ``pi-1+10**-45``, ``--json`` keeps the exact value)."""
     enc = report.encoding
     if str(enc.get("kind", "")).startswith("multi-axis"):
         return (f"encoding: {enc['name']}, d={enc.get('dim', enc.get('head_dim'))}, "
@@ -157,7 +159,8 @@ def _encoding_line(report: Report) -> str:
         fields = ", ".join(f"{k}={v}" for k, v in enc.items()
                            if not isinstance(v, (list, dict)))
         return f"spec: {report.spec}  ({fields})" if report.spec else f"spec: {fields}"
-    params = ", ".join(f"{k}={v}" for k, v in enc.get("schedule", {}).items() if k != "family")
+    params = ", ".join(f"{k}={(spelled or {}).get(k, v)}"
+                       for k, v in enc.get("schedule", {}).items() if k != "family")
     return (f"encoding: {enc['name']}, d={enc['dim']}, layout={enc['layout']}"
             + (f", {params}" if params else "") + f", offset={enc['offset']}")
 
@@ -208,10 +211,10 @@ def _write_report(report: Report, title: str, directory: str) -> None:
                                "pass a writable directory") from None
 
 
-def render_table(report: Report, title: str, seconds: float, details: Sequence[str] = ()
-                 ) -> str:
+def render_table(report: Report, title: str, seconds: float, details: Sequence[str] = (),
+                 spelled: dict[str, str] | None = None) -> str:
     """The verdict table a person reads at a glance."""
-    lines = [title, _encoding_line(report), ""]
+    lines = [title, _encoding_line(report, spelled), ""]
     width = max([len(p.name) for p in report.theorems] + [len(c.name) for c in report.checks]
                 + [8])
     for p in report.theorems:
@@ -339,8 +342,18 @@ def _output(report: Report, args: argparse.Namespace, seconds: float) -> int:
     if args.json:
         emit_json(report, args)
     else:
-        print(render_table(report, title, seconds, getattr(args, "details", ())))
+        print(render_table(report, title, seconds, getattr(args, "details", ()),
+                           spelled=_as_typed(args)))
     return report.exit_status()
+
+
+def _as_typed(args: argparse.Namespace) -> dict[str, str]:
+    """The encoding parameters as the user typed them (``--frequencies "1, pi-1+10**-45"``)."""
+    text = getattr(args, "frequencies", None)
+    if not isinstance(text, str):
+        return {}
+    return {"frequencies": ", ".join(f.strip() for f in text.replace(";", ",").split(",")
+                                     if f.strip())}
 
 
 def make_parser() -> argparse.ArgumentParser:
