@@ -80,11 +80,12 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidParameter(f"--length={args.length} is too large; at most 1024 (switch "
                                "lengths are straddled separately)")
     try:                          # transformers' advice about legacy config keys is not ours
+        import torch  # noqa: F401
         from transformers.utils import logging as hf_logging
-
-        hf_logging.set_verbosity_error()
-    except ImportError:
-        pass
+    except ImportError as exc:    # one line naming the extra, never a traceback
+        raise InvalidParameter(f"check-model needs torch and transformers ({exc}); install "
+                               "them with pip install 'posproof[impl]'") from None
+    hf_logging.set_verbosity_error()
     start = time.perf_counter()
     report = check_model(args.config, length=args.length, checks=checks, seed=args.seed,
                          layers=args.layers)

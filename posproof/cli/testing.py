@@ -253,14 +253,15 @@ def _read(p: Path, suffix: str) -> dict[str, Any]:
         try:
             import torch
         except ImportError:
-            raise InvalidParameter(f"{p} needs torch to read; pip install torch") from None
+            raise InvalidParameter(f"{p} needs torch to read; pip install 'posproof[impl]' "
+                                   "(or torch)") from None
         return _flatten(torch.load(p, map_location="cpu", weights_only=True))
     if suffix == ".safetensors":
         try:
             from safetensors.numpy import load_file
         except ImportError:
             raise InvalidParameter(f"{p} needs safetensors to read; "
-                                   "pip install safetensors") from None
+                                   "pip install 'posproof[impl]' (or safetensors)") from None
         try:
             return dict(load_file(str(p)))
         except (TypeError, ValueError):
