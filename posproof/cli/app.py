@@ -290,7 +290,7 @@ def _options(args: argparse.Namespace, family: str) -> Any:
                    length=None if max_len is None else length("length", max_len),
                    dps=None if dps is None else parse_int("dps", dps),
                    dtypes=getattr(args, "dtype", None) or None,
-                   checks=getattr(args, "check_names", None) or None,
+                   checks=_names(getattr(args, "check_names", None)) or None,
                    grid=None if grid is None else parse_grid(grid), claims=claims,
                    progress=bar)
 
@@ -345,6 +345,19 @@ def _output(report: Report, args: argparse.Namespace, seconds: float) -> int:
         print(render_table(report, title, seconds, getattr(args, "details", ()),
                            spelled=_as_typed(args)))
     return report.exit_status()
+
+
+def _names(given: Sequence[str] | None) -> list[str]:
+    """``--check a,b --check c`` as ``[a, b, c]`` (one name or a comma list, repeatable).
+
+    >>> _names(["decay,separation", "bounds"])
+    ['decay', 'separation', 'bounds']
+    """
+    names = [n.strip() for item in given or () for n in str(item).split(",")]
+    if not all(names):
+        raise InvalidParameter(f"--check={','.join(given or ())!r} names an empty check; pass "
+                               "one name or a comma list, e.g. --check decay,separation")
+    return names
 
 
 def _as_typed(args: argparse.Namespace) -> dict[str, str]:

@@ -106,7 +106,9 @@ def add_commands(subparsers: Any, encoding_options: Callable[[argparse.ArgumentP
     check.set_defaults(dim=None)
     check.add_argument("--length", "-L", "--max-len", dest="max_len", type=int_at_least(1),
                        default=8192, metavar="L",
-                       help="the L positions checked, from the first position (default 8192)")
+                       help="the L positions of a table checked, from the first position "
+                            "(default 8192; not used with --rotary, which takes "
+                            "--max-position, nor with --grid)")
     check.add_argument("--rotary", action="store_true",
                        help="ATTR is apply_fn(x, positions) of a rotary embedding; --dim is "
                             "the head dim, --layout half (default) or adjacent, --base; with "
@@ -114,7 +116,8 @@ def add_commands(subparsers: Any, encoding_options: Callable[[argparse.ArgumentP
     check.add_argument("--rotary-dim", type=int_at_least(1), default=None,
                        help="rotated channels of a partial rotary embedding")
     check.add_argument("--max-position", type=int_at_least(1), default=1 << 16, metavar="P",
-                       help="largest position of the rotary checks (default 65536)")
+                       help="largest position of the rotary checks (default 65536; 4096 "
+                            "with --preset mrope or axial-rope)")
     check.add_argument("--angles", default=None, metavar="DTYPE",
                        help="the impl forms its angles x·ω (m·θ) in DTYPE on purpose (float32, "
                             "float16, bfloat16): tolerance 16·(eps + eps_DTYPE·|x·ω|) instead "
