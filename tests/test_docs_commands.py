@@ -278,3 +278,77 @@ def test_a_shown_command_prints_what_the_page_shows(shown: Shown, tmp_path: Path
     lost = missing(shown.output, printed)
     assert not lost, (f"{where}: the page shows\n" + "\n---\n".join(lost)
                       + f"\n\nthe command prints\n{printed[-3000:]}")
+
+
+# --------------------------------------------------------------------------- extras
+def _pyproject() -> dict[str, object]:
+    try:
+        import tomllib
+    except ModuleNotFoundError:                 # Python 3.10
+        import tomli as tomllib
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+def test_all_installs_every_runtime_extra_and_the_guide_lists_the_core() -> None:
+    project = _pyproject()["project"]
+    extras = project["optional-dependencies"]
+    runtime = set(extras) - {"test", "docs", "dev", "all"}
+    named = re.fullmatch(r"posproof\[([\w,]+)\]", extras["all"][0])
+    assert len(extras["all"]) == 1
+    assert named, extras["all"]
+    assert set(named[1].split(",")) == runtime
+    guide = (ROOT / "docs" / "guide.md").read_text(encoding="utf-8")
+    line = next(x for x in guide.splitlines() if x.startswith("pip install .  "))
+    core = {re.split(r"[<>=;\[ ]", d)[0] for d in project["dependencies"]
+            if "python_version" not in d}
+    assert core == {w.strip() for w in line.split("#")[1].split(":")[1].split(",")}, line
+
+
+EXTRA_CASES = {      # the README table's rows: a command of the row, the modules it needs
+    "`check-model`": (["check-model", "config.json", "--length", "8"], ["torch", "transformers"]),
+    "`identify FILE.pt`": (["identify", "t.pt"], ["torch"]),
+    "`derive` (its figures)": (["derive", "--dim", "8", "--out", "doc"], ["matplotlib"]),
+    "`explore --plot`": (["explore", "rope:base=10000,dim=8", "--length", "64", "--plot",
+                        "a.png"], ["matplotlib"]),
+    "`sweep --scheduler ADDRESS`": (["sweep", "grid.toml", "--scheduler", "tcp://127.0.0.1:9"],
+                          ["distributed", "dask"]),
+}
+
+
+def _extras_table() -> dict[str, str]:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("### Which extra a command needs"):]
+    section = section[:section.index("\n## ")]
+    rows = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) == 3 and cells[2].startswith("`pip install"):
+            rows[cells[0]] = cells[2]
+    return rows
+
+
+@pytest.mark.parametrize("case", sorted(EXTRA_CASES))
+def test_the_readme_says_which_extra_a_command_needs(case: str, tmp_path: Path) -> None:
+    """The README's table "command → extra": with the row's modules missing, the command
+    exits 2 at once with one line naming that extra."""
+    argv, modules = EXTRA_CASES[case]
+    row = next((cmds, extra) for cmds, extra in _extras_table().items() if case in cmds)
+    extra = re.search(r'"\.\[(\w+)\]"', row[1])
+    assert extra, row
+    assert extra[1] in _pyproject()["project"]["optional-dependencies"]
+    env = _environment(tmp_path)
+    if "FILE.pt" in case:
+        torch = pytest.importorskip("torch")
+        torch.save({"pe": torch.zeros(8, 8)}, tmp_path / "t.pt")
+    (tmp_path / "config.json").write_text(json.dumps({
+        "model_type": "llama", "hidden_size": 64, "num_attention_heads": 4,
+        "num_hidden_layers": 2, "intermediate_size": 128, "vocab_size": 100,
+        "rope_theta": 10000.0, "max_position_embeddings": 128}), encoding="utf-8")
+    (tmp_path / "grid.toml").write_bytes((ROOT / "examples" / "sweep-small.toml").read_bytes())
+    code = (f"import sys\nfor m in {modules!r}: sys.modules[m] = None\n"
+            f"from posproof.cli import main\nraise SystemExit(main({argv!r}))\n")
+    run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 2, run.stderr[-2000:]
+    assert run.stderr.count("\n") == 1, run.stderr
+    assert f"posproof[{extra[1]}]" in run.stderr
