@@ -188,3 +188,139 @@ def test_pairs_at_unusual_speeds_are_described_when_nothing_is_confirmed(tmp_pat
     assert "0.91, 0.37, 2.3" in out
 
 
+
+
+# --------------------------------------------------------------------------- issue 27 §7
+ROOT = THEORY.parent.parent
+
+
+def test_a_refutation_names_its_real_method(capsys):
+    """prove --alibi --heads 12 printed "(mpmath, None digits)": an exact refutation says so."""
+    status, out, _ = run(["prove", "--alibi", "--heads", "12"], capsys)
+    assert status == 1
+    line = next(x for x in out.splitlines() if "alibi:geometric" in x)
+    assert line.endswith("(exact rationals)"), line
+    assert "None" not in out
+    status, out, _ = run(["prove", "--preset", "sine-only", "--dim", "8"], capsys)
+    assert "(interval arithmetic, certified)" in out
+    assert "digits)" not in out
+
+
+@pytest.mark.parametrize(("first", "shown"), [("column", "columns 0–7 encode col, 8–15 row"),
+                                               ("row", "columns 0–7 encode row, 8–15 col")])
+def test_the_multi_axis_header_says_which_columns_each_axis_drives(first, shown, capsys):
+    """check --preset sincos-2d printed only `axes=row,col`, while MAE's first half encodes the
+    column: the header says which columns each axis drives, as identify finds them."""
+    from posproof.model.multiaxis import multi_preset
+    from posproof.testing.identification import identify
+
+    status, out, _ = run(["check", "--preset", "sincos-2d", "--dim", "16", "--grid", "4,4",
+                          "--first", first], capsys)
+    assert status == 0
+    header = out.splitlines()[1]
+    assert header.endswith(shown), header
+    assert "position=(row, col)" in header
+    enc = multi_preset("sincos-2d", dim=16, first=first)
+    found = identify(enc.table(enc.grid((8, 8))), grid=(8, 8)).summary
+    axis = "column" if first == "column" else "row"
+    assert f"columns 0–7 encode the {axis}" in found, found
+
+
+def test_mrope_header_lists_the_split_columns_of_each_axis(capsys):
+    status, out, _ = run(["check", "--preset", "mrope", "--dim", "16", "--mrope-section",
+                          "2,3,3", "--grid", "2,3,4"], capsys)
+    assert status == 0
+    assert out.splitlines()[1].endswith("columns 0–1,8–9 encode t, 2–4,10–12 h, 5–7,13–15 w")
+
+
+def test_frequencies_are_printed_as_typed_and_kept_exact_in_json(capsys):
+    argv = ["check", "--preset", "explicit", "--frequencies", "1, pi-1+10**-45", "--dim", "4",
+            "--max-len", "2", "--check", "decay"]
+    status, out, _ = run(argv, capsys)
+    assert status == 0
+    assert "frequencies=1, pi-1+10**-45," in out.splitlines()[1]
+    assert "999999" not in out
+    status, out, _ = run([*argv, "--json"], capsys)
+    import json
+
+    import sympy as sp
+
+    exact = json.loads(out)["encoding"]["schedule"]["frequencies"].split(", ")[1]
+    assert sp.simplify(sp.sympify(exact) - (sp.pi - 1 + sp.Rational(1, 10**45))) == 0
+
+
+def test_one_spelling_for_check_and_dtype_on_every_command(capsys):
+    """--check a,b = --check a --check b = --checks a,b (the old spelling); --dtypes = --dtype."""
+    import json
+
+    def checks(*argv):
+        status, out, _ = run(["check", "--dim", "8", "--max-len", "64", *argv, "--json"], capsys)
+        assert status == 0
+        data = json.loads(out)
+        return [c["name"] for c in data["checks"]]
+
+    wanted = ["separation", "decay"]
+    assert sorted(checks("--check", "decay,separation")) == sorted(wanted)
+    assert sorted(checks("--check", "decay", "--check", "separation")) == sorted(wanted)
+    assert sorted(checks("--checks", "decay,separation")) == sorted(wanted)
+    one = checks("--check", "dtype_audit", "--dtype", "float16")
+    assert one == checks("--check", "dtype_audit", "--dtypes", "float16") == ["dtype_audit"]
+    status, _, err = run(["check", "--check", "decay,", "--max-len", "8"], capsys)
+    assert status == 2
+    assert err.count("\n") == 1
+    from posproof.cli.app import make_parser
+
+    sub = next(a for a in make_parser()._actions if getattr(a, "choices", None)).choices
+    for command, canonical, old in (("check", "--check", "--checks"),
+                                    ("verify", "--check", "--checks"),
+                                    ("check-model", "--check", "--checks"),
+                                    ("check", "--dtype", "--dtypes"),
+                                    ("explore", "--dtype", "--dtypes")):
+        action = next(a for a in sub[command]._actions if canonical in a.option_strings)
+        assert old in action.option_strings, (command, action.option_strings)
+        assert action.option_strings.index(canonical) < action.option_strings.index(old)
+
+
+def test_every_length_option_states_its_default():
+    """--length defaults differ by command (10⁶, 8192, 4096, the config's, 64): each --help
+    says which."""
+    from posproof.cli.app import make_parser
+
+    sub = next(a for a in make_parser()._actions if getattr(a, "choices", None)).choices
+    seen = 0
+    for name, parser in sub.items():
+        for action in parser._actions:
+            if "--length" in action.option_strings or "--max-position" in action.option_strings:
+                assert "default" in (action.help or ""), (name, action.help)
+                seen += 1
+    assert seen >= 7
+    impl = sub["check-impl"]
+    dtype = next(a for a in impl._actions if "--dtype" in a.option_strings).help
+    assert "--rotary" in dtype
+    assert "default float32" in dtype
+
+
+def test_explore_base_bound_computes_the_base_bound_alone(capsys):
+    """"What base do I need for L?" explore --base-bound answers it and nothing else."""
+    import json
+
+    argv = ["explore", "rope:base=10000,dim=16", "--length", "256", "--base-bound"]
+    status, out, _ = run([*argv, "--json"], capsys)
+    assert status == 0
+    data = json.loads(out)
+    assert data["theorems"] == []
+    numbers = data["encodings"][0]["numbers"]
+    assert "first_negative" not in numbers
+    assert "decay" not in numbers
+    assert numbers["base_ok"] in ("yes", "no")
+    assert data["base_bounds"]["16"]["undecided"] == 0
+    status, out, _ = run(argv, capsys)
+    assert "fp16 max phase err" not in out
+    assert "base bound (geom.)" in out
+    assert "the base bound of 1 encoding(s), nothing else computed" in out
+    status, out, _ = run(argv[:4], capsys)                 # without it: everything else
+    assert "fp16 max phase err" in out
+    assert "base bound (geom.)" in out
+    status, _, err = run([*argv, "--plot", "x.png"], capsys)
+    assert status == 2
+    assert "--plot" in err

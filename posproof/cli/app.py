@@ -56,12 +56,15 @@ def _how(item: Proof) -> str:
                                                     "position", "pair", "row", "sections_sum",
                                                     "pairs") if k in ce)
         where = where or ", ".join(f"{k}={v}" for k, v in ce.items()
-                                   if k not in ("certified", "dps", "note", "statement")
+                                   if k not in ("certified", "dps", "note", "statement", "exact")
                                    and not isinstance(v, dict))
         certified = str(ce.get("certified", ""))
+        method = getattr(item.evidence, "method", None)
         how = ("interval arithmetic, certified" if certified.startswith("interval")
                else f"{certified}, certified" if certified
-               else f"mpmath, {ce.get('dps')} digits")
+               else f"mpmath, {ce['dps']} digits" if ce.get("dps") is not None
+               else str(method) if method
+               else "exact arithmetic" if ce.get("exact") else "method not recorded")
         return f"counterexample {where} ({how})"
     if item.status == "unknown":
         return item.note or ""
@@ -108,13 +111,46 @@ def _verdict(report: Report) -> str:
                         ok=report.ok)
 
 
-def _encoding_line(report: Report) -> str:
+def _columns_per_axis(enc: dict[str, Any]) -> str:
+    """``; columns 0–7 encode col, 8–15 row``: which dims each axis of the position drives,
+    in the order of the dims (MAE's first half is the column, though the position is
+    (row, col)).
+
+    >>> _columns_per_axis({"axis_names": ["row", "col"],
+    ...                    "blocks": [{"axis": 1, "columns": [0, 1, 2, 3]},
+    ...                               {"axis": 0, "columns": [4, 5, 6, 7]}]})
+    '; columns 0–3 encode col, 4–7 row'
+    >>> _columns_per_axis({"axis_names": ["t", "h"], "blocks": [
+    ...     {"axis": 0, "columns": [0, 1, 4, 5]}, {"axis": 1, "columns": [2, 3, 6, 7]}]})
+    '; columns 0–1,4–5 encode t, 2–3,6–7 h'
+    """
+    blocks = enc.get("blocks")
+    names = enc.get("axis_names")
+    if not blocks or not names:
+        return ""
+    parts = []
+    for block in sorted(blocks, key=lambda b: min(b["columns"])):
+        cols, runs = sorted(block["columns"]), []
+        for c in cols:
+            if runs and c == runs[-1][1] + 1:
+                runs[-1][1] = c
+            else:
+                runs.append([c, c])
+        spans = ",".join(f"{a}–{b}" if b > a else f"{a}" for a, b in runs)
+        parts.append(f"{spans} {'encode ' if not parts else ''}{names[block['axis']]}")
+    return "; columns " + ", ".join(parts)
+
+
+def _encoding_line(report: Report, spelled: dict[str, str] | None = None) -> str:
+    """The encoding's header line; ``spelled``: parameters as the user typed them (the human
+    output says ``pi-1+10**-45``, ``--json`` keeps the exact value)."""
     enc = report.encoding
     if str(enc.get("kind", "")).startswith("multi-axis"):
         return (f"encoding: {enc['name']}, d={enc.get('dim', enc.get('head_dim'))}, "
-                f"axes={','.join(enc['axis_names'])}"
+                f"position=({', '.join(enc['axis_names'])})"
                 + (f", layout={enc['layout']}" if "layout" in enc else "")
-                + (f", grid={'×'.join(map(str, enc['grid']))}" if "grid" in enc else ""))
+                + (f", grid={'×'.join(map(str, enc['grid']))}" if "grid" in enc else "")
+                + _columns_per_axis(enc))
     if enc.get("kind") == "rotary":
         skip = ("name", "kind", "head_dim", "layout")
         return (f"rotary: {enc['name']}, head_dim={enc['head_dim']}, layout={enc['layout']}, "
@@ -124,7 +160,8 @@ def _encoding_line(report: Report) -> str:
         fields = ", ".join(f"{k}={v}" for k, v in enc.items()
                            if not isinstance(v, (list, dict)))
         return f"spec: {report.spec}  ({fields})" if report.spec else f"spec: {fields}"
-    params = ", ".join(f"{k}={v}" for k, v in enc.get("schedule", {}).items() if k != "family")
+    params = ", ".join(f"{k}={(spelled or {}).get(k, v)}"
+                       for k, v in enc.get("schedule", {}).items() if k != "family")
     return (f"encoding: {enc['name']}, d={enc['dim']}, layout={enc['layout']}"
             + (f", {params}" if params else "") + f", offset={enc['offset']}")
 
@@ -176,10 +213,10 @@ def _write_report(report: Report, title: str, directory: str) -> None:
                                "pass a writable directory") from None
 
 
-def render_table(report: Report, title: str, seconds: float, details: Sequence[str] = ()
-                 ) -> str:
+def render_table(report: Report, title: str, seconds: float, details: Sequence[str] = (),
+                 spelled: dict[str, str] | None = None) -> str:
     """The verdict table a person reads at a glance."""
-    lines = [title, _encoding_line(report), ""]
+    lines = [title, _encoding_line(report, spelled), ""]
     width = max([len(p.name) for p in report.theorems] + [len(c.name) for c in report.checks]
                 + [8])
     for p in report.theorems:
@@ -255,7 +292,7 @@ def _options(args: argparse.Namespace, family: str) -> Any:
                    length=None if max_len is None else length("length", max_len),
                    dps=None if dps is None else parse_int("dps", dps),
                    dtypes=getattr(args, "dtype", None) or None,
-                   checks=getattr(args, "check_names", None) or None,
+                   checks=_names(getattr(args, "check_names", None)) or None,
                    grid=None if grid is None else parse_grid(grid), claims=claims,
                    progress=bar)
 
@@ -307,7 +344,8 @@ def _output(report: Report, args: argparse.Namespace, seconds: float) -> int:
     if args.json:
         emit_json(report, args)
     else:
-        print(render_table(report, title, seconds, getattr(args, "details", ())))
+        print(render_table(report, title, seconds, getattr(args, "details", ()),
+                           spelled=_as_typed(args)))
     return report.exit_status()
 
 
@@ -326,6 +364,28 @@ class VersionAction(argparse.Action):
 
         print(versions_text())
         parser.exit()
+
+
+def _names(given: Sequence[str] | None) -> list[str]:
+    """``--check a,b --check c`` as ``[a, b, c]`` (one name or a comma list, repeatable).
+
+    >>> _names(["decay,separation", "bounds"])
+    ['decay', 'separation', 'bounds']
+    """
+    names = [n.strip() for item in given or () for n in str(item).split(",")]
+    if not all(names):
+        raise InvalidParameter(f"--check={','.join(given or ())!r} names an empty check; pass "
+                               "one name or a comma list, e.g. --check decay,separation")
+    return names
+
+
+def _as_typed(args: argparse.Namespace) -> dict[str, str]:
+    """The encoding parameters as the user typed them (``--frequencies "1, pi-1+10**-45"``)."""
+    text = getattr(args, "frequencies", None)
+    if not isinstance(text, str):
+        return {}
+    return {"frequencies": ", ".join(f.strip() for f in text.replace(";", ",").split(",")
+                                     if f.strip())}
 
 
 def make_parser() -> argparse.ArgumentParser:

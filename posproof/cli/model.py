@@ -43,8 +43,10 @@ def add_command(subparsers: Any) -> None:
     p.add_argument("--length", "-L", type=int_at_least(4), default=64,
                    help="tokens per sequence (default 64; switch lengths such as "
                         "original_max_position_embeddings are straddled whatever L)")
-    p.add_argument("--checks", metavar="LIST", default=None,
-                   help=f"comma-separated checks to run (default all: {', '.join(CHECKS)})")
+    p.add_argument("--check", "--checks", metavar="NAME[,NAME…]", default=None,
+                   action="append", dest="checks",
+                   help=f"only these checks: one name or a comma list (repeatable; --checks: "
+                        f"the old spelling; default all: {', '.join(CHECKS)})")
     p.add_argument("--layers", type=int_at_least(1), default=2,
                    help="layers of the tiny model (default 2)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -75,18 +77,19 @@ def run(args: argparse.Namespace) -> int:
 
     checks = None
     if args.checks is not None:
-        checks = [c.strip() for c in args.checks.split(",") if c.strip()]
+        checks = [c.strip() for item in args.checks for c in item.split(",") if c.strip()]
         if not checks:
-            raise InvalidParameter("--checks is empty; name at least one check")
+            raise InvalidParameter("--check is empty; name at least one check")
     if args.length > 1024:
         raise InvalidParameter(f"--length={args.length} is too large; at most 1024 (switch "
                                "lengths are straddled separately)")
     try:                          # transformers' advice about legacy config keys is not ours
+        import torch  # noqa: F401
         from transformers.utils import logging as hf_logging
-
-        hf_logging.set_verbosity_error()
-    except ImportError:
-        pass
+    except ImportError as exc:    # one line naming the extra, never a traceback
+        raise InvalidParameter(f"check-model needs torch and transformers ({exc}); install "
+                               "them with pip install 'posproof[impl]'") from None
+    hf_logging.set_verbosity_error()
     start = time.perf_counter()
     report = check_model(args.config, length=args.length, checks=checks, seed=args.seed,
                          layers=args.layers)

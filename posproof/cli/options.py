@@ -147,11 +147,15 @@ def check_options(parser: argparse.ArgumentParser) -> None:
                             "stream, time is the limit)")
     group.add_argument("--dps", default=None,
                        help="digits of the mpmath certification (default 50; 50 to 1000)")
-    group.add_argument("--dtype", action="append", metavar="NAME[,NAME…]",
+    group.add_argument("--dtype", "--dtypes", action="append", metavar="NAME[,NAME…]",
+                       dest="dtype",
                        help="dtypes audited by dtype_audit: one name or a comma list "
-                            "(repeatable; default float32,float16,bfloat16)")
-    group.add_argument("--check", action="append", metavar="NAME", dest="check_names",
-                       help=f"only this check (repeatable): {', '.join(CHECKS)}; on a "
+                            "(repeatable; default float32,float16,bfloat16; --dtypes: the "
+                            "old spelling)")
+    group.add_argument("--check", "--checks", action="append", metavar="NAME[,NAME…]",
+                       dest="check_names",
+                       help=f"only these checks: one name or a comma list (repeatable; "
+                            f"--checks: the old spelling): {', '.join(CHECKS)}; on a "
                             "--grid of a multi-axis preset: bounds, separation, "
                             "translation_residual, dtype_audit (--max-len is then unused)")
 

@@ -111,8 +111,11 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         help="training length T of the critical dimension (explore default L; "
                              "explain default the config's (original_)max_position_embeddings)")
     parser.add_argument("--base-bound", action="store_true",
-                        help="also search bases for Men et al.'s base bound at L: a certified "
-                             "branch and bound, every island of good bases (seconds)")
+                        help="Men et al.'s base bound at L (what base does L need?): a "
+                             "certified branch and bound, every island of good bases. explore "
+                             "then computes the base bound alone (and whether each SPEC's base "
+                             "is good), no theorems or other numbers; explain adds it to its "
+                             "table")
     parser.add_argument("--base-range", metavar="LO,HI", default="2,1e12",
                         help="bases searched by --base-bound (default 2,1e12)")
     parser.add_argument("--integer-bases", action="store_true",
@@ -187,6 +190,9 @@ def _explore(args: argparse.Namespace) -> int:
 
     length = args.length or 4096
     seq_len = args.seq_len or length
+    if args.base_bound and args.plot:
+        raise InvalidParameter("--base-bound computes the base bound alone; --plot draws the "
+                               "curves of explore without --base-bound: run them separately")
     parsed = [parse_spec(s, seq_len=seq_len, multi=True) for s in args.specs]
     if _encoding_given(args):
         from .options import build_encoding, build_multi
@@ -200,6 +206,7 @@ def _explore(args: argparse.Namespace) -> int:
     with Busy("exploring") as busy:       # from the start; the base search draws its bar
         result = explore(encodings, length, proofs=not args.no_proofs,
                          base_bounds=args.base_bound, dtypes=_dtypes(args.dtypes),
+                         only_base_bound=args.base_bound,
                          train_length=getattr(args, "train_length", None), seed=args.seed,
                          **_base_options(args, busy))
     if args.plot:

@@ -106,7 +106,9 @@ def add_commands(subparsers: Any, encoding_options: Callable[[argparse.ArgumentP
     check.set_defaults(dim=None)
     check.add_argument("--length", "-L", "--max-len", dest="max_len", type=int_at_least(1),
                        default=8192, metavar="L",
-                       help="the L positions checked, from the first position (default 8192)")
+                       help="the L positions of a table checked, from the first position "
+                            "(default 8192; not used with --rotary, which takes "
+                            "--max-position, nor with --grid)")
     check.add_argument("--rotary", action="store_true",
                        help="ATTR is apply_fn(x, positions) of a rotary embedding; --dim is "
                             "the head dim, --layout half (default) or adjacent, --base; with "
@@ -114,7 +116,8 @@ def add_commands(subparsers: Any, encoding_options: Callable[[argparse.ArgumentP
     check.add_argument("--rotary-dim", type=int_at_least(1), default=None,
                        help="rotated channels of a partial rotary embedding")
     check.add_argument("--max-position", type=int_at_least(1), default=1 << 16, metavar="P",
-                       help="largest position of the rotary checks (default 65536)")
+                       help="largest position of the rotary checks (default 65536; 4096 "
+                            "with --preset mrope or axial-rope)")
     check.add_argument("--angles", default=None, metavar="DTYPE",
                        help="the impl forms its angles x·ω (m·θ) in DTYPE on purpose (float32, "
                             "float16, bfloat16): tolerance 16·(eps + eps_DTYPE·|x·ω|) instead "
@@ -122,7 +125,11 @@ def add_commands(subparsers: Any, encoding_options: Callable[[argparse.ArgumentP
     check.add_argument("--dtype", default=None, metavar="NAME",
                        help="the precision the impl computes in (float64, float32, float16, "
                             "bfloat16): a float32 result stored as float64 is judged at "
-                            "float32's tolerance (default: the dtype of its values)")
+                            "float32's tolerance. Default for a table or a callable of "
+                            "positions: the dtype of its values; with --rotary, x is fed in "
+                            "NAME (default float32) and the result judged at NAME's tolerance; "
+                            "not used with --xpos (judged at its output's dtype, at least "
+                            "float32)")
     check.add_argument("--scale", type=float, default=1.0, metavar="S",
                        help="the impl multiplies the table by S (e.g. 0.0625 = 1/√256); "
                             "not with --rotary")
@@ -249,14 +256,15 @@ def _read(p: Path, suffix: str) -> dict[str, Any]:
         try:
             import torch
         except ImportError:
-            raise InvalidParameter(f"{p} needs torch to read; pip install torch") from None
+            raise InvalidParameter(f"{p} needs torch to read; pip install 'posproof[impl]' "
+                                   "(or torch)") from None
         return _flatten(torch.load(p, map_location="cpu", weights_only=True))
     if suffix == ".safetensors":
         try:
             from safetensors.numpy import load_file
         except ImportError:
             raise InvalidParameter(f"{p} needs safetensors to read; "
-                                   "pip install safetensors") from None
+                                   "pip install 'posproof[impl]' (or safetensors)") from None
         try:
             return dict(load_file(str(p)))
         except (TypeError, ValueError):

@@ -99,6 +99,8 @@ class Exploration:
     numbers: list[dict[str, Any]]
     base_bounds: dict[int, BaseBound]
     seconds: float = 0.0
+    #: Only the base bound was computed (``explore(..., only_base_bound=True)``).
+    only_base_bound: bool = False
 
     @property
     def ok(self) -> bool:
@@ -170,6 +172,9 @@ class Exploration:
                                       ("bf16", "bfloat16"))),
                 ("fp16 first overflow", lambda n: str(n["dtypes"].get("float16", {})
                                                       .get("first_overflow_position") or "—"))]
+        if self.only_base_bound:
+            rows = [r for r in rows if r[0] in ("dim (rotated)", "base", "base bound (geom.)",
+                                                "base is good")]
         first = max(len(n) for n in [*names, *(title for title, _ in rows)]) + 2
         lines = [f"posproof explore — context length L = {self.length}", "",
                  " " * first + "".join(f"{x:<{width + 2}}" for x in labels)]
@@ -201,6 +206,9 @@ class Exploration:
 
         theorems = [p for r in self.reports for p in r.theorems]
         verdict = (verdict_text(theorems, expected=EXPECTED_REFUTATIONS, ok=self.ok) if theorems
+                   else f"{'OK' if self.ok else 'INCOMPLETE'} — the base bound of "
+                        f"{len(self.subjects)} encoding(s), nothing else computed"
+                   if self.only_base_bound
                    else f"{'OK' if self.ok else 'INCOMPLETE'} — {len(self.subjects)} "
                         "encoding(s) measured, no theorems (proofs off)")
         lines.append(f"verdict: {verdict} ({self.seconds:.1f} s)")
@@ -248,7 +256,7 @@ def explore(encodings: Sequence[Any], length: int = 4096, *, proofs: bool = True
             base_range: tuple[float, float] = (2.0, 1e12), integer_bases: bool = False,
             first_only: bool = False,
             progress: Callable[[str, int, int], None] | None = None,
-            base_budget: float = TIME_BUDGET) -> Exploration:
+            base_budget: float = TIME_BUDGET, only_base_bound: bool = False) -> Exploration:
     """Compare encodings (Rotary or sinusoidal Encoding) at context length L.
 
     For each: the theorems (:func:`posproof.proofs.rotary.prove_rotary`, or
@@ -263,6 +271,8 @@ def explore(encodings: Sequence[Any], length: int = 4096, *, proofs: bool = True
     progress callback, ``base_budget`` the seconds all of them may take together (the
     rest of a range is then undecided); each encoding gets ``base_ok`` = 'yes', 'no' or
     'unknown' (is its own base good, certified; ``base_ok_evidence`` the audited evidence).
+    ``only_base_bound``: the base bound and ``base_ok`` alone (no theorems, no other number;
+    ``posproof explore --base-bound``).
 
     >>> from posproof.model.rope import rotary
     >>> ex = explore([rotary(10000, 8), rotary(10000, 8, scaling="linear", factor=2)], 64,
@@ -295,6 +305,24 @@ def explore(encodings: Sequence[Any], length: int = 4096, *, proofs: bool = True
     bounds: dict[int, BaseBound] = {}
     base_deadline: float | None = None
     for s in subjects:
+        if only_base_bound:
+            from ...report import Report
+
+            if s.base is None:
+                raise InvalidParameter(f"{s.label} has no geometric base: the base bound is "
+                                       "for base^(-2k/d) schedules (rope, vaswani)")
+            reports.append(Report(s.obj.to_dict()))
+            entry = {"dim": s.dim, "base": str(s.base)}
+            if s.dim not in bounds:
+                base_deadline = base_deadline or time.perf_counter() + base_budget
+                bounds[s.dim] = base_bound(length, s.dim, lowest=base_range[0],
+                                           highest=base_range[1], integer_bases=integer_bases,
+                                           first_only=first_only, progress=progress,
+                                           time_budget=max(0.0, base_deadline
+                                                           - time.perf_counter()))
+            entry.update(bounds[s.dim].entry(s.base))
+            numbers.append(entry)
+            continue
         if proofs and isinstance(s.obj, Rotary):
             reports.append(prove_rotary(s.obj, seed=seed))
         elif proofs:
@@ -336,7 +364,8 @@ def explore(encodings: Sequence[Any], length: int = 4096, *, proofs: bool = True
                                                            - time.perf_counter()))
             entry.update(bounds[s.dim].entry(s.base))
         numbers.append(entry)
-    out = Exploration(length, subjects, reports, numbers, bounds)
+    out = Exploration(length, subjects, reports, numbers, bounds,
+                      only_base_bound=only_base_bound)
     out.seconds = time.perf_counter() - start
     return out
 
