@@ -296,7 +296,7 @@ def _timeout(args: argparse.Namespace) -> dict[str, Any]:
         out["timeout"] = seconds or None
     text = getattr(args, "budget", None)
     if text is not None:
-        units = str(text).strip().replace("_", "")
+        units = str(text).strip()
         if not (units.isascii() and units.isdigit() and len(units) <= 18):
             raise InvalidParameter(f"--budget={text!r} is not a whole number of work units >= 0; "
                                    "pass e.g. --budget 20000000 (0: no limit)")
