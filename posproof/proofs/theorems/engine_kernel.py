@@ -13,7 +13,7 @@ from ...model.encoding import X
 from ...precise import DEFAULT_DPS, mp_values
 from ...report import Proof, Step
 from ..witness import proved_evidence, sign_item, witness_sign
-from .budget import COLUMN_UNITS
+from .budget import COLUMN_UNITS, GROUP_UNITS
 from .identities import W, Y, dps, fmt, positive
 from .search import column
 
@@ -222,6 +222,7 @@ class KernelTheorems:
         steps = [Step("each column is sin(ω x), cos(ω x) with ω a positive real number, or 0",
                       "column structure")]
         freqs = list(self.enc.frequencies)
+        self.budget.charge("the signs of the frequencies", GROUP_UNITS * len(freqs))
         if not all(positive(f) for f in freqs):
             return Proof("bounded", "|PE_i(x)| ≤ 1", "unknown", steps,
                          note="a frequency is not certified real and positive")
