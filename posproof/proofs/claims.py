@@ -29,7 +29,6 @@ from ..model.schedules import exact_number
 from ..precise import DEFAULT_DPS, mp_value
 from ..report import Proof, Step
 from ..validated import Unenclosable, Unresolved, bounds, compare, enclose, exact_ratio, sign
-from .theorems.budget import GROUP_UNITS
 from .witness import outward, proved_evidence, sign_item, weighted_sum
 
 __all__ = ["bound_claim", "parse_permutation", "period_claim", "permutation_claim"]
@@ -74,7 +73,7 @@ def period_claim(engine: Any, value: Any) -> Proof:
                   "of a non-zero column", "periodicity of sin and cos")]
     failing, undecided = [], []
     for k, freq in enumerate(enc.frequencies):
-        engine.budget.charge("the exact ratios of the claimed period", GROUP_UNITS)
+        engine.budget.charge_groups("the exact ratios of the claimed period", 1)
         turns = exact_ratio(freq * period, 2 * sp.pi)
         if turns is None:
             undecided.append(k)
@@ -319,7 +318,7 @@ def permutation_claim(engine: Any, layout: Any, perm: Any) -> Proof:
     undecided: list[int] = []
     wrong = []
     for j in range(enc.dim):
-        engine.budget.charge("the columns of the claimed permutation", GROUP_UNITS)
+        engine.budget.charge_groups("the columns of the claimed permutation", 1)
         same = _same_column(other, j, enc, perm[j])
         if same is None:
             undecided.append(j)

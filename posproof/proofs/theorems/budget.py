@@ -174,6 +174,10 @@ class Budget:
         """Charge one interval evaluation of ``expr`` at ``bits`` (:func:`evaluation_units`)."""
         self.charge(f"{what} at {bits} bits", evaluation_units(expr, bits))
 
+    def charge_groups(self, what: str, groups: int) -> None:
+        """Charge visiting ``groups`` groups of columns (:data:`GROUP_UNITS` each)."""
+        self.charge(what, GROUP_UNITS * groups)
+
     def check(self, what: str) -> None:
         """One unit for the step ``what`` (a loop's iteration)."""
         self.charge(what, 1)
