@@ -66,8 +66,9 @@ __all__ = ["COLUMN_UNITS", "DEFAULT_BUDGET", "DEFAULT_TIMEOUT", "GROUP_UNITS", "
            "within"]
 
 #: Work units per theorem unless the caller says otherwise (see the module docstring).
-#: Every default command (verify, derive, prove of every preset at its default size, and
-#: prove at d = 65536) spends at most a fifth of it on any theorem.
+#: A default command (verify, derive, prove of every preset at its default size) spends at
+#: most 222678 on one theorem, prove at d = 65536 at most 295274 (python
+#: benchmarks/bench_budget.py [--big]).
 DEFAULT_BUDGET = 1_000_000
 #: Seconds per theorem before the wall-clock safety net fires (a runaway single step only).
 DEFAULT_TIMEOUT = 600.0
