@@ -136,8 +136,8 @@ def _nodes(expr: sp.Basic) -> int:
 def size(expr: Any) -> int:
     """The number of nodes of an expression (a deterministic measure of its size).
 
-    >>> size(sp.sin(2*sp.Symbol("x")) + 1)
-    5
+    >>> size(sp.sin(2*sp.Symbol("x")) + 1)   # Add, 1, sin, Mul, 2, x
+    6
     """
     expr = sp.sympify(expr)
     return _nodes(expr) if expr.args else 1
@@ -147,7 +147,7 @@ def evaluation_units(expr: Any, bits: int) -> int:
     """Units of one interval evaluation of ``expr`` at ``bits``: nodes × ⌈bits / 512⌉.
 
     >>> evaluation_units(sp.sin(2*sp.Symbol("x")) + 1, 2048)
-    20
+    24
     """
     return size(expr) * max(1, -(-int(bits) // UNIT_BITS))
 
