@@ -178,7 +178,8 @@ def _print_hair(hair: dict) -> None:
     for name, ok in hair["bars"].items():
         print(f"  {'✓' if ok else '✗'} {name}")
     print(f"{hair['statements']} statements in {hair['seconds']:.1f} s "
-          f"(budget {corpus_hair.BUDGET:g} s per theorem, limit {corpus_hair.LIMIT:g} s each)")
+          f"(budget {corpus_hair.BUDGET} work units per theorem, limit {corpus_hair.LIMIT:g} s "
+          "each)")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Soundness corpus, section "claims wrong by a hair" (issue 12, §5 and the hangs of §0).
 
 Claimed translation blocks typed as a user types them (``'a, b; c, d'`` text in
-w and delta), each asked through :func:`posproof.prove` with a time budget:
+w and delta), each asked through :func:`posproof.prove` with its work budget:
 
 - **false by a hair**: the true row block perturbed by constants and
   high-frequency terms from 10⁻⁵ to 10⁻⁴⁰, by a wrong sign on a term that vanishes
@@ -31,11 +31,13 @@ import sympy as sp
 from corpus import DELTA, W0, Outcome, Statement, block_matrix, evaluate, exact
 
 from posproof import Encoding, Geometric, preset, prove
+from posproof.proofs.theorems.budget import DEFAULT_BUDGET
 from posproof.report import Proof
 from posproof.validated import sign
 
-#: Seconds each statement may take inside posproof (the engine's budget per theorem).
-BUDGET = 5.0
+#: Work units each statement may spend inside posproof (the engine's budget per theorem:
+#: deterministic, so a verdict here never depends on the machine's load).
+BUDGET = DEFAULT_BUDGET
 #: Seconds a test allows for one statement, engine and confirmation together.
 LIMIT = 30.0
 
@@ -125,7 +127,7 @@ def evaluate_within(statement: Statement, limit: float = LIMIT) -> Outcome:
 
 def _ask(enc: Encoding, text: str, convention: str) -> Callable[[], Proof]:
     return lambda: prove(enc, theorems=[], claim_block=text, convention=convention,
-                         timeout=BUDGET).theorems[0]
+                         budget=BUDGET).theorems[0]
 
 
 def _encodings() -> dict[str, Encoding]:

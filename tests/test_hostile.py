@@ -583,8 +583,8 @@ def test_prove_arguments(arg: str, value: Any) -> None:
     if arg == "encoding":
         refused(lambda: posproof.prove(value), "encoding", shown=shown(value))
         return
-    if arg == "theorems" and not isinstance(value, (list, str)):
-        value = [value]  # theorems=5 itself: see test_prove_non_list_arguments
+    if arg == "theorems" and (not isinstance(value, (list, str)) or value == []):
+        value = [value]  # theorems=5 itself: see test_prove_non_list_arguments; [] is valid
     if arg == "claim_block" and not isinstance(value, str):
         value = str(value)
     if arg == "convention" and value in ("row", "column"):
@@ -596,6 +596,19 @@ def test_prove_arguments(arg: str, value: Any) -> None:
         survives(lambda: posproof.prove(enc, **kwargs), shown(arg, value))
         return
     refused(lambda: posproof.prove(enc, **kwargs), *names, shown=shown(arg, value))
+
+
+@settings(max_examples=40)
+@given(name=st.sampled_from(["budget", "timeout"]), value=hostile_numbers(allow_negative=True))
+def test_prove_budgets(name: str, value: Any) -> None:
+    """issue 27: the work budget (whole units >= 0) and the safety net (seconds > 0); None is
+    no limit, anything else hostile is refused naming the parameter."""
+    enc = posproof.preset("vaswani", dim=4)
+    call = lambda: posproof.prove(enc, theorems=["norm"], **{name: value})  # noqa: E731
+    if value is None:
+        assert survives(call, shown(name, value)).theorems[0].status == "proved"
+        return
+    refused(call, name, shown=shown(name, value))
 
 
 @pytest.mark.parametrize("kwargs", [{"theorems": 5}, {"claim_block": 5},

@@ -89,6 +89,21 @@ OPTIONS = {  # option: (values, names the message must contain)
     "--theorem": (st.text(min_size=1, max_size=8).filter(lambda s: not s.startswith("-")),
                   ("theorem",)),
 }
+
+
+def _seconds(value: str) -> bool:
+    """Whether ``value`` is an accepted --time-limit (a finite number of seconds >= 0)."""
+    try:
+        seconds = float(value)
+    except ValueError:
+        return False
+    return seconds >= 0 and seconds != float("inf")
+
+
+# issue 27: the work budget (whole units >= 0) and the wall-clock safety net (seconds >= 0)
+OPTIONS["--budget"] = (BAD_INTS, ("budget",))
+OPTIONS["--time-limit"] = (BAD_NUMBERS.filter(lambda v: not _seconds(v)), ("time-limit",))
+OPTIONS["--timeout"] = (BAD_NUMBERS.filter(lambda v: not _seconds(v)), ("time-limit", "timeout"))
 PRESET_OF = {"--min-timescale": "tensor2tensor", "--max-timescale": "tensor2tensor",
              "--start-index": "tensor2tensor", "--padding-idx": "fairseq",
              "--max-period": "diffusion", "--numerator": "binary"}

@@ -288,7 +288,8 @@ def _options(args: argparse.Namespace, family: str) -> Any:
     return Options(theorems=getattr(args, "theorem", None) or None,
                    general=bool(getattr(args, "general", False)),
                    seed=args.seed, timeout=timeout.get("timeout"),
-                   timeout_given=bool(timeout),
+                   timeout_given="timeout" in timeout, budget=timeout.get("budget"),
+                   budget_given="budget" in timeout,
                    length=None if max_len is None else length("length", max_len),
                    dps=None if dps is None else parse_int("dps", dps),
                    dtypes=getattr(args, "dtype", None) or None,
@@ -318,19 +319,28 @@ def _run_family(args: argparse.Namespace) -> int:
     return _output(report, args, time.perf_counter() - start)
 
 
-def _timeout(args: argparse.Namespace) -> dict[str, float | None]:
-    """prove's ``timeout`` from ``--timeout`` (0: no limit; absent: the default)."""
+def _timeout(args: argparse.Namespace) -> dict[str, Any]:
+    """prove's work ``budget`` (``--budget``) and safety-net ``timeout`` (``--time-limit``, old
+    spelling ``--timeout``), those given (0: no limit; absent: the default)."""
+    out: dict[str, Any] = {}
     text = getattr(args, "timeout", None)
-    if text is None:
-        return {}
-    try:
-        seconds = float(text)
-    except (TypeError, ValueError):
-        seconds = float("nan")
-    if not (math.isfinite(seconds) and seconds >= 0):
-        raise InvalidParameter(f"--timeout={text!r} is not a number of seconds >= 0; pass e.g. "
-                               "--timeout 30 (0: no limit)")
-    return {"timeout": seconds or None}
+    if text is not None:
+        try:
+            seconds = float(text)
+        except (TypeError, ValueError):
+            seconds = float("nan")
+        if not (math.isfinite(seconds) and seconds >= 0):
+            raise InvalidParameter(f"--time-limit (--timeout)={text!r} is not a number of "
+                                   "seconds >= 0; pass e.g. --time-limit 1200 (0: no limit)")
+        out["timeout"] = seconds or None
+    text = getattr(args, "budget", None)
+    if text is not None:
+        units = str(text).strip()
+        if not (units.isascii() and units.isdigit() and len(units) <= 18):
+            raise InvalidParameter(f"--budget={text!r} is not a whole number of work units >= 0; "
+                                   "pass e.g. --budget 20000000 (0: no limit)")
+        out["budget"] = int(units) or None
+    return out
 
 
 def _output(report: Report, args: argparse.Namespace, seconds: float) -> int:
@@ -455,9 +465,14 @@ def make_parser() -> argparse.ArgumentParser:
                        help="sincos-2d (2 axes) with --grid H,W: a claim that the table built "
                             "with np.meshgrid(grid_w, grid_h, indexing=...) is the spec's "
                             "(refuted for 'ij': the transposed grid)")
-    prove.add_argument("--timeout", metavar="SECONDS",
-                       help="budget per theorem in seconds (default 5); a theorem not "
-                            "decided within it is unknown, with the reason (0: no limit)")
+    prove.add_argument("--budget", metavar="UNITS",
+                       help="work budget per theorem in deterministic work units (default "
+                            "1000000; 0: no limit): the same on every machine at any load; a "
+                            "theorem whose next step would exceed it is unknown, with the reason")
+    prove.add_argument("--time-limit", "--timeout", dest="timeout", metavar="SECONDS",
+                       help="wall-clock safety net per theorem against a runaway symbolic step "
+                            "(default 600; 0: none); when it fires the theorem is unknown and "
+                            "says so. --timeout is its old spelling")
     biases_perm.add_options(prove)
     output_options(prove, report=False)
     cli_t5.add_t5_option(prove)

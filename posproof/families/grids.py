@@ -12,7 +12,8 @@ from .options import Options
 
 TABLE_CLAIMS = ("claim_first", "claim_meshgrid")
 ROTARY_CLAIMS = ("claim_sections", "claim_interleaved")
-TAKES = {"prove": ("theorems", "general", "timeout", "grid", *TABLE_CLAIMS, *ROTARY_CLAIMS),
+TAKES = {"prove": ("theorems", "general", "timeout", "budget", "grid", *TABLE_CLAIMS,
+                   *ROTARY_CLAIMS),
          "check": ("grid", "dps", "dtypes", "checks")}
 
 

@@ -17,9 +17,13 @@ class Options:
     theorems: Sequence[str] | None = None
     general: bool = False
     seed: int = 0
-    #: seconds per theorem (``0``/``None`` given explicitly: no limit); absent: the default
+    #: the wall-clock safety net, seconds per theorem (``0``/``None`` given explicitly: no
+    #: limit); absent: the default
     timeout: float | None = None
     timeout_given: bool = False
+    #: the work budget, units per theorem (``0``/``None`` given explicitly: no limit)
+    budget: int | None = None
+    budget_given: bool = False
     length: int | None = None
     dps: int | None = None
     dtypes: Sequence[str] | None = None
@@ -36,19 +40,21 @@ class Options:
         """The options given (not at their "absent" value), by name."""
         out = []
         for f in fields(self):
-            if f.name in ("progress", "seed", "timeout_given", "claims"):
+            if f.name in ("progress", "seed", "timeout_given", "budget_given", "claims"):
                 continue
             value = getattr(self, f.name)
-            if f.name == "timeout":
-                if self.timeout_given:
-                    out.append("timeout")
+            if f.name in ("timeout", "budget"):
+                if getattr(self, f"{f.name}_given"):
+                    out.append(f.name)
             elif value not in (None, False, (), []):
                 out.append(f.name)
         out += [k for k, v in self.claims.items() if v not in (None, False)]
         return out
 
     def timeout_kw(self) -> dict[str, Any]:
-        return {"timeout": self.timeout} if self.timeout_given else {}
+        """The proof budgets given (work ``budget``, safety-net ``timeout``), as keywords."""
+        out: dict[str, Any] = {"timeout": self.timeout} if self.timeout_given else {}
+        return {**out, "budget": self.budget} if self.budget_given else out
 
     def scan_length(self) -> int:
         from ..measure.checks import DEFAULT_MAX_LEN

@@ -8,7 +8,7 @@ from ..report import Report
 from .options import Options
 
 CLAIMS = ("claim_block", "convention", "claim_period", "claim_bound", "claim_permutation")
-TAKES = {"prove": ("theorems", "general", "timeout", *CLAIMS),
+TAKES = {"prove": ("theorems", "general", "timeout", "budget", *CLAIMS),
          "check": ("length", "dps", "dtypes", "checks")}
 
 

@@ -73,6 +73,7 @@ def period_claim(engine: Any, value: Any) -> Proof:
                   "of a non-zero column", "periodicity of sin and cos")]
     failing, undecided = [], []
     for k, freq in enumerate(enc.frequencies):
+        engine.budget.charge_groups("the exact ratios of the claimed period", 1)
         turns = exact_ratio(freq * period, 2 * sp.pi)
         if turns is None:
             undecided.append(k)
@@ -151,7 +152,7 @@ def _sign_item(label: str, r: sp.Expr, z: Any) -> Sign:
 
 
 def _witness(enc: Encoding, cols: Sequence[int], candidates: Sequence[sp.Expr],
-             lhs: Any, rhs: Any) -> tuple[int, sp.Expr, sp.Expr, Sign] | None:
+             lhs: Any, rhs: Any, budget: Any = None) -> tuple[int, sp.Expr, sp.Expr, Sign] | None:
     """A (column, x, residual) whose residual lhs(j, x) − rhs(j, x) has an interval
     enclosure excluding 0 (a certified counterexample).
 
@@ -164,6 +165,8 @@ def _witness(enc: Encoding, cols: Sequence[int], candidates: Sequence[sp.Expr],
     for bits in _WITNESS_BITS:
         unresolved = []
         for j, x, r in pending:
+            if budget is not None:
+                budget.charge_evaluation("the claim's counterexample search", r, bits)
             try:
                 z = enclose(r, prec=bits)
             except Unresolved:
@@ -205,7 +208,7 @@ def _period_witness(engine: Any, period: sp.Expr, k: int) -> dict[str, Any] | No
                 candidates.append(_exact_point(best / omega))
     candidates += [sp.Integer(0), sp.Integer(1), sp.Rational(1, 3), sp.Integer(7)]
     found = _witness(enc, cols, candidates, lambda j, x: _column(enc, j, x + period),
-                     lambda j, x: _column(enc, j, x))
+                     lambda j, x: _column(enc, j, x), engine.budget)
     if found is None:
         return None
     j, x, r, item = found
@@ -315,6 +318,7 @@ def permutation_claim(engine: Any, layout: Any, perm: Any) -> Proof:
     undecided: list[int] = []
     wrong = []
     for j in range(enc.dim):
+        engine.budget.charge_groups("the columns of the claimed permutation", 1)
         same = _same_column(other, j, enc, perm[j])
         if same is None:
             undecided.append(j)
@@ -346,7 +350,7 @@ def permutation_claim(engine: Any, layout: Any, perm: Any) -> Proof:
     points = [sp.Integer(1), sp.Rational(1, 3), sp.Rational(2, 7), sp.Integer(10),
               sp.Integer(123), sp.Integer(0)]
     found = _witness(enc, wrong[:8], points, lambda j, x: _column(other, j, x),
-                     lambda j, x: _column(enc, perm[j], x))
+                     lambda j, x: _column(enc, perm[j], x), engine.budget)
     if found is None:
         return Proof(name, statement, "unknown", steps, note="no counterexample found")
     j, x, r, item = found

@@ -42,15 +42,15 @@ def outward(lo: mpmath.mpf, hi: mpmath.mpf) -> tuple[str, str]:
 
 
 def certify(expr: sp.Expr, env: Mapping[Any, Any] | None = None,
-            bits: Sequence[int] = WITNESS_BITS, deadline: Any = None
+            bits: Sequence[int] = WITNESS_BITS, budget: Any = None
             ) -> tuple[int, str, str, int] | None:
     """``(sign, lo, hi, bits)`` when an interval enclosure of ``expr`` at ``env`` excludes 0
     (``lo``, ``hi`` outward-rounded decimal ends), else ``None`` (zero, or not decided within
     the precisions ``bits``)."""
     expr = sp.sympify(expr)
     for prec in bits:
-        if deadline is not None:
-            deadline.check("the certification of a witness")
+        if budget is not None:
+            budget.charge_evaluation("the certification of a witness", expr, prec)
         try:
             x = enclose(expr, dict(env or {}), prec)
         except Unenclosable:
@@ -63,11 +63,11 @@ def certify(expr: sp.Expr, env: Mapping[Any, Any] | None = None,
 
 
 def witness_sign(label: str, expr: sp.Expr, env: Mapping[Any, Any] | None = None,
-                 bits: Sequence[int] = WITNESS_BITS, deadline: Any = None
+                 bits: Sequence[int] = WITNESS_BITS, budget: Any = None
                  ) -> tuple[Sign, int] | None:
     """A :class:`Sign` item (``positive`` / ``negative``) for a certified non-zero residual,
     with the bits that decided it; ``None`` when no enclosure excludes 0."""
-    found = certify(expr, env, bits, deadline)
+    found = certify(expr, env, bits, budget)
     if found is None:
         return None
     s, lo, hi, prec = found

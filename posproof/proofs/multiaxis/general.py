@@ -207,7 +207,7 @@ def _random_split(blocks: list[Encoding], rng: random.Random) -> MultiAxisEncodi
 
 
 def _general_encoding(enc: MultiAxisEncoding, names: list[str], seed: int,
-                      timeout: float | None) -> list[Proof]:
+                      limits: tuple[int | None, float | None]) -> list[Proof]:
     from ..theorems.api import general_proofs
 
     families: dict[str, Encoding] = {}
@@ -217,7 +217,7 @@ def _general_encoding(enc: MultiAxisEncoding, names: list[str], seed: int,
     one_d = sorted({MULTI_THEOREMS[n] for n in names if MULTI_THEOREMS[n] is not None})
     per_family = {}
     for key, proto in families.items():
-        proofs = general_proofs(proto, one_d, seed, timeout) if one_d else []
+        proofs = general_proofs(proto, one_d, seed, limits) if one_d else []
         per_family[key] = {p.name.removeprefix("general:"): p for p in proofs}
     rng = random.Random(seed + 11)
     samples = [s for s in (_random_split(list(families.values()), rng) for _ in range(3)) if s]
@@ -320,13 +320,14 @@ def _general_rotary(rot: MultiAxisRotary, names: list[str], seed: int) -> list[P
 
 
 def general_multi(obj: MultiAxisEncoding | MultiAxisRotary, names: Sequence[str], seed: int = 0,
-                  timeout: float | None = None) -> list[Proof]:
-    """The general forms of ``names`` (see :func:`~posproof.proofs.multiaxis.prove_multi`).
+                  limits: tuple[int | None, float | None] = (None, None)) -> list[Proof]:
+    """The general forms of ``names`` (see :func:`~posproof.proofs.multiaxis.prove_multi`);
+    ``limits`` (work units, safety-net seconds) bound each theorem of the 1-D proofs.
 
     >>> from posproof.model.multiaxis import multi_preset
     >>> [p.status for p in general_multi(multi_preset("pe-2d", dim=8), ["orthogonal"])]
     ['proved']
     """
     if isinstance(obj, MultiAxisEncoding):
-        return _general_encoding(obj, list(names), seed, timeout)
+        return _general_encoding(obj, list(names), seed, limits)
     return _general_rotary(obj, list(names), seed)

@@ -23,7 +23,7 @@ from ...model.multiaxis import MultiAxisEncoding, axis_symbols
 from ...model.multirope import MultiAxisRotary
 from ...precise import DEFAULT_DPS
 from ...report import Proof, Report, Step
-from ..theorems.budget import DEFAULT_TIMEOUT
+from ..theorems.budget import DEFAULT_BUDGET, DEFAULT_TIMEOUT, check_budget, check_timeout
 from .check import (
     MULTI_ROTARY_THEOREMS,
     MULTI_THEOREMS,
@@ -175,7 +175,7 @@ _LEMMAS = {
 
 
 def _block_proofs(enc: MultiAxisEncoding, names: list[str], seed: int,
-                  timeout: float | None) -> dict[int, dict[str, Proof]]:
+                  limits: tuple[int | None, float | None]) -> dict[int, dict[str, Proof]]:
     """The 1-D proofs of every block (computed once per distinct block encoding)."""
     from ..theorems import prove
 
@@ -185,7 +185,8 @@ def _block_proofs(enc: MultiAxisEncoding, names: list[str], seed: int,
         key = repr(block.encoding.to_dict())
         if key not in cache:
             try:
-                report = prove(block.encoding, theorems=names, seed=seed, timeout=timeout)
+                report = prove(block.encoding, theorems=names, seed=seed, budget=limits[0],
+                               timeout=limits[1])
                 cache[key] = {p.name: p for p in report.theorems}
             except PosproofError as exc:
                 cache[key] = {n: Proof(n, "1-D theorem", "unknown", note=str(exc)) for n in names}
@@ -194,9 +195,9 @@ def _block_proofs(enc: MultiAxisEncoding, names: list[str], seed: int,
 
 
 def _prove_encoding(enc: MultiAxisEncoding, names: list[str], seed: int,
-                    timeout: float | None) -> list[Proof]:
+                    limits: tuple[int | None, float | None]) -> list[Proof]:
     one_d = sorted({n for n in (MULTI_THEOREMS[m] for m in names) if n is not None})
-    blocks = _block_proofs(enc, one_d, seed, timeout)
+    blocks = _block_proofs(enc, one_d, seed, limits)
     structure = direct_sum_problems(enc)
     items = [] if structure else encoding_structure_items(enc, seed)
     out = []
@@ -310,7 +311,7 @@ def prove_multi(obj: MultiAxisEncoding | MultiAxisRotary, *,
                 claim_axes: Any = None, claim_sections: Any = None,
                 claim_interleaved: bool = False, claim_convention: str | None = None,
                 claim_meshgrid: str | None = None, grid: Sequence[int] | None = None,
-                seed: int = 0,
+                seed: int = 0, budget: int | None = DEFAULT_BUDGET,
                 timeout: float | None = DEFAULT_TIMEOUT) -> Report:
     """Prove (or refute) the theorems about a multi-axis encoding or rotary; a :class:`Report`.
 
@@ -326,6 +327,8 @@ def prove_multi(obj: MultiAxisEncoding | MultiAxisRotary, *,
     :func:`~posproof.proofs.multiaxis.claims.convention_claim`), ``claim_meshgrid`` with ``grid``
     (2-axis encodings: the table built with ``meshgrid(..., indexing=claim_meshgrid)`` equals
     the spec's on that H×W grid; :func:`~posproof.proofs.multiaxis.claims.meshgrid_claim`).
+    ``budget`` (work units) and ``timeout`` (the wall-clock safety net, seconds) bound each
+    1-D theorem behind a composed one, as in :func:`posproof.prove`.
 
     Every proved or refuted verdict carries its :class:`~posproof.evidence.Evidence` (a
     composed theorem: the ⊕ structure's exact entries and the first items of each block's
@@ -342,6 +345,7 @@ def prove_multi(obj: MultiAxisEncoding | MultiAxisRotary, *,
     from .general import general_multi, mrope_diagonal_of
 
     seed = check_int("seed", seed, minimum=0)
+    limits = (check_budget(budget), check_timeout(timeout))
     if isinstance(obj, MultiAxisEncoding):
         known: dict[str, Any] = MULTI_THEOREMS
     elif isinstance(obj, MultiAxisRotary):
@@ -368,7 +372,7 @@ def prove_multi(obj: MultiAxisEncoding | MultiAxisRotary, *,
                 raise InvalidParameter("claim_meshgrid needs grid=(H, W): the grid the table "
                                        "is built on")
             report.theorems.append(meshgrid_claim(obj, grid, indexing=claim_meshgrid))
-        report.theorems.extend(_prove_encoding(obj, names, seed, timeout))
+        report.theorems.extend(_prove_encoding(obj, names, seed, limits))
     else:
         if claim_axes is not None or claim_convention is not None or claim_meshgrid is not None:
             raise InvalidParameter("claim_axes / claim_convention / claim_meshgrid are about a "
@@ -381,5 +385,5 @@ def prove_multi(obj: MultiAxisEncoding | MultiAxisRotary, *,
         if obj.name.startswith("mrope") and theorems is None:
             report.theorems.append(mrope_diagonal_of(obj))
     if general:
-        report.theorems.extend(general_multi(obj, names, seed, timeout))
+        report.theorems.extend(general_multi(obj, names, seed, limits))
     return audit_report(report)

@@ -17,8 +17,8 @@ translation theorems), ``engine_kernel`` (dot product, norm, boundedness) and
 ``engine_structure`` (the structure of T(Δ), layout equivalence, periodicity);
 ``trigzero`` (deciding a trigonometric identity within a budget), ``search`` (the
 counterexample search at exact points with interval arithmetic), ``budget`` (a
-deadline per theorem); and :func:`prove` with the general-d proofs and claim
-parsing in ``api``.
+deterministic work budget per theorem, and a wall-clock safety net); and :func:`prove` with
+the general-d proofs and claim parsing in ``api``.
 
 >>> from posproof import preset
 >>> report = prove(preset("vaswani", dim=8))
@@ -35,6 +35,7 @@ from .api import CONCRETE_THEOREMS as CONCRETE_THEOREMS
 from .api import GENERAL_THEOREMS as GENERAL_THEOREMS
 from .api import parse_block as parse_block
 from .api import prove as prove
+from .budget import DEFAULT_BUDGET as DEFAULT_BUDGET
 from .budget import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
 from .identities import DSYM as DSYM
 from .identities import KSYM as KSYM

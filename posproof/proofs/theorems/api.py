@@ -25,7 +25,7 @@ from ...model.encoding import DELTA, Encoding
 from ...model.layouts import partition_lemma
 from ...precise import DEFAULT_DPS
 from ...report import Proof, Report, Step
-from .budget import DEFAULT_TIMEOUT, Deadline, check_timeout, within
+from .budget import DEFAULT_BUDGET, DEFAULT_TIMEOUT, Budget, check_budget, check_timeout, within
 from .engine import Engine
 from .identities import DSYM, KSYM, CrossCheckFailure, W, fmt
 
@@ -70,28 +70,31 @@ _STATEMENTS = {"translation[row]": "PE(x+Δ) = PE(x)·T(Δ)",
                "claim:permutation": "PE_L(x) = PE(x)·P, P as claimed"}
 
 
-def _budgeted(engines: Sequence[Engine], timeout: float | None, name: str, statement: str,
-              attempt: Callable[[], Proof]) -> Proof:
-    """One theorem within its budget: the proof, or ``unknown`` saying what ran out."""
-    deadline = Deadline(timeout)
+def _budgeted(engines: Sequence[Engine], limits: tuple[int | None, float | None], name: str,
+              statement: str, attempt: Callable[[], Proof]) -> Proof:
+    """One theorem within its budget (``limits``: work units, safety-net seconds): the proof,
+    or ``unknown`` saying what ran out."""
+    budget = Budget(*limits)
     for engine in engines:
-        engine.deadline = deadline
+        engine.budget = budget
     try:
-        proof, why = within(deadline, attempt)
+        proof, why = within(budget, attempt)
     except CrossCheckFailure as exc:
         # The numbers contradict a symbolic proof: never proved, and the other theorems go on.
         return Proof(name, statement, "unknown", note=f"internal error, please report: {exc}")
+    finally:
+        for engine in engines:
+            engine.budget = Budget(None)
     if proof is not None:
         return proof
-    return Proof(name, statement, "unknown",
-                 note=f"not decided within the budget of {deadline.describe(short=True)} per "
-                      f"theorem ({why}); raise it with timeout= or --timeout")
+    return Proof(name, statement, "unknown", note=why)
 
 
 # --------------------------------------------------------------------------- general d
 def general_proofs(enc: Encoding, names: Sequence[str], seed: int,
-             timeout: float | None = None) -> list[Proof]:
-    """Proofs for every even d at once, with a symbolic pair index k."""
+                   limits: tuple[int | None, float | None] = (None, None)) -> list[Proof]:
+    """Proofs for every even d at once, with a symbolic pair index k (each theorem within
+    ``limits``: work units, safety-net seconds)."""
     if enc.schedule is None:
         return [Proof(f"general:{n}", "for every even d", "unknown",
                       note="only for schedule-built encodings") for n in names]
@@ -131,7 +134,7 @@ def general_proofs(enc: Encoding, names: Sequence[str], seed: int,
                           details={"dims_checked": cc["dims"]})
             return Proof(name, statement, "proved", steps, general=True, crosscheck=cc,
                          evidence=ev)
-        out.append(_budgeted([engine, *engines], timeout, name, statement, attempt))
+        out.append(_budgeted([engine, *engines], limits, name, statement, attempt))
     for proof in out:
         proof.name = f"general:{proof.name}"
     return out
@@ -265,7 +268,8 @@ def claim_entries(enc: Encoding, claim: Any, claim_block: Any) -> dict[tuple[int
 def prove(encoding: Encoding, *, theorems: Sequence[str] | None = None, general: bool = False,
           claim: Any = None, claim_block: Any = None, convention: str = "row",
           claim_period: Any = None, claim_bound: Any = None, claim_permutation: Any = None,
-          seed: int = 0, timeout: float | None = DEFAULT_TIMEOUT, audit: bool = True,
+          seed: int = 0, budget: int | None = DEFAULT_BUDGET,
+          timeout: float | None = DEFAULT_TIMEOUT, audit: bool = True,
           progress: Callable[[str, int, int], None] | None = None) -> Report:
     """Prove (or refute) the theorems about ``encoding``; returns a :class:`Report`.
 
@@ -278,9 +282,14 @@ def prove(encoding: Encoding, *, theorems: Sequence[str] | None = None, general:
     one) are decided by :mod:`posproof.proofs.claims`.  ``general=True`` adds the
     proofs for every even d.
 
-    ``timeout`` is the budget of each theorem in seconds (``None``: no limit); a
-    theorem not decided within it is ``unknown``, with the reason in its note
-    (see :mod:`posproof.proofs.theorems.budget` for how the budget is enforced).
+    ``budget`` is the work budget of each theorem in deterministic work units
+    (:data:`~posproof.proofs.theorems.budget.DEFAULT_BUDGET` by default; ``0`` or ``None``: no
+    limit): the same input decides the same way on every machine, at any load.  A theorem
+    whose next step would exceed it is ``unknown``, with the reason in its note.  ``timeout``
+    is only a wall-clock safety net against a single runaway symbolic step, in seconds per
+    theorem (:data:`~posproof.proofs.theorems.budget.DEFAULT_TIMEOUT` by default; ``None``:
+    none); when it fires, the note says so (that answer may depend on the machine).  See
+    :mod:`posproof.proofs.theorems.budget` for how both are enforced.
 
     Every proved or refuted theorem carries its :class:`~posproof.evidence.Evidence` (the
     identity residuals at the cross-check's exact points; a refutation's certified residual
@@ -299,7 +308,7 @@ def prove(encoding: Encoding, *, theorems: Sequence[str] | None = None, general:
         raise InvalidParameter(f"convention={convention!r} is not known; use 'row' (PE(x)·T) "
                                "or 'column' (T·PE(x)ᵀ)")
     seed = check_int("seed", seed, minimum=0)
-    timeout = check_timeout(timeout)
+    limits = (check_budget(budget), check_timeout(timeout))
     for n in names:
         if not isinstance(n, str) or n not in CONCRETE_THEOREMS:
             raise UnknownName(f"theorem={n!r} is not known; "
@@ -313,7 +322,7 @@ def prove(encoding: Encoding, *, theorems: Sequence[str] | None = None, general:
         progress("proving theorems", 0, total)
 
     def add(name: str, attempt: Callable[[], Proof]) -> None:
-        report.theorems.append(_budgeted([engine], timeout, name, _STATEMENTS[name], attempt))
+        report.theorems.append(_budgeted([engine], limits, name, _STATEMENTS[name], attempt))
         if progress is not None:
             progress("proving theorems", min(len(report.theorems), total), total)
     try:
@@ -338,7 +347,7 @@ def prove(encoding: Encoding, *, theorems: Sequence[str] | None = None, general:
             add(name, lambda name=name: concrete(engine, name))
         if general:
             gen = [n for n in GENERAL_THEOREMS if theorems is None or n in theorems]
-            report.theorems.extend(general_proofs(encoding, gen, seed, timeout))
+            report.theorems.extend(general_proofs(encoding, gen, seed, limits))
             if progress is not None:
                 progress("proving theorems", total, total)
     except CrossCheckFailure as exc:  # pragma: no cover - caught per theorem by _budgeted

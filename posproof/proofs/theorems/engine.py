@@ -26,7 +26,7 @@ from ...model.encoding import DELTA, Encoding, X
 from ...precise import DEFAULT_DPS
 from ...report import Proof, Step
 from ..witness import proved_evidence, weighted_sum, witness_sign, zero_item
-from .budget import Deadline
+from .budget import GROUP_UNITS, POINT_UNITS, Budget
 from .engine_kernel import KernelTheorems
 from .engine_structure import StructureTheorems
 from .identities import (
@@ -58,7 +58,7 @@ __all__ = ["Engine"]
 class Engine(KernelTheorems, StructureTheorems):
     def __init__(self, enc: Encoding, seed: int = 0) -> None:
         #: The budget of the theorem being proved (set by :func:`posproof.prove` per theorem).
-        self.deadline = Deadline(None)
+        self.budget = Budget(None)
         self.m = Model(enc)
         self.m.rng.seed(seed)
         self.enc = enc
@@ -81,13 +81,13 @@ class Engine(KernelTheorems, StructureTheorems):
         (an interval enclosure) is not expanded at all."""
         if key not in self.identity_cache:
             exprs = list(build())
-            if visibly_nonzero(exprs, self.deadline):
+            if visibly_nonzero(exprs, self.budget):
                 self.identity_cache[key] = None
                 self.visibly_false.add(key)
             else:
                 results = []
                 for e in exprs:
-                    results.append(is_zero(e, self.deadline))
+                    results.append(is_zero(e, self.budget))
                     if results[-1] is not True:
                         break
                 self.identity_cache[key] = True if all(r is True for r in results) else None
@@ -140,8 +140,9 @@ class Engine(KernelTheorems, StructureTheorems):
         pairs = [(pts[i], pts[(i + 1) % len(pts)]) for i in range(len(pts))]
         worst = mpmath.mpf(0)
         omega = self.m.omega_max
+        columns = sum(len(g) for g in self.m.sample_groups())
         for x, y in pairs:
-            self.deadline.check(f"the cross-check of {name}")
+            self.budget.charge(f"the cross-check of {name}", POINT_UNITS * (1 + columns))
             # Angles ω·x lose |ω·x|·10^-dps in mpmath: add that many digits, keep the tolerance.
             extra = max(0, int(mpmath.log10(max(1, omega) * (1 + abs(x) + abs(y)))) + 5)
             with mpmath.workdps(DEFAULT_DPS + extra):
@@ -183,7 +184,7 @@ class Engine(KernelTheorems, StructureTheorems):
         unproved = []
         shapes = {}
         for g, cols in enumerate(self.m.groups):
-            self.deadline.check(f"{name}: the group identities")
+            self.budget.charge(f"{name}: the group identities", GROUP_UNITS)
             freqs = self.m.group_freqs(cols)
             if outside:
                 unproved.append(g)
@@ -265,7 +266,7 @@ class Engine(KernelTheorems, StructureTheorems):
             col = next((j for j, f in enumerate(enc.column_funcs) if f == "sin"), None)
             if col is not None and all(v == 0 for v in zero):   # all-zero PE: no witness
                 found = witness_sign(f"PE(x)[{col}] at x = 1 (PE(0) = 0 exactly)",
-                                     column(enc, col, X), {X: 1}, deadline=self.deadline)
+                                     column(enc, col, X), {X: 1}, budget=self.budget)
                 if found is not None:
                     item, bits = found
                     with mpmath.workdps(dps()):
@@ -311,7 +312,7 @@ class Engine(KernelTheorems, StructureTheorems):
         for xs in ((0, 1), (1, 2)):
             m = sp.Matrix([row(sp.Integer(x)) for x in xs])
             det = m[0, 0] * m[1, 1] - m[0, 1] * m[1, 0]
-            if witness_sign("det", det, deadline=self.deadline) is None:
+            if witness_sign("det", det, budget=self.budget) is None:
                 continue
             n = sp.Matrix([row(sp.Integer(x + delta)) for x in xs])
             forced = sp.Matrix([[m[1, 1], -m[0, 1]], [-m[1, 0], m[0, 0]]]) * n / det
@@ -319,10 +320,10 @@ class Engine(KernelTheorems, StructureTheorems):
             true = row(X + delta)
             for x in (3, 5, 17, 1234):
                 for i in range(2):
-                    self.deadline.check("the pair witness")
+                    self.budget.check("the pair witness")
                     found = witness_sign(f"(PE(x)·T_forced − PE(x+1))[{(s, c)[i]}] at x = {x}",
                                          sp.Add(pred[0, i], -true[i]), {X: x},
-                                         deadline=self.deadline)
+                                         budget=self.budget)
                     if found is None:
                         continue
                     item, bits = found
@@ -351,7 +352,7 @@ class Engine(KernelTheorems, StructureTheorems):
         randoms = list(zip(self.m.points(), self.m.points(), strict=True))
         # The pretest's points too: a group certainly false there is where the search stops.
         found = witness_search(sides, candidate_points([*randoms, *pretest_points(X, DELTA)]),
-                               self.deadline)
+                               self.budget)
         if found is None:
             return Proof(name, statement, "unknown", steps,
                          note="no symbolic proof, and no counterexample at the exact points "

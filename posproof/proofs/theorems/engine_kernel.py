@@ -13,6 +13,7 @@ from ...model.encoding import X
 from ...precise import DEFAULT_DPS, mp_values
 from ...report import Proof, Step
 from ..witness import proved_evidence, sign_item, witness_sign
+from .budget import COLUMN_UNITS, GROUP_UNITS
 from .identities import W, Y, dps, fmt, positive
 from .search import column
 
@@ -72,14 +73,16 @@ class KernelTheorems:
         steps.append(Step(f"{len(unproved)} group(s) are not (sin, cos) pairs of one frequency, "
                           f"e.g. dims {unproved[0]}", "pair structure"))
         cols = [j for j in range(self.enc.dim) if self.enc.column_funcs[j] != "zero"]
+        self.budget.charge("the exact columns of the dot-product witness",
+                           4 * COLUMN_UNITS * len(cols))
         gap = sp.Add(*(column(self.enc, j, X) * column(self.enc, j, Y)
                        - column(self.enc, j, X + _S) * column(self.enc, j, Y + _S)
                        for j in cols))
         for x, y, shift in [(0, 1, 1), (1, 3, 5), (10, 17, 100), (123, 4567, 89)]:
-            self.deadline.check("the dot-product witness")
+            self.budget.check("the dot-product witness")
             env = {X: x, Y: y, _S: shift}
             found = witness_sign(f"PE(x)·PE(y) − PE(x+s)·PE(y+s) at x = {x}, y = {y}, s = {shift}",
-                                 gap, env, deadline=self.deadline)
+                                 gap, env, budget=self.budget)
             if found is None:
                 continue
             item, bits = found
@@ -192,13 +195,14 @@ class KernelTheorems:
             return Proof(name, statement, "proved", steps, crosscheck=cc, evidence=ev)
         steps.append(Step(f"{len(broken)} group(s) do not reduce to 1, e.g. dims {broken[0]}",
                           "pythagoras"))
+        self.budget.charge("the exact columns of the norm witness", COLUMN_UNITS * self.enc.dim)
         gap = sp.Add(*(column(self.enc, j, X) ** 2 for j in range(self.enc.dim))) - n
         for x in (0, 1, 2, 10):
             if x == self.enc.padding_idx:
                 continue
-            self.deadline.check("the norm witness")
+            self.budget.check("the norm witness")
             found = witness_sign(f"‖PE(x)‖² − {n} at x = {x}", gap, {X: x},
-                                 deadline=self.deadline)
+                                 budget=self.budget)
             if found is None:
                 continue
             item, bits = found
@@ -218,6 +222,7 @@ class KernelTheorems:
         steps = [Step("each column is sin(ω x), cos(ω x) with ω a positive real number, or 0",
                       "column structure")]
         freqs = list(self.enc.frequencies)
+        self.budget.charge("the signs of the frequencies", GROUP_UNITS * len(freqs))
         if not all(positive(f) for f in freqs):
             return Proof("bounded", "|PE_i(x)| ≤ 1", "unknown", steps,
                          note="a frequency is not certified real and positive")

@@ -15,6 +15,7 @@ from ...precise import mp_value
 from ...report import Proof, Step
 from ...validated import exact_ratio, irrational
 from ..witness import proved_evidence, sign_item, weighted_sum, zero_item
+from .budget import GROUP_UNITS
 from .identities import A, B, count, dps, is_zero, mp_entry
 from .search import column
 
@@ -31,6 +32,7 @@ class StructureTheorems:
         dok = self.translation("row")
         out = []
         for cols in self.m.groups:
+            self.budget.charge("the blocks of T(Δ)", GROUP_UNITS)
             freqs = self.m.group_freqs(cols)
             size = len(cols)
             block = sp.Matrix(size, size, [self.m.abstract(dok.get((i, j), 0), DELTA, freqs)
@@ -65,6 +67,7 @@ class StructureTheorems:
                           "block-diagonal structure"))
         shapes = set()
         for _cols, block in self._blocks():
+            self.budget.charge(f"{name}: the blocks", 1)
             key = (name, tuple(block))
             if self.prove_identity(key, lambda b=block: build(b)) is None:
                 return Proof(name, statement, "unknown", steps,
@@ -134,6 +137,7 @@ class StructureTheorems:
             perm = permutation(enc.layout, other, n, pad)
             if sorted(perm) != list(range(enc.dim)):  # pragma: no cover - layouts are bijective
                 return Proof(name, statement, "unknown", steps, note=f"{other}: not a permutation")
+            self.budget.charge(f"{name}: the columns of layout {other}", enc.dim)
             for j in range(enc.dim):
                 same = (alt.column_funcs[j] == enc.column_funcs[perm[j]]
                         and alt.column_frequency(j) == enc.column_frequency(perm[j]))
@@ -145,7 +149,7 @@ class StructureTheorems:
             mapped = {(perm[i], perm[j]): v for (i, j), v in t_alt.items()}
             if mapped.keys() != t_src.keys() or any(
                     not (mapped[ij] == t_src[ij]
-                         or is_zero(mapped[ij] - t_src[ij], self.deadline))
+                         or is_zero(mapped[ij] - t_src[ij], self.budget))
                     for ij in mapped):
                 return Proof(name, statement, "unknown", steps,
                              note=f"T_{other} ≠ Pᵀ T P entrywise")
@@ -176,6 +180,7 @@ class StructureTheorems:
         base = freqs[0]
         ratios: list[sp.Rational] = [sp.Integer(1)]
         for k, f in enumerate(freqs[1:], start=1):
+            self.budget.charge(f"{name}: the frequency ratios", GROUP_UNITS)
             ratio = exact_ratio(f, base)
             if ratio is None:
                 return Proof(name, "the curve of positions is periodic or aperiodic", "unknown",

@@ -25,7 +25,7 @@ from ...errors import PosproofError
 from ...model.encoding import Encoding
 from ...precise import DEFAULT_DPS, mp_value, mp_values
 from ...validated import sign
-from .budget import Deadline
+from .budget import Budget, size
 from .trigzero import is_zero_exp, largest_multiple, nonzero_somewhere
 
 __all__ = [
@@ -67,17 +67,18 @@ NSYM = sp.Symbol("n", integer=True, positive=True)
 TRIG = {"sin": sp.sin, "cos": sp.cos}
 MAX_OPS = 400           # identities larger than this are not attempted: answer unknown
 _MAX_MULTIPLE = 12      # expand_trig turns sin(m·u) into a degree-m polynomial: only small m
+TRIG_UNITS = 25         # work units per operation of a trigonometric expansion
 
 
 # --------------------------------------------------------------------------- identities
-def is_zero(expr: sp.Expr, deadline: Deadline | None = None) -> bool | None:
+def is_zero(expr: sp.Expr, budget: Budget | None = None) -> bool | None:
     """Prove ``expr == 0`` by exact rewriting; ``None`` when no rewrite reaches 0.
 
     Only ever called on one small group identity, never on a d×d product.  First
     the exponential normal form (:func:`posproof.proofs.theorems.trigzero.is_zero_exp`,
     bounded in size whatever the multiples in the arguments), then, for small
     expressions whose arguments hold no multiple above :data:`_MAX_MULTIPLE`,
-    trig expansion.  Past ``deadline`` it raises
+    trig expansion.  Past ``budget`` it raises
     :class:`posproof.proofs.theorems.budget.OutOfBudget`.
 
     >>> w, x = sp.symbols("w x", real=True)
@@ -88,19 +89,20 @@ def is_zero(expr: sp.Expr, deadline: Deadline | None = None) -> bool | None:
     >>> is_zero(sp.sin(w*x) - sp.cos(w*x)) is None
     True
     """
-    deadline = deadline or Deadline(None)
+    budget = budget or Budget(None)
     expr = sp.sympify(expr)
     if expr == 0:
         return True
-    if is_zero_exp(expr, deadline):
+    if is_zero_exp(expr, budget):
         return True
-    if sp.count_ops(expr) > MAX_OPS or largest_multiple(expr) > _MAX_MULTIPLE:
+    ops = sp.count_ops(expr)
+    if ops > MAX_OPS or largest_multiple(expr) > _MAX_MULTIPLE:
         return None
-    deadline.check("the trigonometric expansion of an identity")
+    budget.charge("the trigonometric expansion of an identity", TRIG_UNITS * (1 + ops))
     expanded = sp.expand(expr, trig=True)
     if expanded == 0 or sp.expand(pythagoras(expanded)) == 0:
         return True
-    deadline.check("the trigonometric expansion of an identity")
+    budget.charge("the trigonometric expansion of an identity", TRIG_UNITS * size(expanded))
     if sp.expand(expanded.rewrite(sp.exp)) == 0:
         return True
     return None
@@ -246,10 +248,10 @@ class Model:
                 self.rng.randrange(10**6, 10**7), self.rng.randrange(-(10**5), 0)][:count]
 
 
-def visibly_nonzero(exprs: Sequence[sp.Expr], deadline: Deadline | None = None) -> bool:
+def visibly_nonzero(exprs: Sequence[sp.Expr], budget: Budget | None = None) -> bool:
     """True when an identity is certainly false at an exact rational point (an interval
     enclosure excludes 0): no symbolic attempt is worth making."""
-    return nonzero_somewhere(exprs, deadline)
+    return nonzero_somewhere(exprs, budget)
 
 
 def positive(expr: sp.Expr) -> bool:

@@ -32,7 +32,7 @@ from ...evidence import Sign
 from ...model.encoding import DELTA, Encoding, X
 from ...validated import bounds, digits_of
 from ..witness import outward
-from .budget import Deadline
+from .budget import Budget, evaluation_units
 from .identities import TRIG, exact
 from .trigzero import enclosure
 
@@ -93,31 +93,33 @@ def _num(x: Any, digits: int = 20) -> str:
 
 
 def validated_search(residuals: Sequence[tuple[dict[str, Any], sp.Expr, sp.Expr]],
-                     points: Sequence[Point], deadline: Deadline | None = None,
+                     points: Sequence[Point], budget: Budget | None = None,
                      bits: Sequence[int] = (*BITS, MAX_BITS)) -> dict[str, Any] | None:
     """The first (x, Δ) and residual whose enclosure of lhs − rhs excludes 0, or None.
 
     ``residuals`` holds (where, lhs, rhs): exact expressions in ``X`` and ``DELTA``
     and what to report about them (a column, a layout …).
     """
-    found = witness_search(residuals, points, deadline, bits)
+    found = witness_search(residuals, points, budget, bits)
     return None if found is None else found[0]
 
 
 def witness_search(residuals: Sequence[tuple[dict[str, Any], sp.Expr, sp.Expr]],
-                   points: Sequence[Point], deadline: Deadline | None = None,
+                   points: Sequence[Point], budget: Budget | None = None,
                    bits: Sequence[int] = (*BITS, MAX_BITS)
                    ) -> tuple[dict[str, Any], Sign] | None:
     """:func:`validated_search`, with the certified residual as an evidence item: the exact
     ``lhs − rhs`` in ``X``, ``DELTA``, its exact point and the sign its enclosure showed."""
-    deadline = deadline or Deadline(None)
+    budget = budget or Budget(None)
     pending = [(p, r) for p in points for r in residuals]
     for prec in bits:
         unresolved = []
         for (x, dl), (where, lhs, rhs) in pending:
-            deadline.check("the counterexample search")
+            gap = sp.Add(lhs, -rhs)
+            budget.charge(f"the counterexample search at {prec} bits",
+                          evaluation_units(gap, prec))
             env = {X: x, DELTA: dl}
-            diff = enclosure(sp.Add(lhs, -rhs), env, prec)
+            diff = enclosure(gap, env, prec)
             if diff is None or not (diff > 0 or diff < 0):
                 unresolved.append(((x, dl), (where, lhs, rhs)))
                 continue

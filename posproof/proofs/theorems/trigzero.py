@@ -8,8 +8,8 @@ exponents, so ``sin(999u)² + cos(999u)² − 1`` has five terms, not a Chebyshe
 polynomial of degree 999 (what ``expand_trig`` builds).  Every step is an
 identity, so when every coefficient expands to 0 the expression *is* 0; when
 one does not, nothing is concluded (two exponents written differently may be
-equal).  The number of terms is capped and the deadline is checked as terms
-are combined, so the expansion never runs away.
+equal).  The number of terms is capped and every product of terms is charged to the work
+budget before it is formed, so the expansion never runs away.
 
 Before any expansion, :func:`nonzero_somewhere` evaluates the identity at an
 exact rational point with interval arithmetic (:mod:`posproof.validated`): an
@@ -34,7 +34,7 @@ from typing import Any
 import sympy as sp
 
 from ... import validated
-from .budget import Deadline
+from .budget import Budget, evaluation_units, size
 
 __all__ = ["is_zero_exp", "largest_multiple", "nonzero_somewhere", "pretest_points"]
 
@@ -68,18 +68,18 @@ def _collect(form: _Form) -> dict[sp.Expr, sp.Expr]:
 
 
 def _product(a: dict[sp.Expr, sp.Expr], b: dict[sp.Expr, sp.Expr],
-             deadline: Deadline) -> dict[sp.Expr, sp.Expr]:
+             budget: Budget) -> dict[sp.Expr, sp.Expr]:
     if len(a) * len(b) > MAX_TERMS:
         raise _GiveUp("too many terms")
     out: _Form = {}
+    budget.charge("the exponential expansion of an identity", len(a) * len(b))
     for ka, ca in a.items():
-        deadline.check("the exponential expansion of an identity")
         for kb, cb in b.items():
             _add(out, sp.Add(ka, kb), ca * cb)
     return _collect(out)
 
 
-def _form(expr: sp.Expr, deadline: Deadline) -> dict[sp.Expr, sp.Expr]:
+def _form(expr: sp.Expr, budget: Budget) -> dict[sp.Expr, sp.Expr]:
     """Σ c_L·e^{iL} as {L: c_L}; raises :class:`_GiveUp` when the expression is not a
     polynomial in sin and cos of trig-free arguments."""
     if not _trig(expr):
@@ -87,7 +87,7 @@ def _form(expr: sp.Expr, deadline: Deadline) -> dict[sp.Expr, sp.Expr]:
     if expr.is_Add:
         out: _Form = {}
         for arg in expr.args:
-            for k, c in _form(arg, deadline).items():
+            for k, c in _form(arg, budget).items():
                 _add(out, k, c)
         if len(out) > MAX_TERMS:
             raise _GiveUp("too many terms")
@@ -95,20 +95,20 @@ def _form(expr: sp.Expr, deadline: Deadline) -> dict[sp.Expr, sp.Expr]:
     if expr.is_Mul:
         acc: dict[sp.Expr, sp.Expr] = {sp.S.Zero: sp.S.One}
         for arg in expr.args:
-            acc = _product(acc, _form(arg, deadline), deadline)
+            acc = _product(acc, _form(arg, budget), budget)
         return acc
     if expr.is_Pow:
         base, exp = expr.args
         if not (exp.is_Integer and 0 <= int(exp) <= MAX_POWER):
             raise _GiveUp("a power that is not a small non-negative integer")
         result: dict[sp.Expr, sp.Expr] = {sp.S.Zero: sp.S.One}
-        square, n = _form(base, deadline), int(exp)
+        square, n = _form(base, budget), int(exp)
         while n:
             if n & 1:
-                result = _product(result, square, deadline)
+                result = _product(result, square, budget)
             n >>= 1
             if n:
-                square = _product(square, square, deadline)
+                square = _product(square, square, budget)
         return result
     if expr.func in (sp.sin, sp.cos):
         u = sp.expand(expr.args[0])
@@ -122,16 +122,16 @@ def _form(expr: sp.Expr, deadline: Deadline) -> dict[sp.Expr, sp.Expr]:
     raise _GiveUp(f"{expr.func} of a trigonometric expression")
 
 
-def is_zero_exp(expr: sp.Expr, deadline: Deadline | None = None) -> bool | None:
+def is_zero_exp(expr: sp.Expr, budget: Budget | None = None) -> bool | None:
     """True when ``expr`` is proved identically 0 by its exponential normal form; None
-    otherwise (not a proof of the contrary).  Raises OutOfBudget past the deadline."""
-    deadline = deadline or Deadline(None)
+    otherwise (not a proof of the contrary).  Raises OutOfBudget past the budget."""
+    budget = budget or Budget(None)
     try:
-        form = _form(sp.sympify(expr), deadline)
+        form = _form(sp.sympify(expr), budget)
     except _GiveUp:
         return None
     for coeff in form.values():
-        deadline.check("the exponential expansion of an identity")
+        budget.charge("the exponential expansion of an identity", size(coeff))
         if sp.expand(coeff) != 0:
             return None
     return True
@@ -170,17 +170,17 @@ def pretest_points(x: sp.Symbol, delta: sp.Symbol, points: int = 2
     return [(env[x], env[delta]) for env in envs]
 
 
-def nonzero_somewhere(exprs: Sequence[sp.Expr], deadline: Deadline | None = None,
+def nonzero_somewhere(exprs: Sequence[sp.Expr], budget: Budget | None = None,
                       points: int = 2) -> bool:
     """True when some expression is certainly non-zero at an exact rational point of its
     free symbols (an interval enclosure excludes 0): the identity is false, proved."""
-    deadline = deadline or Deadline(None)
+    budget = budget or Budget(None)
     for expr in exprs:
         expr = sp.sympify(expr)
         for shift in range(points):
             env = _env(expr.free_symbols, shift)
             for bits in _PRETEST_BITS:
-                deadline.check("the numeric pretest of an identity")
+                budget.charge("the numeric pretest of an identity", evaluation_units(expr, bits))
                 try:
                     x = validated.enclose(expr, env, bits)
                 except validated.Unenclosable:
