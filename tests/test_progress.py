@@ -92,9 +92,9 @@ def test_plain_bar_writes_stage_percent_elapsed_then_stops() -> None:
 def test_plain_lines_follow_the_latest_stage() -> None:
     log = Log()
     plain = PlainProgress(log, every=10, label="checking")
-    assert LINE.fullmatch(plain.line())["pct"] is None       # type: ignore[index]
+    assert LINE.fullmatch(plain.line())["pct"] is None
     plain.update("bounds", 1.0)
-    assert LINE.fullmatch(plain.line()).group("stage", "pct") == ("bounds", "100")  # type: ignore[union-attr]
+    assert LINE.fullmatch(plain.line()).group("stage", "pct") == ("bounds", "100")
 
 
 def test_busy_in_a_log_names_its_label_then_the_step() -> None:
@@ -106,8 +106,8 @@ def test_busy_in_a_log_names_its_label_then_the_step() -> None:
         lines = log.wait_lines(n + 2)
         assert busy.thread is None                         # no terminal ticker
     end = log.getvalue()
-    assert LINE.fullmatch(first).group("stage", "pct") == ("checking mymod:rope", None)  # type: ignore[union-attr]
-    assert LINE.fullmatch(lines[-1]).group("stage", "pct") == ("a step", "25")  # type: ignore[union-attr]
+    assert LINE.fullmatch(first).group("stage", "pct") == ("checking mymod:rope", None)
+    assert LINE.fullmatch(lines[-1]).group("stage", "pct") == ("a step", "25")
     assert "\r" not in end
     assert busy.plain is not None
     assert busy.plain.thread is None

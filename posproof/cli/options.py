@@ -217,11 +217,11 @@ class PlainProgress:
 
     >>> import io
     >>> plain = PlainProgress(io.StringIO(), every=10, label="checking model.json")
-    >>> plain.line()
-    'posproof: checking model.json: 0 s elapsed'
+    >>> plain.line(now=plain.began + 12.3)
+    'posproof: checking model.json: 12 s elapsed'
     >>> plain.update("proving theorems", 0.25)
-    >>> plain.line()
-    'posproof: proving theorems: 25% done, 0 s elapsed'
+    >>> plain.line(now=plain.began + 20)
+    'posproof: proving theorems: 25% done, 20 s elapsed'
     """
 
     def __init__(self, stream: TextIO, every: float, label: str = "") -> None:
@@ -236,11 +236,13 @@ class PlainProgress:
     def update(self, label: str, frac: float | None) -> None:
         self.state = (label, frac)      # one assignment: the thread reads a whole state
 
-    def line(self) -> str:
+    def line(self, now: float | None = None) -> str:
+        """The line at ``now`` (a ``time.perf_counter()`` reading; default: now)."""
         import time
 
         label, frac = self.state
-        elapsed = f"{time.perf_counter() - self.began:.0f} s elapsed"
+        now = time.perf_counter() if now is None else now
+        elapsed = f"{now - self.began:.0f} s elapsed"
         return (f"posproof: {label}: {elapsed}" if frac is None else
                 f"posproof: {label}: {frac:.0%} done, {elapsed}")
 
