@@ -159,6 +159,7 @@ def cli_reference() -> str:
              "Exit status: 0 when every theorem is proved and every check passes, 1 when "
              "something is refuted, fails or stays unknown, 2 for bad input (one line on "
              "stderr).", "",
+             *output_section(),
              "| command | what it does |", "|---|---|"]
     for name in sub.choices:
         lines.append(f"| [`posproof {name}`](#posproof-{name}) | {_cell(helps.get(name, ''))} |")
@@ -176,6 +177,27 @@ def cli_reference() -> str:
             lines += ["| " + " | ".join(r) + " |" for r in rows]
             lines.append("")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def output_section() -> list[str]:
+    """stdout, stderr and the end of the process: posproof/cli/options.py (run_main, the
+    progress classes)."""
+    from posproof.cli.options import PROGRESS_INTERVAL
+
+    every = f"{PROGRESS_INTERVAL:g} s"
+    return ["Output: stdout carries the report (or its JSON) and nothing else; it is "
+            "line-buffered, so a redirected log receives each line when it is printed. "
+            "Progress goes to stderr: on a terminal a bar (or `… N s` while the work counts "
+            "no steps); when stderr is redirected (a CI log), work longer than "
+            f"{every} writes a plain line every {every}, `posproof: STAGE: P% done, N s "
+            "elapsed` (or `posproof: STAGE: N s elapsed` while the stage counts no steps), "
+            "with no carriage return or colour. The environment variable "
+            "`POSPROOF_PROGRESS_INTERVAL=SECONDS` sets another interval (`0`: no progress "
+            "lines; anything but a number ≥ 0 exits 2). A command ends as soon as it has "
+            "printed its verdict: at exit posproof freezes the objects torch, SymPy and NumPy "
+            "hold instead of letting CPython collect them module by module (that took up to "
+            "1.3 s after `check-model`'s verdict on a quiet machine; "
+            "`python benchmarks/bench_check_model.py` measures it).", ""]
 
 
 def limits_section() -> list[str]:

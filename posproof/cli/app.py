@@ -282,7 +282,7 @@ def _options(args: argparse.Namespace, family: str) -> Any:
     if grid is not None and not multi:
         raise InvalidParameter(f"--grid is for the families with several position axes "
                                f"(sincos-2d, mrope, axial-rope); {args.spec_text} has one")
-    bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
+    bar = ProgressBar.on(sys.stderr)
     max_len = getattr(args, "max_len", None)
     dps = getattr(args, "dps", None)
     return Options(theorems=getattr(args, "theorem", None) or None,

@@ -183,7 +183,7 @@ def _execute(args: argparse.Namespace) -> tuple[Any, list[Path]]:
     remote = [n for n in names if n in _WORKER_FIGURES] if jobs >= 2 else []
     local = [n for n in names if n not in remote]
     worker = _FigureWorker(args, remote, max_len, figure_formats) if remote else None
-    bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None   # from the start
+    bar = ProgressBar.on(sys.stderr)   # from the start
     try:
         doc = derive(enc, max_len=max_len, seed=args.seed, general=not args.no_general,
                      convention=args.convention, figures=names, progress=bar)
@@ -221,7 +221,7 @@ def _execute_multi(args: argparse.Namespace, multi: Any, formats: list[str],
 
     grid = parse_grid(getattr(args, "grid", None), axes=multi.axes)
     figures = [] if args.no_figures else list(MULTI_FIGURES)
-    bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None   # from the start
+    bar = ProgressBar.on(sys.stderr)   # from the start
     try:
         if bar is not None:
             bar("proving and checking", 0, 2)

@@ -139,7 +139,7 @@ def _base_options(args: argparse.Namespace, bar: Any = None) -> dict[str, Any]:
     from .options import ProgressBar
 
     if bar is None:
-        bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
+        bar = ProgressBar.on(sys.stderr)
     return {"base_range": parse_base_range(getattr(args, "base_range", "2,1e12")),
             "integer_bases": bool(getattr(args, "integer_bases", False)),
             "first_only": bool(getattr(args, "first_island", False)), "progress": bar}

@@ -23,7 +23,7 @@ def run_rotary(args: argparse.Namespace) -> int:
                                f"axial-rope families; for {args.spec_text} use posproof prove / "
                                "check / verify / check-impl")
     from ..testing import check_rotary
-    from .options import emit_json
+    from .options import Busy, emit_json
     from .testing import load_target, render_impl
 
     rot = _build(args.rope_spec)
@@ -31,9 +31,10 @@ def run_rotary(args: argparse.Namespace) -> int:
     if getattr(args, "scale", 1.0) != 1.0:
         raise InvalidParameter("--scale applies to a table, not to a rotary embedding")
     dtype = getattr(args, "dtype", None)
-    report = check_rotary(impl, rot, max_position=args.max_position, seed=args.seed,
-                          **({} if dtype is None else {"dtype": dtype}),
-                          angles=args.angles)
+    with Busy(f"checking {label}"):       # from the start, on a terminal or in a log
+        report = check_rotary(impl, rot, max_position=args.max_position, seed=args.seed,
+                              **({} if dtype is None else {"dtype": dtype}),
+                              angles=args.angles)
     if args.json:
         emit_json({"target": label, **report.to_dict()}, args, ok=bool(report.ok))
     else:

@@ -191,10 +191,10 @@ def _sweep(args: argparse.Namespace, grid: Any) -> int:
     else:
         executor = LocalExecutor(args.workers)
     bar = None
-    if not args.quiet and sys.stderr.isatty():
+    if not args.quiet:      # a bar on a terminal, plain lines in a log
         from .options import ProgressBar
 
-        bar = ProgressBar(sys.stderr)
+        bar = ProgressBar.on(sys.stderr)
 
     def progress(done: int, total: int, left: float | None) -> None:
         if bar is not None:
