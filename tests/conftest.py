@@ -84,6 +84,29 @@ def global_state() -> dict[str, object]:
     return state
 
 
+# --------------------------------------------------------------------------- the two tiers
+# The full suite (`python -m pytest -n 2`, what .ci/run runs) and the fast tier
+# (`python -m pytest -m "not slow" -n 2`): a test marked ``slow`` runs only in the full one.
+# The tests below are in files other work owns at the moment; they are marked here, by what
+# makes them slow, instead of with a decorator in their file.
+def _full_tier_only(item: pytest.Item) -> str | None:
+    """Why ``item`` runs only in the full tier, or None."""
+    if item.path.name == "test_docs.py" and "fresh" in getattr(item, "fixturenames", ()):
+        return "regenerates every committed document and figure (scripts/gen_docs.py)"
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)      # before -m deselects by marker
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if _full_tier_only(item):
+            item.add_marker(pytest.mark.slow)
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        # Under pytest-xdist the long tests start first, so that the many short ones fill the
+        # other worker instead of one worker finishing alone (the same order in every worker).
+        items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 @pytest.fixture(autouse=True)
 def _global_state_unchanged() -> Iterator[None]:
     """Every test leaves global mpmath, NumPy and matplotlib state as it found it

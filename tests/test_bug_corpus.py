@@ -162,6 +162,7 @@ def _cells(line: str) -> list[str]:
     return cells[:5] if len(cells) == 6 else cells
 
 
+@pytest.mark.slow  # full tier: the script in a subprocess, every case again
 def test_script_prints_the_confusion_matrix_that_docs_show() -> None:
     out = subprocess.run([sys.executable, str(ROOT / "scripts" / "bug_confusion.py"),
                           "--markdown"], capture_output=True, text=True, timeout=300)

@@ -149,6 +149,7 @@ def _same_tree(a: Path, b: Path) -> list[str]:
     return [str(p) for p in files_a if not filecmp.cmp(a / p, b / p, shallow=False)]
 
 
+@pytest.mark.slow  # full tier: figures drawn twice, once in a spawned process
 def test_two_runs_give_identical_bytes(tmp_path: Path,
                                        capsys: pytest.CaptureFixture[str]) -> None:
     """Two independent runs — the API in this process, the CLI drawing its figures in a spawned
@@ -278,7 +279,8 @@ def _unwrap(md: str) -> str:
      "--convention", "column", "--no-figures"],
     ["--preset", "fairseq", "--dim", "4", "--max-len", "64", "--padding-idx", "0",
      "--no-figures"],
-    ["--preset", "vaswani", "--dim", "4", "--max-len", "64", "--no-general", "--figures", "png"],
+    pytest.param(["--preset", "vaswani", "--dim", "4", "--max-len", "64", "--no-general",
+                  "--figures", "png"], marks=pytest.mark.slow),      # full tier: figures twice
 ])
 def test_the_regenerate_command_reproduces_the_document(options, tmp_path, capsys) -> None:
     """The command a document prints rebuilds it byte for byte (with or without the general

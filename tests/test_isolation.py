@@ -57,6 +57,8 @@ def test_the_snapshot_sees_each_kind_of_leak(leak: str) -> None:
     assert global_state() == before
 
 
+@pytest.mark.slow  # full tier: every subsystem once more (the autouse
+# fixture of conftest.py checks the state around every test of both tiers)
 def test_every_subsystem_leaves_global_state_alone(tmp_path: Path) -> None:
     """Proofs, checks, RoPE, exploration with its plot, figures, derivations, identification,
     with matplotlib and pyplot imported first (so their state is in the snapshot)."""

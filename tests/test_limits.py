@@ -55,8 +55,91 @@ def _clean(stderr: str) -> None:
     assert "MemoryError" not in stderr, stderr[-2000:]
 
 
+# One process imports posproof once, then forks one child per command line: each child sets
+# RLIMIT_AS, changes into its own directory and runs the command exactly as ``python -m
+# posproof`` does (``SystemExit(main())``, an uncaught exception printed as a traceback, exit
+# 1), with stdout and stderr on files.  The refusals below cost a fork each instead of a
+# Python start and the imports of SymPy, NumPy and FLINT.
+_FORKED = r"""
+import json, os, resource, sys, time, traceback
+from pathlib import Path
+
+from posproof.cli.app import main
+
+cases, root, limit = json.loads(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
+entry = str(Path(sys.modules["posproof"].__file__).with_name("__main__.py"))
+results = {}
+for n, (key, argv) in enumerate(sorted(cases.items())):
+    cwd = root / f"case{n}"
+    cwd.mkdir()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    start = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.chdir(cwd)
+            for fd, name in ((1, "stdout"), (2, "stderr")):
+                target = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+                os.dup2(target, fd)
+                os.close(target)
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+            sys.argv = [entry, *argv]
+            try:
+                code = main(argv)
+            except SystemExit as exc:
+                code = exc.code
+            if code is None:
+                code = 0
+            elif not isinstance(code, int):
+                print(code, file=sys.stderr)
+                code = 1
+        except BaseException:
+            traceback.print_exc()
+            code = 1
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+    deadline = start + 120
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.perf_counter() > deadline:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            status = 9
+            break
+        time.sleep(0.01)
+    seconds = time.perf_counter() - start
+    results[key] = [os.waitstatus_to_exitcode(status), (cwd / "stdout").read_text(),
+                    (cwd / "stderr").read_text(), seconds, str(cwd)]
+print(json.dumps(results))
+"""
+
+
+def _posproof_each(cases: dict[str, list[str]], root: Path
+                   ) -> dict[str, tuple[int, str, str, float, Path]]:
+    """``python -m posproof ARGS`` for every command line of ``cases``, each in a fresh
+    directory under ``root`` and under ``RLIMIT_AS`` = 4 GiB: key → (exit status, stdout,
+    stderr, seconds, directory)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"}
+    proc = subprocess.run([sys.executable, "-c", _FORKED, json.dumps(cases), str(root),
+                           str(GIB4)], cwd=root, env=env, capture_output=True, text=True,
+                          timeout=120 * len(cases) + 60, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return {key: (code, out, err, seconds, Path(cwd))
+            for key, (code, out, err, seconds, cwd) in json.loads(proc.stdout).items()}
+
+
 def _refused(args: list[str], tmp_path: Path, *names: str) -> str:
     code, _, err, seconds = _posproof(*args, cwd=tmp_path, timeout=120)
+    return _refusal(code, err, seconds, *names)
+
+
+def _refusal(code: int, err: str, seconds: float, *names: str) -> str:
     _clean(err)
     lines = err.strip().splitlines()
     assert code == 2, (code, err[-2000:])
@@ -68,43 +151,82 @@ def _refused(args: list[str], tmp_path: Path, *names: str) -> str:
     return lines[0]
 
 
-def _runs(args: list[str], tmp_path: Path) -> str:
-    code, out, err, _ = _posproof(*args, cwd=tmp_path)
-    _clean(err)
-    assert code in (0, 1), (code, err[-2000:])
-    return out
-
-
 # ----------------------------------------------------------------- the table's corners
 # posproof/cli/limits.py is the table of docs/cli.md ("Limits") and `posproof limits`: every
 # command one step beyond a limit is refused up front, every command at a corner finishes
 # within SECONDS under RLIMIT_AS = 4 GiB.
 BEYOND = {f"{' '.join(argv)[:60]}": (list(argv), list(names))
           for row in limits() for argv, names in row.beyond}
-AT = {f"{' '.join(argv)[:70]}": list(argv) for row in limits() for argv in row.at}
+ALL_AT = {f"{' '.join(argv)[:70]}": list(argv) for row in limits() for argv in row.at}
+
+
+@pytest.fixture(scope="module")
+def beyond(tmp_path_factory):
+    """Every ``beyond`` command line of the table, run once (one forked child each)."""
+    return _posproof_each({case: args for case, (args, _) in BEYOND.items()},
+                          tmp_path_factory.mktemp("beyond"))
 
 
 @pytest.mark.parametrize("case", sorted(BEYOND))
-def test_one_step_beyond_a_limit_is_refused_up_front(case, tmp_path):
-    args, names = BEYOND[case]
-    _refused(args, tmp_path, *names)
-    assert not (tmp_path / "doc").exists()          # derive refuses before creating --out
+def test_one_step_beyond_a_limit_is_refused_up_front(case, beyond):
+    code, _, err, seconds, cwd = beyond[case]
+    _refusal(code, err, seconds, *BEYOND[case][1])
+    assert not (cwd / "doc").exists()               # derive refuses before creating --out
+
+
+def test_the_forked_runner_reports_what_the_command_does(tmp_path):
+    """The runner of the refusals above tells exit 0, 1 and 2 apart and keeps a traceback:
+    its results are the command's, not the runner's."""
+    runs = _posproof_each({
+        "ok": ["limits"],
+        "refuted": ["prove", "--preset", "sine-only", "--dim", "4", "--theorem",
+                    "translation[row]"],
+        "bad": ["prove", "--dim", "3"],
+        "usage": ["prove", "--no-such-option"],
+    }, tmp_path)
+    assert (runs["ok"][0], "heads" in runs["ok"][1]) == (0, True), runs["ok"]
+    assert (runs["refuted"][0], "REFUTED" in runs["refuted"][1]) == (1, True), runs["refuted"]
+    assert runs["bad"][0] == 2, runs["bad"]
+    assert runs["bad"][2].startswith("posproof: error: dim=3"), runs["bad"]
+    assert runs["usage"][0] == 2, runs["usage"]
+    assert "--no-such-option" in runs["usage"][2], runs["usage"]
+    assert len({cwd for *_, cwd in runs.values()}) == 4      # a directory of its own each
+
+
+def _corner(args: list[str], tmp_path: Path) -> str:
+    """``args`` finishes with exit 0 or 1, cleanly, within SECONDS if it is a corner of the
+    table (the tests below that run a corner hold it to the contract too)."""
+    timeout = SECONDS + 30 if args in ALL_AT.values() else 600
+    code, out, err, seconds = _posproof(*args, cwd=tmp_path, timeout=timeout)
+    _clean(err)
+    assert code in (0, 1), (code, err[-2000:])
+    if args in ALL_AT.values():
+        assert seconds <= SECONDS, f"{args}: {seconds:.0f} s, beyond the contract's {SECONDS} s"
+    return out
+
+
+# The corners that a test further down runs with more assertions (the same command line, run
+# once): the checks at the largest dim and its longest scan, prove at the largest dim.
+RUN_BELOW = [
+    ["check", "--dim", str(MAX_CHECK_DIM), "--max-len", str(MAX_SCAN_LEN), "--dps",
+     str(MAX_DPS_WORK // MAX_CHECK_DIM), "--json"],
+    ["prove", "--dim", str(MAX_DIM), "--json"],
+]
+AT = {case: argv for case, argv in ALL_AT.items() if argv not in RUN_BELOW}
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(AT))
 def test_every_corner_of_the_table_finishes_within_the_contract(case, tmp_path):
-    code, _, err, seconds = _posproof(*AT[case], cwd=tmp_path, timeout=SECONDS + 30)
-    _clean(err)
-    assert code in (0, 1), (code, err[-2000:])
-    assert seconds <= SECONDS, f"{case}: {seconds:.0f} s, beyond the contract's {SECONDS} s"
+    _corner(AT[case], tmp_path)
 
 
 def test_the_table_is_what_docs_and_the_command_print():
     text = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
     for line in render():
         assert line in text, line
-    assert len(AT) >= 6 and len(BEYOND) >= 12
+    assert len(ALL_AT) >= 6
+    assert len(BEYOND) >= 12
 
 
 def test_a_table_file_beyond_the_size_limit_is_refused_before_reading(tmp_path):
@@ -137,32 +259,31 @@ def test_a_grid_point_beyond_the_scan_limit_is_refused_before_running(tmp_path):
 # ----------------------------------------------------------------- at the limits: exit 0 or 1
 @pytest.mark.slow
 def test_check_at_the_largest_dim_and_its_longest_scan(tmp_path):
-    out = _runs(["check", "--dim", str(MAX_CHECK_DIM), "--max-len", str(MAX_SCAN_LEN), "--dps",
-                 str(MAX_DPS_WORK // MAX_CHECK_DIM), "--json"], tmp_path)
+    out = _corner(RUN_BELOW[0], tmp_path)
     assert len(json.loads(out)["checks"]) == 8
 
 
 @pytest.mark.slow
 def test_check_at_the_longest_scan_and_the_most_digits(tmp_path):
-    _runs(["check", "--dim", "2", "--max-len", str(MAX_LEN), "--dps", "1000"], tmp_path)
+    _corner(["check", "--dim", "2", "--max-len", str(MAX_LEN), "--dps", "1000"], tmp_path)
 
 
 @pytest.mark.slow
 def test_check_at_the_most_digits_and_their_largest_dim(tmp_path):
     dim = MAX_DPS_WORK // 1000 // 2 * 2
-    _runs(["check", "--dim", str(dim), "--max-len", str(MAX_SCAN_WORK // dim), "--dps", "1000"],
+    _corner(["check", "--dim", str(dim), "--max-len", str(MAX_SCAN_WORK // dim), "--dps", "1000"],
           tmp_path)
 
 
 @pytest.mark.slow
 def test_prove_at_the_largest_dim(tmp_path):
-    out = _runs(["prove", "--dim", str(MAX_DIM), "--json"], tmp_path)
+    out = _corner(RUN_BELOW[1], tmp_path)
     assert json.loads(out)["theorems"]
 
 
 @pytest.mark.slow
 def test_explore_at_the_largest_dim_and_its_longest_context(tmp_path):
-    out = _runs(["explore", f"rope:base=10000,dim={MAX_EXPLORE_DIM}", "--length",
+    out = _corner(["explore", f"rope:base=10000,dim={MAX_EXPLORE_DIM}", "--length",
                  str(MAX_EXPLORE_LEN),
                  "--json"], tmp_path)
     assert json.loads(out)["length"] == MAX_EXPLORE_LEN
@@ -170,7 +291,7 @@ def test_explore_at_the_largest_dim_and_its_longest_context(tmp_path):
 
 @pytest.mark.slow
 def test_explore_at_the_longest_context(tmp_path):
-    _runs(["explore", "rope:base=10000,dim=128", "--length", str(MAX_LENGTH)], tmp_path)
+    _corner(["explore", "rope:base=10000,dim=128", "--length", str(MAX_LENGTH)], tmp_path)
 
 
 @pytest.mark.slow
@@ -182,14 +303,14 @@ def test_check_impl_at_the_longest_scan(tmp_path):
         "    out = np.empty((len(pos), 64))\n"
         "    out[:, 0::2], out[:, 1::2] = np.sin(ang), np.cos(ang)\n"
         "    return out\n")
-    out = _runs(["check-impl", "./impl.py:table", "--dim", "64", "--max-len", str(MAX_LEN)],
+    out = _corner(["check-impl", "./impl.py:table", "--dim", "64", "--max-len", str(MAX_LEN)],
                 tmp_path)
     assert out
 
 
 @pytest.mark.slow
 def test_verify_at_the_largest_dim_and_its_longest_scan(tmp_path):
-    out = _runs(["verify", "--dim", str(MAX_CHECK_DIM), "--max-len", str(MAX_SCAN_LEN), "--json"],
+    out = _corner(["verify", "--dim", str(MAX_CHECK_DIM), "--max-len", str(MAX_SCAN_LEN), "--json"],
                 tmp_path)
     report = json.loads(out)
     assert report["theorems"]
@@ -198,7 +319,7 @@ def test_verify_at_the_largest_dim_and_its_longest_scan(tmp_path):
 
 @pytest.mark.slow
 def test_derive_at_the_largest_dim_and_its_longest_scan(tmp_path):
-    _runs(["derive", "--dim", str(MAX_CHECK_DIM), "--max-len", str(MAX_SCAN_LEN), "--out", "doc",
+    _corner(["derive", "--dim", str(MAX_CHECK_DIM), "--max-len", str(MAX_SCAN_LEN), "--out", "doc",
            "--figures", "png"], tmp_path)
     assert (tmp_path / "doc" / "derivation.md").stat().st_size > 0
 
@@ -208,7 +329,7 @@ def test_check_impl_rotary_at_the_largest_head_and_position(tmp_path):
     (tmp_path / "rimpl.py").write_text(
         "import posproof\n\n"
         f"apply = posproof.rotary(10000, {MAX_HEAD_DIM}, layout='half').apply\n")
-    out = _runs(["check-impl", "./rimpl.py:apply", "--rotary", "--dim", str(MAX_HEAD_DIM),
+    out = _corner(["check-impl", "./rimpl.py:apply", "--rotary", "--dim", str(MAX_HEAD_DIM),
                  "--max-position", str(2**40)], tmp_path)
     assert "matches_spec" in out
 
@@ -224,7 +345,7 @@ def test_identify_at_the_largest_table(tmp_path):
     np.save(tmp_path / "pe.npy", preset("vaswani", dim=dim).table(np.arange(rows))
             .astype(np.float32))
     assert (tmp_path / "pe.npy").stat().st_size <= MAX_TABLE_BYTES
-    out = _runs(["identify", "pe.npy", "--json"], tmp_path)
+    out = _corner(["identify", "pe.npy", "--json"], tmp_path)
     found = json.loads(out)
     assert found["matched"] is True
     assert found["checks"][0]["rows"] == rows

@@ -155,7 +155,8 @@ def test_explore_refuses_in_one_line(argv, words, capsys):
 # --------------------------------------------------------------------------- explain
 @pytest.mark.parametrize(("config", "sections", "interleaved", "base"), [
     (QWEN2_VL, [16, 24, 24], False, 10**6),
-    (QWEN3_VL, [24, 20, 20], True, 5 * 10**6),
+    pytest.param(QWEN3_VL, [24, 20, 20], True, 5 * 10**6,
+                 marks=pytest.mark.slow),     # full tier: interleaved sections, base 5e6
 ])
 def test_explain_names_the_axis_of_every_pair(config, sections, interleaved, base, tmp_path,
                                               capsys):

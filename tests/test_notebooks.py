@@ -38,6 +38,7 @@ def test_committed_without_outputs(path: Path) -> None:
     assert data["metadata"]["kernelspec"]["name"] == "python3"
 
 
+@pytest.mark.slow  # full tier: a kernel per notebook
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_runs(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     nbformat = pytest.importorskip(

@@ -68,6 +68,7 @@ def _anchors(site: Path) -> set[str]:
     return ids
 
 
+@pytest.mark.slow  # full tier: the site is built with mkdocs
 def test_site_builds_without_warnings(site: Path) -> None:
     for page in ("index.html", "guide/index.html", "theory/index.html", "cli/index.html",
                  "sweep/index.html", "derivations/vaswani-d512/derivation/index.html",
@@ -75,6 +76,7 @@ def test_site_builds_without_warnings(site: Path) -> None:
         assert (site / page).is_file(), f"{page} is missing from the site"
 
 
+@pytest.mark.slow  # full tier: the site is built with mkdocs
 def test_every_public_name_has_a_reference_entry(site: Path) -> None:
     """posproof.__all__, posproof.testing.__all__ and the sweep API each have an anchor."""
     public = [f"posproof.{name}" for name in posproof.__all__]
@@ -86,6 +88,7 @@ def test_every_public_name_has_a_reference_entry(site: Path) -> None:
     assert not missing, f"not in the API reference (add them to docs/reference/): {missing}"
 
 
+@pytest.mark.slow  # full tier: the site is built with mkdocs
 def test_docstring_doctests_render_as_code(site: Path) -> None:
     """A bare doctest is a highlighted block, not a Markdown block quote of '>>>' lines."""
     html = (site / "reference" / "encodings" / "index.html").read_text(encoding="utf-8")
@@ -93,6 +96,7 @@ def test_docstring_doctests_render_as_code(site: Path) -> None:
     assert "<blockquote>" not in html
 
 
+@pytest.mark.slow  # full tier: a second mkdocs build
 def test_a_broken_link_fails_the_build(tmp_path: Path) -> None:
     """The build is strict: one broken link in a page is an error, not a silent 404."""
     docs = tmp_path / "docs"

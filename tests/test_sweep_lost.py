@@ -77,6 +77,7 @@ def _run_script(tmp_path: Path, code: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=300, check=False)
 
 
+@pytest.mark.slow  # full tier: two sweeps with worker processes
 def test_the_doc_snippet_runs_as_a_script_twice(tmp_path):
     """The snippet as written, run twice in a row: both runs succeed (issue 22 §4: it once
     wrote examples/sweep-small.jsonl, and the second run refused the existing file)."""
