@@ -112,10 +112,10 @@ def test_d128_finds_good_bases_below_the_old_grid_bound():
 def test_undecided_intervals_are_never_called_good_or_bad(monkeypatch):
     """With the work budget cut short, the rest of the range is undecided: reported and
     counted, inside no island, and no smallest good base is claimed below it."""
-    monkeypatch.setattr(sys.modules["posproof.measure.explore.basebound"], "MAX_WORK", 3000)
-    bb = base_bound(256, 16, lowest=10, highest=1e9)
+    bb = base_bound(256, 16, lowest=10, highest=1e9, work_budget=3000)
     assert bb.undecided == len(bb.undecided_where) >= 1
-    assert any("work budget" in n for n in bb.notes)
+    assert any("work budget" in n and "--base-work" in n for n in bb.notes)
+    assert bb.stopped_by == "work budget"
     for lo, hi in bb.undecided_where:
         for island in bb.islands:
             assert float(hi) <= float(island.start[1]) or float(lo) >= float(island.end[0])
@@ -246,7 +246,7 @@ def test_sweep_bad_stops_at_the_first_island_and_its_pieces_are_bad():
     kernel = Kernel(128, 1024)
     pieces: list[tuple[float, float, str, int | None]] = []
     stop = sweep_bad(kernel, math.log(2), math.log(1e5), lambda *p: pieces.append(p),
-                     lambda t: None, 1e12)
+                     lambda t: None)
     assert pieces
     assert pieces[0][0] == math.log(2)
     for (_, hi, _, _), (lo, _, _, _) in itertools.pairwise(pieces):

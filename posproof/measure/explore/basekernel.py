@@ -33,6 +33,11 @@ BASE = sp.Symbol("b", positive=True)
 #: Bits the search's exact re-evaluation (:meth:`Kernel.sharpen`) may use: past them the
 #: interval is bisected (and, at the resolution, left undecided).
 SHARPEN_BITS = 1024
+#: Work units charged for each call of an evaluation routine, whatever its size (the
+#: Python and NumPy overhead of a call is tens of microseconds, ~10⁴ units).
+CALL_WORK = 10_000
+#: Work units per bit of precision and pair of an exact enclosure (:func:`certified_value`).
+BIT_WORK = 250
 
 
 @lru_cache(maxsize=4096)
@@ -60,13 +65,14 @@ def _fraction(x: mpmath.mpf) -> Fraction:
 
 def certified_value(expr: sp.Expr, env: dict[Any, Any], start_bits: int = 64,
                     max_bits: int = BUDGET_BITS, want: float = 0.0,
-                    deadline: float | None = None
+                    deadline: float | None = None, charge: Any = None
                     ) -> tuple[int | None, Fraction, Fraction, int] | None:
     """(sign, lo, hi, bits): an enclosure [lo, hi] (exact) of ``expr`` by
     :func:`posproof.validated.enclose`, at ``start_bits`` doubled until it excludes 0 and
     its width is at most ``want``·|value| (``want`` = 0: a sign is enough), up to
     ``max_bits``.  ``sign`` is None when every enclosure held 0; None when none could be
-    formed (or the ``deadline``, a ``time.perf_counter`` value, passed).
+    formed (or the ``deadline``, a ``time.process_time`` value, passed: a safety net only).
+    ``charge(bits)``, when given, is called before each enclosure (work accounting).
 
     >>> s, lo, hi, bits = certified_value(kernel_expr(22, 4, "b"),
     ...     {BASE: (22 / (22 - 7 * sp.pi)) ** 2 - sp.Rational(1, 10**30)})
@@ -75,8 +81,10 @@ def certified_value(expr: sp.Expr, env: dict[Any, Any], start_bits: int = 64,
     """
     prec, last = max(32, int(start_bits)), None
     while prec <= max_bits:
-        if deadline is not None and last is not None and time.perf_counter() > deadline:
+        if deadline is not None and last is not None and time.process_time() > deadline:
             break
+        if charge is not None:
+            charge(prec)
         try:
             x = enclose(expr, env, prec)
         except Unresolved:
@@ -139,9 +147,11 @@ class Kernel:
         self.gamma = self.n * U / (1 - self.n * U)
         self.evals = 0
         self.likely_good = False
-        self.work = 0
+        self.work = 0                       # work units spent (deterministic: no clock)
         self.sharpened = 0                  # exact re-evaluations (:meth:`sharpen`)
-        self.deadline: float | None = None  # time.perf_counter() past which the search stops
+        self.budget: int | None = None      # work units past which the search stops
+        self.deadline: float | None = None  # safety net: a process_time() value, or None
+        self.stopped: str | None = None     # "work" or "time" once :meth:`spent` said so
 
     def slope(self, a: float) -> float:
         """S with |∂B(m)/∂t| ≤ m·S on [a, ∞)."""
@@ -190,12 +200,13 @@ class Kernel:
         done = np.zeros(pick.size, dtype=bool)
         tt = Fraction(t)
         for j, i in enumerate(pick):
-            if self.expired():
+            if self.spent():
                 break
             m = int(ms[i])
             bits = 64 + m.bit_length() + int(abs(t)).bit_length() + 16
             got = certified_value(kernel_expr(m, 2 * self.n), {LN_B: tt}, bits,
-                                  SHARPEN_BITS, want=0.25, deadline=self.deadline)
+                                  SHARPEN_BITS, want=0.25, deadline=self.deadline,
+                                  charge=self.charge)
             self.sharpened += 1
             if got is None:
                 continue
@@ -210,9 +221,22 @@ class Kernel:
         self.parts = (errs, *self.parts[1:])
         return vals, spread, done
 
-    def expired(self) -> bool:
-        """Whether the search's time budget (``deadline``, a perf_counter value) is spent."""
-        return self.deadline is not None and time.perf_counter() > self.deadline
+    def charge(self, bits: int) -> None:
+        """Account one exact enclosure of B(m) at ``bits`` of precision."""
+        self.work += CALL_WORK + BIT_WORK * self.n * int(bits)
+
+    def spent(self) -> bool:
+        """Whether the search must stop: its work ``budget`` (deterministic) is used up, or
+        the safety net ``deadline`` (a ``time.process_time`` value: CPU seconds of the
+        process, which machine load barely changes; for runaway work only) passed.
+        The first reason is kept in ``stopped`` ("work" or "time")."""
+        if self.budget is not None and self.work > self.budget:
+            self.stopped = self.stopped or "work"
+            return True
+        if self.deadline is not None and time.process_time() > self.deadline:
+            self.stopped = self.stopped or "time"
+            return True
+        return False
 
     def reach(self, margin: np.ndarray, pick: np.ndarray) -> np.ndarray:
         """Per m (``pick`` into the last :meth:`spread`): the radius r around its t over which
@@ -233,7 +257,7 @@ class Kernel:
         total = float(theta.sum())
         self.evals += 1
         if ms is None or ms.size > (self.length + 1) // 8:
-            self.work += (self.length + 1) * self.n // 4
+            self.work += (self.length + 1) * self.n // 4 + CALL_WORK
             weight = self.c * theta         # w_k = c_k θ_k, within ρ + 2u relative
             vals, eps, wvals, weps = _kernel_values(theta, self.length, weight)
             every = np.arange(self.length + 1)
@@ -245,7 +269,8 @@ class Kernel:
             if ms is None:
                 return every, vals, errs, deriv
             return ms, vals[ms], errs[ms], (deriv[0][ms], bound[ms])
-        self.work += 2 * ms.size * self.n
+        self.work += (2 * ms.size + 4 * int(np.count_nonzero(np.diff(ms) != 1))) * self.n \
+            + CALL_WORK
         weight = self.c * theta             # w_k = c_k θ_k, within ρ + 2u relative
         vals, deriv, steps = np.empty(ms.size), np.empty(ms.size), np.empty(ms.size)
         chunk = max(1, (1 << 20) // self.n)     # bounded memory; a run split here restarts
@@ -305,7 +330,7 @@ def _block_floor(kernel: Kernel, a: float, c: float, m0: np.ndarray, m1: np.ndar
     slack = 1e-12 * (hi + 10)   # far above the rounding of the odd-multiple test
     odd = (2 * np.floor((hi - math.pi) / (2 * math.pi) + slack) + 1) * math.pi
     term = np.where(odd >= lo - slack, -1.0, np.minimum(np.cos(lo), np.cos(hi)))
-    kernel.work += m0.size * kernel.n * 4
+    kernel.work += m0.size * kernel.n * 4 + CALL_WORK
     return term.sum(axis=1) - 1.01 * (kernel.gamma + 4 * U) * kernel.n
 
 
@@ -344,7 +369,7 @@ def good_tail(kernel: Kernel, t_lo: float, t_hi: float, steps: int = 10) -> floa
     if good(t_lo):
         return t_lo
     for _ in range(steps):
-        if kernel.expired():
+        if kernel.spent():
             break
         mid = 0.5 * (hi + lo)
         hi, lo = (mid, lo) if good(mid) else (hi, mid)
@@ -357,7 +382,7 @@ def sweep_good_down(kernel: Kernel, t_floor: float, t_top: float,
     of m, then the few m left by :meth:`Kernel.spread` on the whole step), w growing on
     success and halving on failure; stops once w < ``smallest``.  Returns the new end."""
     t, w, few = t_top, 0.01, (kernel.length + 1) // 8
-    while t > t_floor and w >= smallest and not kernel.expired():
+    while t > t_floor and w >= smallest and not kernel.spent():
         a = max(t_floor, t - w)
         doubt = block_doubt(kernel, a, t, few, give_up=0.9)
         ok = doubt is not None and not doubt.size

@@ -141,11 +141,11 @@ def _families(recent: list[tuple[int, float]], t: float, dim: int, length: int,
 
 def sweep_bad(kernel: Kernel, t_lo: float, t_end: float,
               add: Callable[[float, float, str, int | None], None],
-              tick: Callable[[float], None], max_work: float) -> float:
+              tick: Callable[[float], None]) -> float:
     """Cover [t_lo, …] left to right with certified bad pieces (``add(lo, hi, "bad",
     witness)``) for as long as one evaluation at the current point certifies a step;
-    return the point where that stops (``t_end`` at most): the rest is for the branch
-    and bound.  A small pool (the witness families of the last witnesses) is tried before
+    return the point where that stops (``t_end`` at most; or where the kernel's budget is
+    spent, :meth:`Kernel.spent`): the rest is for the branch and bound.  A small pool (the witness families of the last witnesses) is tried before
     every m is evaluated."""
     few = (kernel.length + 1) // 24   # past this, one full evaluation is cheaper
     t = t_lo
@@ -162,7 +162,7 @@ def sweep_bad(kernel: Kernel, t_lo: float, t_end: float,
             recent = [(m, t), *[r for r in recent if r[0] != m][:2]]
         return start
 
-    while t < t_end and kernel.work <= max_work and not kernel.expired():
+    while t < t_end and not kernel.spent():
         tick(t)
         new = t
         if recent:

@@ -20,7 +20,7 @@ from ...errors import InvalidParameter, check_int, check_sequence
 from ...model.encoding import Encoding
 from ...model.schedules import Schedule
 from ...precise import mp_value
-from .basebound import TIME_BUDGET, BaseBound, base_bound
+from .basebound import TIME_LIMIT, WORK_BUDGET, BaseBound, base_bound, work_arg
 from .metrics import (
     DTYPES,
     MAX_LENGTH,
@@ -248,7 +248,8 @@ def explore(encodings: Sequence[Any], length: int = 4096, *, proofs: bool = True
             base_range: tuple[float, float] = (2.0, 1e12), integer_bases: bool = False,
             first_only: bool = False,
             progress: Callable[[str, int, int], None] | None = None,
-            base_budget: float = TIME_BUDGET) -> Exploration:
+            base_work: int | None = WORK_BUDGET,
+            base_time_limit: float | None = TIME_LIMIT) -> Exploration:
     """Compare encodings (Rotary or sinusoidal Encoding) at context length L.
 
     For each: the theorems (:func:`posproof.proofs.rotary.prove_rotary`, or
@@ -260,8 +261,10 @@ def explore(encodings: Sequence[Any], length: int = 4096, *, proofs: bool = True
     geometric base bound for L: :func:`base_bound`'s certified search over
     ``base_range`` (``integer_bases``: integer bases only; ``first_only``: up to
     the first island, see :func:`base_bound`), ``progress`` its
-    progress callback, ``base_budget`` the seconds all of them may take together (the
-    rest of a range is then undecided); each encoding gets ``base_ok`` = 'yes', 'no' or
+    progress callback, ``base_work`` the work budget all of them share (work units, see
+    :func:`base_bound`'s ``work_budget``: the rest of a range is then undecided, the same on
+    every machine), ``base_time_limit`` each search's safety net (CPU seconds, see its
+    ``time_budget``); each encoding gets ``base_ok`` = 'yes', 'no' or
     'unknown' (is its own base good, certified; ``base_ok_evidence`` the audited evidence).
 
     >>> from posproof.model.rope import rotary
@@ -291,9 +294,9 @@ def explore(encodings: Sequence[Any], length: int = 4096, *, proofs: bool = True
         seen[s.label] = seen.get(s.label, 0) + 1
         if seen[s.label] > 1:
             s.label = f"{s.label}#{seen[s.label]}"
+    base_work = work_arg(base_work, "base_work")
     reports, numbers = [], []
     bounds: dict[int, BaseBound] = {}
-    base_deadline: float | None = None
     for s in subjects:
         if proofs and isinstance(s.obj, Rotary):
             reports.append(prove_rotary(s.obj, seed=seed))
@@ -327,13 +330,13 @@ def explore(encodings: Sequence[Any], length: int = 4096, *, proofs: bool = True
                                                              train_length or length)
         if base_bounds and s.base is not None:
             if s.dim not in bounds:
-                # one budget for every rotated dim's search together
-                base_deadline = base_deadline or time.perf_counter() + base_budget
+                # one work budget for every rotated dim's search together
+                left = (None if base_work is None else
+                        max(0, base_work - sum(b.work for b in bounds.values())))
                 bounds[s.dim] = base_bound(length, s.dim, lowest=base_range[0],
                                            highest=base_range[1], integer_bases=integer_bases,
                                            first_only=first_only, progress=progress,
-                                           time_budget=max(0.0, base_deadline
-                                                           - time.perf_counter()))
+                                           time_budget=base_time_limit, work_budget=left)
             entry.update(bounds[s.dim].entry(s.base))
         numbers.append(entry)
     out = Exploration(length, subjects, reports, numbers, bounds)
