@@ -424,7 +424,7 @@ def _classify(kernel: Kernel, a: float, c: float, cand: np.ndarray | None,
     if likely_good and (cand is None or cand.size > (kernel.length + 1) // 8):
         doubt = block_doubt(kernel, a, c, (kernel.length + 1) // 8)
         if doubt is not None and cand is not None:
-            doubt = np.intersect1d(doubt, cand, assume_unique=True)
+            doubt = _common(doubt, cand)
         if doubt is not None and not doubt.size:
             return "good", None, doubt, doubt
         cand = cand if doubt is None else doubt
@@ -452,7 +452,10 @@ def _classify(kernel: Kernel, a: float, c: float, cand: np.ndarray | None,
                 return answer
     upper = vals + spread
     doubt = vals - spread <= 0
-    best = ms[np.argpartition(upper, 3)[:4]] if ms.size > 4 else ms
+    # the guesses below (no rigour needed) look only at the m in doubt: every other m is
+    # certified positive on all of [a, c], so it is no witness in it
+    sub = np.flatnonzero(doubt)
+    best = _lowest(ms[sub], upper[sub])
     # what the midpoint settles around itself: the widest bad ball of one m, or the good
     # ball where every m in doubt keeps its sign
     if vals.min() < 0:
@@ -469,11 +472,26 @@ def _classify(kernel: Kernel, a: float, c: float, cand: np.ndarray | None,
         lo = hi = p
     # a guess (no rigour needed): the m predicted most negative at the sides' midpoints
     for side in (0.5 * (a + lo), 0.5 * (hi + c)):
-        guess = vals + kernel.deriv * (side - p)
-        best = np.union1d(best, ms[np.argpartition(guess, 3)[:4]] if ms.size > 4 else ms)
+        guess = vals[sub] + kernel.deriv[sub] * (side - p)
+        best = np.union1d(best, _lowest(ms[sub], guess))
     if not settled:
         return "open", None, ms[doubt], best
     return "open", (core[0], core[1], lo, hi), ms[doubt], best
+
+
+def _lowest(ms: np.ndarray, values: np.ndarray, count: int = 4) -> np.ndarray:
+    """The ``count`` m with the lowest values (all of them when there are no more)."""
+    return ms[np.argpartition(values, count - 1)[:count]] if ms.size > count else ms
+
+
+def _common(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The sorted distinct values in both sorted distinct arrays (a binary search of the
+    shorter one's values in the longer one: no sort of their union)."""
+    short, long = (a, b) if a.size <= b.size else (b, a)
+    if not short.size or not long.size:
+        return short[:0]
+    where = np.minimum(np.searchsorted(long, short), long.size - 1)
+    return short[long[where] == short]
 
 
 def _exact_base(base: Any) -> sp.Expr:
@@ -524,14 +542,14 @@ def _ln_enclosure(exact: sp.Expr, deadline: float | None) -> tuple[float, float]
     return _float_down(got[1]), _float_up(got[2])
 
 
-def _sign_item(m: int, dim: int, env: dict[Any, Any], where: str, deadline: float | None
-               ) -> tuple[int | None, Sign | None, str]:
+def _sign_item(m: int, dim: int, env: dict[Any, Any], where: str, deadline: float | None,
+               charge: Any = None) -> tuple[int | None, Sign | None, str]:
     """The certified sign of B(m) at one exact point (``env``: {BASE: b} or {LN_B: t}), as
     a Sign item; (None, None, why) when it cannot be decided."""
     var = "t" if LN_B in env else "b"
     expr = kernel_expr(m, dim, var)
     bits = 64 + m.bit_length() + 16
-    got = certified_value(expr, env, bits, BUDGET_BITS, deadline=deadline)
+    got = certified_value(expr, env, bits, BUDGET_BITS, deadline=deadline, charge=charge)
     if got is not None and got[0] is not None:
         sign, lo, hi, prec = got
         relation = "positive" if sign > 0 else "negative"
@@ -611,7 +629,8 @@ def _point(out: BaseBound, exact: sp.Expr, deadline: float | None, key: str
     _, vals, _, _ = kernel.values(t, doubt)
     items: list[Sign] = []
     for m in doubt[np.argsort(vals)]:
-        sign, item, why = _sign_item(int(m), out.dim, {BASE: exact}, f"b = {key}", deadline)
+        sign, item, why = _sign_item(int(m), out.dim, {BASE: exact}, f"b = {key}", deadline,
+                                     kernel.charge)
         if sign is None:
             return "unknown", None, [], how, why, t, doubt
         if sign < 0:
