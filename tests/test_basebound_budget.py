@@ -38,7 +38,8 @@ def time_flies(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     return now
 
 
-@pytest.mark.parametrize(("length", "first_only"), [(65536, False), (2048, True)])
+@pytest.mark.parametrize(("length", "first_only"), [
+    pytest.param(65536, False, marks=pytest.mark.slow), (2048, True)])
 def test_time_flies_and_the_answer_is_the_same(length: int, first_only: bool,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """rope base 10000, d = 128: the whole range at L = 65536 (and a row of Men et al.'s

@@ -219,7 +219,8 @@ def test_check_impl_bad_targets(target: str) -> None:
 def test_explore_base_budget_options(option: str, value: str) -> None:
     """explore's work budget and safety net: a bad value is refused (status 2), named."""
     cli_refused(["explore", "rope:base=10000,dim=8", "--length", "64", "--base-bound",
-                 "--no-proofs", f"{option}={value}"], option.lstrip("-"))
+                 "--no-proofs", f"{option}={value}"], option.lstrip("-"),
+                option.lstrip("-").replace("-", "_"))
 
 
 @pytest.mark.parametrize("argv", [["prove", "--dim=--"], ["check", "--length=--"],
