@@ -124,7 +124,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
     # the defaults are basebound.WORK_BUDGET and TIME_LIMIT (not imported here: --help stays
     # light; tests/test_explore.py checks that the two agree)
     parser.add_argument("--base-work", metavar="N", type=int_at_least(0), default=None,
-                        help="--base-bound's work budget, in work units (default 4e10): past "
+                        help="--base-bound's work budget, in work units (default 2e10): past "
                              "it the rest of the range is reported undecided, the same on "
                              "every machine at any load; raise it to decide more")
     parser.add_argument("--base-time-limit", metavar="S", type=_seconds, default=None,

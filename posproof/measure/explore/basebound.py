@@ -76,7 +76,7 @@ SHARPEN_WORK = 256
 #: The work budget of a search by default, in work units (:attr:`Kernel.work`: about one per
 #: multiply-add of the float64 kernel, plus a fixed charge per call and per exact enclosure).
 #: Past it the rest of the range is undecided: the same answer on every machine, at any load.
-WORK_BUDGET = 4 * 10**10
+WORK_BUDGET = 2 * 10**10
 #: The safety net, in CPU seconds of the process (``time.process_time``, which machine load
 #: barely changes): it stops runaway work only, far past what the work budget allows
 #: (docs/base-bound.md), and an answer it cuts says so.

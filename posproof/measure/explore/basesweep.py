@@ -32,6 +32,7 @@ from .basekernel import Kernel
 from .metrics import U
 
 _SHRINK = 1e-6
+SEEDS = 8
 
 
 def _evaluate(kernel: Kernel, t: float, ms: np.ndarray | None) -> dict[str, Any]:
@@ -110,17 +111,18 @@ def _chain(t: float, ms: np.ndarray, lo: np.ndarray, hi: np.ndarray
 
 
 def _families(recent: list[tuple[int, float]], t: float, dim: int, length: int,
-              drift: tuple[float, float] = (-0.1, 0.6), limit: int | None = None
-              ) -> np.ndarray | None:
+              drift: tuple[float, float] = (-0.1, 0.6), limit: int | None = None,
+              relatives: range = range(-1, 2)) -> np.ndarray | None:
     """A guess (no rigour needed): witnesses come in families that drift slowly with t.
     A witness m at t_w has successors near m·e^(c·(t − t_w)) for c in ``drift``, and
-    relatives near m·b^(±2/d) (scaling m by b^(2/d) shifts every phase by one pair).
+    relatives near m·b^(2j/d) for j in ``relatives`` (scaling m by b^(2/d) shifts every
+    phase by one pair).
     None when the pool would hold more than ``limit`` m (its ranges merged first, so no
     large array is built for nothing)."""
     spans = []
     for m, t_w in recent:
         gap = t - t_w
-        for j in (-1, 0, 1):
+        for j in relatives:
             base = m * math.exp(2 * j * t / dim)
             lo = max(1, math.floor(base * math.exp(drift[0] * gap)) - 2)
             hi = min(length, math.ceil(base * math.exp(drift[1] * gap)) + 2)
@@ -150,6 +152,7 @@ def sweep_bad(kernel: Kernel, t_lo: float, t_end: float,
     few = (kernel.length + 1) // 24   # past this, one full evaluation is cheaper
     t = t_lo
     recent: list[tuple[int, float]] = []    # the last witnesses, and where they were found
+    seeds: list[tuple[int, float]] = []     # the lowest m of the last full evaluation
 
     def bad(ev: dict[str, Any]) -> float:
         nonlocal recent
@@ -167,10 +170,22 @@ def sweep_bad(kernel: Kernel, t_lo: float, t_end: float,
         new = t
         if recent:
             pool = _families(recent, t, 2 * kernel.n, kernel.length, limit=few)
+            if pool is not None and seeds:
+                more = _families(seeds, t, 2 * kernel.n, kernel.length,
+                                 limit=max(64, pool.size), relatives=range(1))
+                if more is None:
+                    seeds = []          # too far from where they were found: a guess no more
+                else:
+                    pool = np.union1d(pool, more)
             if pool is not None:
                 new = bad(_evaluate(kernel, t, pool))
         if new == t:
-            new = bad(_evaluate(kernel, t, None))
+            ev = _evaluate(kernel, t, None)
+            upper = ev["v"] + ev["e"]
+            low = (np.argpartition(upper, SEEDS)[:SEEDS] if upper.size > SEEDS
+                   else np.arange(upper.size))
+            seeds = [(int(m), t) for m in ev["m"][low] if m > 0]
+            new = bad(ev)
         if new == t:
             return t
         t = new
