@@ -14,7 +14,9 @@ roots being accurate.
 The union of these intervals, walked greedily from t, is a chain of bad pieces, each
 with its witness.  The next point is first tried with a small pool, the *families* of
 the last witnesses (a guess, no rigour needed: witnesses drift slowly as m·e^(c·Δt), and
-m·b^(±2/d) shifts every phase by one pair), and evaluated in full only if that fails.
+m·b^(±2/d) shifts every phase by one pair) and of the few m lowest at the last full
+evaluation (while their families stay as small as the pool), and evaluated in full only
+if that fails.
 The sweep stops where no step is certified (in practice an island's start); the branch
 and bound of :mod:`.basebound` takes a window from there, where it is faster
 (docs/base-bound.md), and the sweep resumes after it.
@@ -147,8 +149,8 @@ def sweep_bad(kernel: Kernel, t_lo: float, t_end: float,
     """Cover [t_lo, …] left to right with certified bad pieces (``add(lo, hi, "bad",
     witness)``) for as long as one evaluation at the current point certifies a step;
     return the point where that stops (``t_end`` at most; or where the kernel's budget is
-    spent, :meth:`Kernel.spent`): the rest is for the branch and bound.  A small pool (the witness families of the last witnesses) is tried before
-    every m is evaluated."""
+    spent, :meth:`Kernel.spent`): the rest is for the branch and bound.  A small pool (the
+    witness families of the last witnesses) is tried before every m is evaluated."""
     few = (kernel.length + 1) // 24   # past this, one full evaluation is cheaper
     t = t_lo
     recent: list[tuple[int, float]] = []    # the last witnesses, and where they were found
