@@ -102,26 +102,28 @@ def certified_value(expr: sp.Expr, env: dict[Any, Any], start_bits: int = 64,
     return last
 
 
-def _kernel_values(theta: np.ndarray, length: int, weight: np.ndarray | None = None
+def _kernel_values(theta: np.ndarray, length: int, weight: np.ndarray | None = None,
+                   start: int = 0
                    ) -> tuple[np.ndarray, float] | tuple[np.ndarray, float, np.ndarray, float]:
-    """B(m) = Σ_k cos(mθ_k) for m = 0 … L from float64 θ taken as exact: (values, bound);
+    """B(m) = Σ_k cos(mθ_k) for m = start … L from float64 θ taken as exact: (values, bound);
     with ``weight`` also W(m) = Σ_k w_k sin(mθ_k) and its bound.
 
-    Δ = qB + r, Re(A·Bᵀ) with A[q,k] = e^{iθ_k qB} and B[r,k] = e^{iθ_k r}.
+    Δ = start + qB + r, Re(A·Bᵀ) with A[q,k] = e^{iθ_k (start + qB)} and B[r,k] = e^{iθ_k r}
+    (start + qB ≤ L, so the bound below, stated for phases up to Lθ_max, holds).
     Bound: phases within 2.02u·Lθ_max each (θ's rounding included), sin/cos
     within 4u, one product of length 2n (any order, FMA or not) within γ_2n·n ≤
     2γ_n·n + u·n, as |cos a cos b| + |sin a sin b| ≤ 1; for W the same per term
     times w_k (w_k ≥ 0 taken as exact, plus u for the product): n → Σ w_k."""
     n = theta.size
-    block = math.isqrt(length) + 1
-    rows = length // block + 1
+    block = math.isqrt(length - start) + 1
+    rows = (length - start) // block + 1
     b = np.multiply.outer(np.arange(block, dtype=np.float64), theta)
     cb, sb = np.cos(b).T, np.sin(b).T
     # one product per step: [cos A | sin A] · [[cos B, w·sin B], [−sin B, w·cos B]]
     right = (np.block([[cb, sb * weight[:, None]], [-sb, cb * weight[:, None]]])
              if weight is not None else np.vstack([cb, -sb]))
     out = np.empty((rows, right.shape[1]))
-    left = np.multiply.outer(np.arange(rows, dtype=np.float64) * block, theta)
+    left = np.multiply.outer(start + np.arange(rows, dtype=np.float64) * block, theta)
     left = np.hstack([np.cos(left), np.sin(left)])
     # products under OpenBLAS's 2^18 multiply-adds stay on one thread: two threads cost
     # twice the CPU on this shared machine for ~10 % less wall time
@@ -131,10 +133,11 @@ def _kernel_values(theta: np.ndarray, length: int, weight: np.ndarray | None = N
     gamma = n * U / (1 - n * U)
     per = 4.04 * U * length * float(theta.max()) + 16 * U
     eps = 1.01 * (n * per + 2 * gamma * n + U * n)
+    count = length - start + 1
     if weight is None:
-        return out.reshape(-1)[:length + 1], eps
+        return out.reshape(-1)[:count], eps
     total = float(weight.sum()) * (1 + n * U)
-    return (out[:, :block].reshape(-1)[:length + 1], eps, out[:, block:].reshape(-1)[:length + 1],
+    return (out[:, :block].reshape(-1)[:count], eps, out[:, block:].reshape(-1)[:count],
             1.01 * total * (per + 2 * gamma + 2 * U))
 
 
@@ -249,18 +252,20 @@ class Kernel:
                 r = np.maximum(r, 2 * room / (lin + np.sqrt(lin * lin + 2 * quad * room)))
         return np.where(room > 0, r * (1 - 1e-6), 0.0)
 
-    def values(self, t: float, ms: np.ndarray | None) -> tuple[np.ndarray, np.ndarray,
-                                                               np.ndarray, Any]:
-        """(m, B(m; t) in float64, error bound per m, (∂B/∂t, its error bound) or None)."""
+    def values(self, t: float, ms: np.ndarray | None, start: int = 0
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any]:
+        """(m, B(m; t) in float64, error bound per m, (∂B/∂t, its error bound) or None);
+        ``ms`` None: every m from ``start`` to L."""
         theta = np.exp(-self.c * t)
         rho = (2.1 * abs(t) + 4) * U
         total = float(theta.sum())
         self.evals += 1
         if ms is None or ms.size > (self.length + 1) // 8:
-            self.work += (self.length + 1) * self.n // 4 + CALL_WORK
+            start = start if ms is None else 0
+            self.work += (self.length - start + 1) * self.n // 4 + CALL_WORK
             weight = self.c * theta         # w_k = c_k θ_k, within ρ + 2u relative
-            vals, eps, wvals, weps = _kernel_values(theta, self.length, weight)
-            every = np.arange(self.length + 1)
+            vals, eps, wvals, weps = _kernel_values(theta, self.length, weight, start)
+            every = np.arange(start, self.length + 1)
             errs = eps + 1.01 * every * total * rho
             # ∂B/∂t = m·W(m); W's terms also move by w_k·mθ_k·ρ (θ) and w_k·(ρ + 2u) (w)
             bound = 1.02 * every * (weps + every * float((weight * theta).sum()) * rho

@@ -34,11 +34,16 @@ from .basekernel import Kernel
 from .metrics import U
 
 _SHRINK = 1e-6
+#: The lowest m of the last broad evaluation kept in the pool (a guess, no rigour needed).
 SEEDS = 8
+#: The broad evaluations tried in turn when the pool certifies no step: m from L·(1 − x)
+#: to L for x in TOP (new witnesses are mostly large m; the last, 1, is every m).
+TOP = (0.125, 0.5, 1.0)
 
 
-def _evaluate(kernel: Kernel, t: float, ms: np.ndarray | None) -> dict[str, Any]:
-    ms, vals, errs, (deriv, dbound) = kernel.values(t, ms)
+def _evaluate(kernel: Kernel, t: float, ms: np.ndarray | None, start: int = 0
+              ) -> dict[str, Any]:
+    ms, vals, errs, (deriv, dbound) = kernel.values(t, ms, start)
     s2, s3 = kernel.curvature(t)
     mf = ms.astype(np.float64)
     return {"t": t, "m": ms, "v": vals, "e": errs, "d": deriv, "de": dbound,
@@ -181,8 +186,10 @@ def sweep_bad(kernel: Kernel, t_lo: float, t_end: float,
                     pool = np.union1d(pool, more)
             if pool is not None:
                 new = bad(_evaluate(kernel, t, pool))
-        if new == t:
-            ev = _evaluate(kernel, t, None)
+        for part in TOP:   # the top of the m range first: most new witnesses are there
+            if new != t:
+                break
+            ev = _evaluate(kernel, t, None, kernel.length - int(kernel.length * part))
             upper = ev["v"] + ev["e"]
             low = (np.argpartition(upper, SEEDS)[:SEEDS] if upper.size > SEEDS
                    else np.arange(upper.size))
