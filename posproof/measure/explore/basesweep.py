@@ -39,6 +39,10 @@ SEEDS = 8
 #: The broad evaluations tried in turn when the pool certifies no step: m from L·(1 − x)
 #: to L for x in TOP (new witnesses are mostly large m; the last, 1, is every m).
 TOP = (0.125, 0.5, 1.0)
+#: A partial broad evaluation is tried only over at least TOP_LEAST m, and from L = TOP_FROM
+#: (below, its saving does not pay for the call: measured in work units, L = 65536 … 262144).
+TOP_LEAST = 32768
+TOP_FROM = 131072
 
 
 def _evaluate(kernel: Kernel, t: float, ms: np.ndarray | None, start: int = 0
@@ -189,6 +193,8 @@ def sweep_bad(kernel: Kernel, t_lo: float, t_end: float,
         for part in TOP:   # the top of the m range first: most new witnesses are there
             if new != t:
                 break
+            if part < 1 and (kernel.length < TOP_FROM or part * kernel.length < TOP_LEAST):
+                continue        # a short range costs about as much as every m
             ev = _evaluate(kernel, t, None, kernel.length - int(kernel.length * part))
             upper = ev["v"] + ev["e"]
             low = (np.argpartition(upper, SEEDS)[:SEEDS] if upper.size > SEEDS
