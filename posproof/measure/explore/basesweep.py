@@ -14,9 +14,10 @@ roots being accurate.
 The union of these intervals, walked greedily from t, is a chain of bad pieces, each
 with its witness.  The next point is first tried with a small pool, the *families* of
 the last witnesses (a guess, no rigour needed: witnesses drift slowly as m·e^(c·Δt), and
-m·b^(±2/d) shifts every phase by one pair) and of the few m lowest at the last full
-evaluation (while their families stay as small as the pool), and evaluated in full only
-if that fails.
+m·b^(±2/d) shifts every phase by one pair) and of the few m lowest at the last broad
+evaluation (while their families stay as small as the pool).  If that fails, the top
+eighth and then the top half of the m range are evaluated (from L = 131072: new witnesses
+are mostly large m), and every m only if they fail too.
 The sweep stops where no step is certified (in practice an island's start); the branch
 and bound of :mod:`.basebound` takes a window from there, where it is faster
 (docs/base-bound.md), and the sweep resumes after it.
