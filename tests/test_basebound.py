@@ -112,10 +112,10 @@ def test_d128_finds_good_bases_below_the_old_grid_bound():
 def test_undecided_intervals_are_never_called_good_or_bad(monkeypatch):
     """With the work budget cut short, the rest of the range is undecided: reported and
     counted, inside no island, and no smallest good base is claimed below it."""
-    monkeypatch.setattr(sys.modules["posproof.measure.explore.basebound"], "MAX_WORK", 3000)
-    bb = base_bound(256, 16, lowest=10, highest=1e9)
+    bb = base_bound(256, 16, lowest=10, highest=1e9, work_budget=3000)
     assert bb.undecided == len(bb.undecided_where) >= 1
-    assert any("work budget" in n for n in bb.notes)
+    assert any("work budget" in n and "--base-work" in n for n in bb.notes)
+    assert bb.stopped_by == "work budget"
     for lo, hi in bb.undecided_where:
         for island in bb.islands:
             assert float(hi) <= float(island.start[1]) or float(lo) >= float(island.end[0])
@@ -153,21 +153,26 @@ def test_block_doubt_keeps_every_m_it_cannot_certify(dim, length, t, width):
             assert _b_mp(mpmath.exp(s), dim, m) >= 0
 
 
-@given(dim=st.sampled_from([8, 64, 128]), length=st.integers(1, 3000), t=st.floats(0.7, 30))
-def test_kernel_values_are_within_their_stated_bounds(dim, length, t):
+@given(dim=st.sampled_from([8, 64, 128]), length=st.integers(1, 3000), t=st.floats(0.7, 30),
+       part=st.floats(0, 1))
+def test_kernel_values_are_within_their_stated_bounds(dim, length, t, part):
     """The one-product GEMM: B(m) and W(m) = Σ w_k sin(mθ_k) within the returned bounds of
-    the exact sums for the float64 θ (mpmath, 40 digits), at a few m including L."""
+    the exact sums for the float64 θ (mpmath, 40 digits), at a few m including L; also for
+    the top of the range only (m from ``start`` to L, as the bad sweep evaluates first)."""
     c = np.arange(dim // 2) * (2.0 / dim)
     theta = np.exp(-c * t)
     weight = c * theta
-    vals, eps, wvals, weps = _kernel_values(theta, length, weight)
-    with mpmath.workdps(40):
-        for m in {0, 1, length // 2, length}:
-            exact = mpmath.fsum(mpmath.cos(m * mpmath.mpf(x)) for x in theta)
-            wexact = mpmath.fsum(mpmath.mpf(w) * mpmath.sin(m * mpmath.mpf(x))
-                                 for w, x in zip(weight, theta, strict=True))
-            assert abs(vals[m] - exact) <= eps
-            assert abs(wvals[m] - wexact) <= weps
+    start = int(part * length)
+    for first in (0, start):
+        vals, eps, wvals, weps = _kernel_values(theta, length, weight, first)
+        assert vals.size == wvals.size == length - first + 1
+        with mpmath.workdps(40):
+            for m in {first, min(first + 1, length), (first + length) // 2, length}:
+                exact = mpmath.fsum(mpmath.cos(m * mpmath.mpf(x)) for x in theta)
+                wexact = mpmath.fsum(mpmath.mpf(w) * mpmath.sin(m * mpmath.mpf(x))
+                                     for w, x in zip(weight, theta, strict=True))
+                assert abs(vals[m - first] - exact) <= eps
+                assert abs(wvals[m - first] - wexact) <= weps
 
 
 def test_the_tail_is_one_good_piece_and_really_good():
@@ -246,7 +251,7 @@ def test_sweep_bad_stops_at_the_first_island_and_its_pieces_are_bad():
     kernel = Kernel(128, 1024)
     pieces: list[tuple[float, float, str, int | None]] = []
     stop = sweep_bad(kernel, math.log(2), math.log(1e5), lambda *p: pieces.append(p),
-                     lambda t: None, 1e12)
+                     lambda t: None)
     assert pieces
     assert pieces[0][0] == math.log(2)
     for (_, hi, _, _), (lo, _, _, _) in itertools.pairwise(pieces):

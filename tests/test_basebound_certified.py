@@ -178,13 +178,18 @@ def test_a_planted_wrong_item_makes_the_answers_unknown(monkeypatch):
     assert base_bound(30, 4, lowest=2, highest=1e9, audit=False).bound is not None
 
 
-def test_the_time_budget_leaves_the_range_undecided_never_guessed():
+def test_the_time_limit_leaves_the_range_undecided_never_guessed_and_says_so():
+    """The safety net (CPU seconds) fired at once: the range is undecided, and the answer
+    says the time limit cut it (not the work budget) and names the option that raises it."""
     bb = base_bound(1024, 128, time_budget=0)
     assert not bb.islands
     assert bb.bound is None
     assert bb.undecided >= 1
-    assert any("time budget" in n for n in bb.notes)
+    assert bb.stopped_by == "time limit"
+    assert any("safety time limit" in n and "--base-time-limit" in n for n in bb.notes)
     assert "no good base certified" in bb.summary()
+    assert "--base-time-limit" in bb.summary()
+    assert bb.to_dict()["stopped_by"] == "time limit"
     with pytest.raises(InvalidParameter, match="time_budget"):
         base_bound(30, 4, time_budget=-1)
 

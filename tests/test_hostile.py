@@ -683,11 +683,22 @@ EXPLORE_CALLS: dict[str, tuple[Callable[[Any], Any], st.SearchStrategy[Any], tup
                        st.sampled_from([5, ["int8"], [None], ["x"]]), ("dtype",)),
     "explore-seed": (lambda v: explore.explore([posproof.rotary(10000, 4)], 64, seed=v),
                      st.sampled_from([-1, "x", 1.5, None]), ("seed",)),
+    "explore-base-work": (lambda v: explore.explore([posproof.rotary(10000, 4)], 64,
+                                                    base_bounds=True, base_work=v,
+                                                    proofs=False, dtypes=[]),
+                          st.sampled_from([-1, 1.5, "x", float("nan"), True]), ("base_work",)),
+    "explore-base-time-limit": (lambda v: explore.explore([posproof.rotary(10000, 4)], 64,
+                                                          base_bounds=True, base_time_limit=v,
+                                                          proofs=False, dtypes=[]),
+                                st.sampled_from([-1.0, float("nan"), "x"]), ("time_budget",)),
 }
 BASE_BOUND_ARGS = {
     "lowest": st.one_of(not_above_one(), st.just(1e13)),
     "highest": st.one_of(not_positive(), st.just(float("inf")), st.just(1.5), st.just(1e16)),
     "rel_tol": st.one_of(not_positive(), st.just(1.0), st.just(1e-20)),
+    "work_budget": st.sampled_from([-1, 1.5, "x", float("nan"), float("inf"), True, 10**19,
+                                    "1e9"]),
+    "time_budget": st.sampled_from([-1.0, float("nan"), float("inf"), "x", True]),
 }
 
 

@@ -228,6 +228,16 @@ def test_check_impl_bad_targets(target: str) -> None:
                 "target", "impl")
 
 
+@pytest.mark.parametrize(("option", "value"), [
+    ("--base-work", v) for v in ("-1", "abc", "1.5", "nan", "inf", "", "--")] + [
+    ("--base-time-limit", v) for v in ("0", "-3", "abc", "nan", "inf", "")])
+def test_explore_base_budget_options(option: str, value: str) -> None:
+    """explore's work budget and safety net: a bad value is refused (status 2), named."""
+    cli_refused(["explore", "rope:base=10000,dim=8", "--length", "64", "--base-bound",
+                 "--no-proofs", f"{option}={value}"], option.lstrip("-"),
+                option.lstrip("-").replace("-", "_"))
+
+
 @pytest.mark.parametrize("argv", [["prove", "--dim=--"], ["check", "--length=--"],
                                   ["check", "--dps=--"]])
 def test_double_dash_value(argv: list[str]) -> None:

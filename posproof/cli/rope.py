@@ -124,6 +124,15 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         help="--base-bound stops after the first island: the smallest good "
                              "base, certified, much faster at long L (islands above, the "
                              "all-good threshold and 'interval' are then not computed)")
+    # the defaults are basebound.WORK_BUDGET and TIME_LIMIT (not imported here: --help stays
+    # light; tests/test_explore.py checks that the two agree)
+    parser.add_argument("--base-work", metavar="N", type=int_at_least(0), default=None,
+                        help="--base-bound's work budget, in work units (default 2e10): past "
+                             "it the rest of the range is reported undecided, the same on "
+                             "every machine at any load; raise it to decide more")
+    parser.add_argument("--base-time-limit", metavar="S", type=_seconds, default=None,
+                        help="--base-bound's safety net in CPU seconds of the process "
+                             "(default 3600): stops runaway work only; an answer it cuts says so")
     parser.add_argument("--dtype", "--dtypes", dest="dtypes", default="float32,float16,bfloat16",
                         help="dtypes of the audit, comma-separated ('' for none)")
     parser.add_argument("--plot", metavar="FILE", help="write the overlaid curves to FILE "
@@ -140,9 +149,29 @@ def _base_options(args: argparse.Namespace, bar: Any = None) -> dict[str, Any]:
 
     if bar is None:
         bar = ProgressBar.on(sys.stderr)
-    return {"base_range": parse_base_range(getattr(args, "base_range", "2,1e12")),
-            "integer_bases": bool(getattr(args, "integer_bases", False)),
-            "first_only": bool(getattr(args, "first_island", False)), "progress": bar}
+    options = {"base_range": parse_base_range(getattr(args, "base_range", "2,1e12")),
+               "integer_bases": bool(getattr(args, "integer_bases", False)),
+               "first_only": bool(getattr(args, "first_island", False)), "progress": bar}
+    if getattr(args, "base_work", None) is not None:
+        options["base_work"] = args.base_work
+    if getattr(args, "base_time_limit", None) is not None:
+        options["base_time_limit"] = args.base_time_limit
+    return options
+
+
+def _seconds(text: str) -> float:
+    """An argparse ``type``: a number of seconds > 0.
+
+    >>> _seconds("90"), _seconds("1e3")
+    (90.0, 1000.0)
+    """
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not (value > 0 and value < float("inf")):
+        raise argparse.ArgumentTypeError(f"{text!r} must be a number of seconds > 0")
+    return value
 
 
 def _dtypes(text: str) -> list[str]:

@@ -70,16 +70,19 @@ from .metrics import U, length_arg
 HIGHEST = 1e15          # ln b ≤ 34.6 keeps the θ error bound ρ small
 # a settled ball must be wide enough that its 10⁻⁶ relative slack dwarfs the rounding of p ± r
 _TINY = 4e6 * U
-MAX_WORK = 4 * 10**10   # length × pairs × evaluations: past it intervals are left undecided
 WINDOW = 4e-3           # ln b (× 65536/L below L = 65536) for the branch and bound per stop
 #: m in doubt × pairs: up to this, an interval's doubtful m are re-evaluated exactly
 SHARPEN_WORK = 256
-#: Seconds a search may take by default: past them the rest of the range is undecided.
-TIME_BUDGET = 45.0
+#: The work budget of a search by default, in work units (:attr:`Kernel.work`: about one per
+#: multiply-add of the float64 kernel, plus a fixed charge per call and per exact enclosure).
+#: Past it the rest of the range is undecided: the same answer on every machine, at any load.
+WORK_BUDGET = 2 * 10**10
+#: The safety net, in CPU seconds of the process (``time.process_time``, which machine load
+#: barely changes): it stops runaway work only, far past what the work budget allows
+#: (docs/base-bound.md), and an answer it cuts says so.
+TIME_LIMIT = 3600.0
 #: An exact base whose tiny interval leaves more m than this in doubt is answered unknown.
 EXACT_MAX = 32
-#: Seconds one base's exact decision (:meth:`BaseBound.decide`) may take.
-DECIDE_SECONDS = 10.0
 METHOD = ("certified branch and bound in ln b (float64 with rigorous error bounds, exact "
           "interval re-evaluation of near-degenerate B(m))")
 
@@ -92,7 +95,7 @@ class Piece:
     hi: float
     state: str                 # "good", "bad" or "undecided"
     witness: int | None = None  # for "bad": B(witness; b) < 0 on the whole piece
-    why: str | None = None      # for "undecided": "resolution" or "budget" (time or work)
+    why: str | None = None      # for "undecided": "resolution" or "budget" (work or time)
 
 
 @dataclass
@@ -163,7 +166,10 @@ class BaseBound:
     notes: list[str] = field(default_factory=list)
     top_good: bool = False
     searched_to: float | None = None   # first_only: ln b where the search stopped
-    time_budget: float | None = None
+    time_budget: float | None = None   # the safety net (seconds)
+    work_budget: int | None = None     # the deterministic budget (work units)
+    work: int = 0                      # work units the search used (deterministic)
+    stopped_by: str | None = None      # "work budget" or "time limit" when one cut the range
     evidence: dict[str, Evidence] = field(default_factory=dict)
     answers: dict[str, BaseAnswer] = field(default_factory=dict)
     smallest_status: str = "certified"  # or "unknown: …" when its evidence is not confirmed
@@ -231,8 +237,7 @@ class BaseBound:
         key = sp.sstr(exact)
         if key in self.answers:
             return self.answers[key].status
-        deadline = time.perf_counter() + DECIDE_SECONDS
-        return Verdict(_point(self, exact, deadline, key)[0])
+        return Verdict(_point(self, exact, _safety(self), key)[0])
 
     def decide(self, base: Any) -> BaseAnswer:
         """The certified answer for one exact base (int, float as its binary value,
@@ -287,7 +292,8 @@ class BaseBound:
                 "undecided_where": [[_text(a), _text(b)] for a, b in self.undecided_where],
                 "evaluations": self.evaluations, "seconds": round(self.seconds, 2),
                 "exact_reevaluations": getattr(self._kernel, "sharpened", 0),
-                "time_budget": self.time_budget,
+                "work": self.work, "work_budget": self.work_budget,
+                "time_budget": self.time_budget, "stopped_by": self.stopped_by,
                 "audit_seconds": round(self.audit_seconds, 3),
                 "smallest_status": self.smallest_status,
                 "notes": self.notes,
@@ -328,7 +334,26 @@ class BaseBound:
             shown = ", ".join(f"[{_text(a)}, {_text(b)}]" for a, b in self.undecided_where[:3])
             more = "" if len(self.undecided_where) <= 3 else ", …"
             text += f" ({shown}{more})"
+        if self.stopped_by == "work budget":
+            text += (f"; the work budget ({self.work_budget:g} units) ran out: raise it with "
+                     "--base-work N (work_budget= in Python)")
+        elif self.stopped_by == "time limit":
+            text += (f"; stopped by the safety time limit ({self.time_budget:g} CPU s), not the "
+                     "work budget: raise it with --base-time-limit S (time_budget= in Python)")
         return text
+
+
+def work_arg(value: Any, name: str = "work_budget") -> int | None:
+    """A checked work budget: a whole number of work units ≥ 0 (1e10 is accepted), or None.
+
+    >>> work_arg(1e10), work_arg(None)
+    (10000000000, None)
+    """
+    if value is None:
+        return None
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        value = int(value)
+    return check_int(name, value, minimum=0, maximum=10**18)
 
 
 def parse_base_range(text: str) -> tuple[float, float]:
@@ -399,7 +424,7 @@ def _classify(kernel: Kernel, a: float, c: float, cand: np.ndarray | None,
     if likely_good and (cand is None or cand.size > (kernel.length + 1) // 8):
         doubt = block_doubt(kernel, a, c, (kernel.length + 1) // 8)
         if doubt is not None and cand is not None:
-            doubt = np.intersect1d(doubt, cand, assume_unique=True)
+            doubt = _common(doubt, cand)
         if doubt is not None and not doubt.size:
             return "good", None, doubt, doubt
         cand = cand if doubt is None else doubt
@@ -427,7 +452,10 @@ def _classify(kernel: Kernel, a: float, c: float, cand: np.ndarray | None,
                 return answer
     upper = vals + spread
     doubt = vals - spread <= 0
-    best = ms[np.argpartition(upper, 3)[:4]] if ms.size > 4 else ms
+    # the guesses below (no rigour needed) look only at the m in doubt: every other m is
+    # certified positive on all of [a, c], so it is no witness in it
+    sub = np.flatnonzero(doubt)
+    best = _lowest(ms[sub], upper[sub])
     # what the midpoint settles around itself: the widest bad ball of one m, or the good
     # ball where every m in doubt keeps its sign
     if vals.min() < 0:
@@ -444,11 +472,26 @@ def _classify(kernel: Kernel, a: float, c: float, cand: np.ndarray | None,
         lo = hi = p
     # a guess (no rigour needed): the m predicted most negative at the sides' midpoints
     for side in (0.5 * (a + lo), 0.5 * (hi + c)):
-        guess = vals + kernel.deriv * (side - p)
-        best = np.union1d(best, ms[np.argpartition(guess, 3)[:4]] if ms.size > 4 else ms)
+        guess = vals[sub] + kernel.deriv[sub] * (side - p)
+        best = np.union1d(best, _lowest(ms[sub], guess))
     if not settled:
         return "open", None, ms[doubt], best
     return "open", (core[0], core[1], lo, hi), ms[doubt], best
+
+
+def _lowest(ms: np.ndarray, values: np.ndarray, count: int = 4) -> np.ndarray:
+    """The ``count`` m with the lowest values (all of them when there are no more)."""
+    return ms[np.argpartition(values, count - 1)[:count]] if ms.size > count else ms
+
+
+def _common(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The sorted distinct values in both sorted distinct arrays (a binary search of the
+    shorter one's values in the longer one: no sort of their union)."""
+    short, long = (a, b) if a.size <= b.size else (b, a)
+    if not short.size or not long.size:
+        return short[:0]
+    where = np.minimum(np.searchsorted(long, short), long.size - 1)
+    return short[long[where] == short]
 
 
 def _exact_base(base: Any) -> sp.Expr:
@@ -489,7 +532,7 @@ def _float_up(x: Fraction) -> float:
     return f if Fraction(f) >= x else math.nextafter(f, math.inf)
 
 
-def _ln_enclosure(exact: sp.Expr, deadline: float) -> tuple[float, float] | None:
+def _ln_enclosure(exact: sp.Expr, deadline: float | None) -> tuple[float, float] | None:
     """Floats [a, c] with a ≤ ln(base) ≤ c, certified (None: the base is not certainly > 0)."""
     got = certified_value(sp.log(BASE), {BASE: exact}, 64, BUDGET_BITS, want=1e-15,
                           deadline=deadline)
@@ -499,14 +542,14 @@ def _ln_enclosure(exact: sp.Expr, deadline: float) -> tuple[float, float] | None
     return _float_down(got[1]), _float_up(got[2])
 
 
-def _sign_item(m: int, dim: int, env: dict[Any, Any], where: str, deadline: float
-               ) -> tuple[int | None, Sign | None, str]:
+def _sign_item(m: int, dim: int, env: dict[Any, Any], where: str, deadline: float | None,
+               charge: Any = None) -> tuple[int | None, Sign | None, str]:
     """The certified sign of B(m) at one exact point (``env``: {BASE: b} or {LN_B: t}), as
     a Sign item; (None, None, why) when it cannot be decided."""
     var = "t" if LN_B in env else "b"
     expr = kernel_expr(m, dim, var)
     bits = 64 + m.bit_length() + 16
-    got = certified_value(expr, env, bits, BUDGET_BITS, deadline=deadline)
+    got = certified_value(expr, env, bits, BUDGET_BITS, deadline=deadline, charge=charge)
     if got is not None and got[0] is not None:
         sign, lo, hi, prec = got
         relation = "positive" if sign > 0 else "negative"
@@ -519,7 +562,8 @@ def _sign_item(m: int, dim: int, env: dict[Any, Any], where: str, deadline: floa
         if concrete is not None and is_exact_zero(concrete):
             return 0, Sign(f"B({m}) at {where}", expr, "zero", env=dict(env),
                            engine="posproof.validated (exact rewriting)"), ""
-    late = " (its time ran out)" if time.perf_counter() > deadline else ""
+    late = (" (stopped by the safety time limit: raise it with --base-time-limit or "
+            "time_budget=)" if deadline is not None and time.process_time() > deadline else "")
     why = (f"not enclosed{late}" if got is None
            else f"every enclosure up to {got[3]} bits holds 0{late}")
     return None, None, f"the sign of B({m}) at {where}: {why}"
@@ -533,7 +577,7 @@ def _num(x: Fraction, up: bool) -> str:
 
 
 def _good_items(kernel: Kernel, dim: int, t: float, env: dict[Any, Any], where: str,
-                deadline: float, skip: set[int] | None = None
+                deadline: float | None, skip: set[int] | None = None
                 ) -> tuple[list[Sign | Spot], str]:
     """For a base decided good: the decisive margin, i.e. the m with the smallest float64
     B(m) at the float t near it: its certified sign at the base (``env``), and its float64
@@ -552,7 +596,7 @@ def _good_items(kernel: Kernel, dim: int, t: float, env: dict[Any, Any], where: 
     return [item, spot], ""
 
 
-def _point(out: BaseBound, exact: sp.Expr, deadline: float, key: str
+def _point(out: BaseBound, exact: sp.Expr, deadline: float | None, key: str
            ) -> tuple[str, int | None, list[Sign], str, str | None, float, np.ndarray | None]:
     """Is one exact base good: (status 'yes' | 'no' | 'unknown', witness, the Signs of the
     m decided exactly, how, why unknown, a float t near ln b, the m decided exactly).
@@ -585,7 +629,8 @@ def _point(out: BaseBound, exact: sp.Expr, deadline: float, key: str
     _, vals, _, _ = kernel.values(t, doubt)
     items: list[Sign] = []
     for m in doubt[np.argsort(vals)]:
-        sign, item, why = _sign_item(int(m), out.dim, {BASE: exact}, f"b = {key}", deadline)
+        sign, item, why = _sign_item(int(m), out.dim, {BASE: exact}, f"b = {key}", deadline,
+                                     kernel.charge)
         if sign is None:
             return "unknown", None, [], how, why, t, doubt
         if sign < 0:
@@ -598,7 +643,7 @@ def _decide(out: BaseBound, exact: sp.Expr, key: str) -> BaseAnswer:
     """The certified answer for one exact base, with its evidence (see :meth:`BaseBound.decide`):
     for 'no' the certified sign of B(witness) < 0 at the base; for 'yes' the signs of the m
     decided exactly and the decisive margin (:func:`_good_items`)."""
-    deadline = time.perf_counter() + DECIDE_SECONDS
+    deadline = _safety(out)
     where = f"b = {key}"
     env = {BASE: exact}
     status, witness, items, how, why, t, doubt = _point(out, exact, deadline, key)
@@ -634,7 +679,8 @@ def _certainly_outside(exact: sp.Expr, lowest: float, highest: float) -> bool:
 def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1e12,
                integer_bases: bool = False, rel_tol: float = 1e-9, first_only: bool = False,
                progress: Callable[[str, int, int], None] | None = None,
-               time_budget: float | None = TIME_BUDGET, audit: bool = True) -> BaseBound:
+               time_budget: float | None = TIME_LIMIT, audit: bool = True,
+               work_budget: int | None = WORK_BUDGET) -> BaseBound:
     """Every good base in [lowest, highest] for (d, L), certified by branch and bound.
 
     Bases are searched in t = ln b; an interval is split until it is all good,
@@ -644,8 +690,12 @@ def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1
     start (0 before any work) to the end.  ``first_only``: stop once the first island
     is found (the smallest good base and its witness, certified the same way); the
     islands above it, ``threshold`` and ``interval`` are then not computed (None), and
-    ``searched_to`` says where the search stopped.  ``time_budget`` (seconds, None: no
-    limit): past it the rest of the range is left undecided (reported, never guessed).
+    ``searched_to`` says where the search stopped.  ``work_budget`` (work units,
+    :data:`WORK_BUDGET` by default, None: no limit): past it the rest of the range is left
+    undecided (reported, never guessed; ``stopped_by`` and a note say so), the same on every
+    machine whatever its load.  ``time_budget`` (CPU seconds, :data:`TIME_LIMIT`
+    by default, None: none) is only a safety net against runaway work; an answer it cuts
+    says so (``stopped_by == "time limit"``).
     ``audit``: the evidence of the smallest good base (and of each :meth:`BaseBound.decide`)
     is re-checked by :mod:`posproof.audit`; an answer it cannot confirm becomes unknown.
 
@@ -669,10 +719,12 @@ def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1
         time_budget = check_finite("time_budget", time_budget)
         if time_budget < 0:
             raise InvalidParameter(f"time_budget={time_budget!r} must be >= 0 (or None)")
+    work_budget = work_arg(work_budget)
     out = BaseBound(length, dim, lowest, highest, bool(integer_bases), rel_tol,
-                    time_budget=time_budget, audit=bool(audit))
+                    time_budget=time_budget, audit=bool(audit), work_budget=work_budget)
     kernel = out._kernel = Kernel(dim, length)
-    kernel.deadline = None if time_budget is None else start + time_budget
+    kernel.budget = work_budget
+    kernel.deadline = None if time_budget is None else time.process_time() + time_budget
     t_lo = math.log(lowest) * (1 - 4 * U)
     t_hi = math.log(highest) * (1 + 4 * U)
     span = t_hi - t_lo
@@ -697,8 +749,7 @@ def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1
         if progress is not None:
             progress("certified base search", round(1000 * (t - t_lo) / span), 1000)
 
-    def spent() -> bool:
-        return kernel.work > MAX_WORK or kernel.expired()
+    spent = kernel.spent
 
     # the bad stretch from the bottom by a sweep; the rest by branch and bound
     recent: list[int] = []   # the last witnesses: a bad interval's neighbour's often works
@@ -707,7 +758,7 @@ def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1
         if spent():
             pieces.append(Piece(t_from, t_tail, "undecided", why="budget"))
             break
-        t_stop = sweep_bad(kernel, t_from, t_tail, add, tick, MAX_WORK)
+        t_stop = sweep_bad(kernel, t_from, t_tail, add, tick)
         t_from = min(t_tail, t_stop + WINDOW * max(1.0, 65536 / length))
         stack: list[tuple[float, float, Any, Any, bool]] = [
             (t_stop, t_from, None, none, True)] * (t_from > t_stop)
@@ -759,16 +810,35 @@ def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1
     if shown and progress is not None:
         progress("certified base search", 1000, 1000)
         getattr(progress, "close", lambda: None)()   # the CLI's bar clears its line
-    if kernel.work > MAX_WORK:
-        out.notes.append("the work budget ran out: the rest of the range is undecided")
-    if kernel.expired() and any(p.why == "budget" for p in pieces):
-        out.notes.append(f"the time budget ({time_budget:g} s) ran out: the rest of the "
-                         "range is undecided")
     (_integer_islands if integer_bases else _real_islands)(out)
     _smallest_evidence(out)
+    if kernel.stopped is not None and (out.undecided or any(p.why == "budget"
+                                                            for p in pieces)):
+        out.stopped_by, note = _stop_note(out)
+        out.notes.append(note)
+    out.work = kernel.work
     out.evaluations = kernel.evals
     out.seconds = time.perf_counter() - start
     return out
+
+
+def _stop_note(out: BaseBound) -> tuple[str, str]:
+    """("work budget" | "time limit", the note saying so and naming the option that raises it)."""
+    if out._kernel.stopped == "time":
+        return "time limit", (
+            f"stopped by the safety time limit ({out.time_budget:g} CPU s), not by "
+            "the work budget: the rest of the range is undecided and this answer depends on "
+            "the machine's speed and load (raise it: --base-time-limit SECONDS on explore, "
+            "time_budget= in Python)")
+    return "work budget", (
+        f"the work budget ({out.work_budget:g} units) ran out: the rest of the range is "
+        "undecided, the same on every machine (raise it: --base-work N on explore, "
+        "work_budget= in Python)")
+
+
+def _safety(out: BaseBound) -> float | None:
+    """The safety net's deadline for one more exact decision (None: no time limit)."""
+    return None if out.time_budget is None else time.process_time() + out.time_budget
 
 
 def _splittable(a: float, c: float, out: BaseBound) -> bool:
@@ -847,13 +917,11 @@ def _bracket(pieces: list[Piece], p: Piece) -> bool:
 
 
 def _integer_status(out: BaseBound, n: int) -> tuple[str, int | None]:
-    """One integer base decided on its own (:func:`_point`); unknown once the time is spent."""
-    if out._kernel.expired():
+    """One integer base decided on its own (:func:`_point`); unknown once the search's budget
+    is spent (:meth:`Kernel.spent`)."""
+    if out._kernel.spent():
         return "unknown", None
-    deadline = time.perf_counter() + DECIDE_SECONDS
-    if out._kernel.deadline is not None:
-        deadline = min(deadline, out._kernel.deadline + DECIDE_SECONDS)
-    status, witness = _point(out, sp.Integer(n), deadline, str(n))[:2]
+    status, witness = _point(out, sp.Integer(n), out._kernel.deadline, str(n))[:2]
     return status, witness
 
 
@@ -917,7 +985,7 @@ def _smallest_evidence(out: BaseBound) -> None:
     B(witness) < 0 at the top of the range (``evidence["no_good_base"]``).  Audited unless
     ``out.audit`` is False; an evidence that is not confirmed makes the answer unknown."""
     kernel, dim = out._kernel, out.dim
-    deadline = time.perf_counter() + DECIDE_SECONDS
+    deadline = _safety(out)
     items: list[Sign | Spot] = []
     merged = _merge(out.pieces)
     if out.smallest is None:

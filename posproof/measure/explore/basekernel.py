@@ -33,6 +33,11 @@ BASE = sp.Symbol("b", positive=True)
 #: Bits the search's exact re-evaluation (:meth:`Kernel.sharpen`) may use: past them the
 #: interval is bisected (and, at the resolution, left undecided).
 SHARPEN_BITS = 1024
+#: Work units charged for each call of an evaluation routine, whatever its size (the
+#: Python and NumPy overhead of a call is tens of microseconds, ~10⁴ units).
+CALL_WORK = 10_000
+#: Work units per bit of precision and pair of an exact enclosure (:func:`certified_value`).
+BIT_WORK = 250
 
 
 @lru_cache(maxsize=4096)
@@ -60,13 +65,14 @@ def _fraction(x: mpmath.mpf) -> Fraction:
 
 def certified_value(expr: sp.Expr, env: dict[Any, Any], start_bits: int = 64,
                     max_bits: int = BUDGET_BITS, want: float = 0.0,
-                    deadline: float | None = None
+                    deadline: float | None = None, charge: Any = None
                     ) -> tuple[int | None, Fraction, Fraction, int] | None:
     """(sign, lo, hi, bits): an enclosure [lo, hi] (exact) of ``expr`` by
     :func:`posproof.validated.enclose`, at ``start_bits`` doubled until it excludes 0 and
     its width is at most ``want``·|value| (``want`` = 0: a sign is enough), up to
     ``max_bits``.  ``sign`` is None when every enclosure held 0; None when none could be
-    formed (or the ``deadline``, a ``time.perf_counter`` value, passed).
+    formed (or the ``deadline``, a ``time.process_time`` value, passed: a safety net only).
+    ``charge(bits)``, when given, is called before each enclosure (work accounting).
 
     >>> s, lo, hi, bits = certified_value(kernel_expr(22, 4, "b"),
     ...     {BASE: (22 / (22 - 7 * sp.pi)) ** 2 - sp.Rational(1, 10**30)})
@@ -75,8 +81,10 @@ def certified_value(expr: sp.Expr, env: dict[Any, Any], start_bits: int = 64,
     """
     prec, last = max(32, int(start_bits)), None
     while prec <= max_bits:
-        if deadline is not None and last is not None and time.perf_counter() > deadline:
+        if deadline is not None and last is not None and time.process_time() > deadline:
             break
+        if charge is not None:
+            charge(prec)
         try:
             x = enclose(expr, env, prec)
         except Unresolved:
@@ -94,26 +102,28 @@ def certified_value(expr: sp.Expr, env: dict[Any, Any], start_bits: int = 64,
     return last
 
 
-def _kernel_values(theta: np.ndarray, length: int, weight: np.ndarray | None = None
+def _kernel_values(theta: np.ndarray, length: int, weight: np.ndarray | None = None,
+                   start: int = 0
                    ) -> tuple[np.ndarray, float] | tuple[np.ndarray, float, np.ndarray, float]:
-    """B(m) = Σ_k cos(mθ_k) for m = 0 … L from float64 θ taken as exact: (values, bound);
+    """B(m) = Σ_k cos(mθ_k) for m = start … L from float64 θ taken as exact: (values, bound);
     with ``weight`` also W(m) = Σ_k w_k sin(mθ_k) and its bound.
 
-    Δ = qB + r, Re(A·Bᵀ) with A[q,k] = e^{iθ_k qB} and B[r,k] = e^{iθ_k r}.
+    Δ = start + qB + r, Re(A·Bᵀ) with A[q,k] = e^{iθ_k (start + qB)} and B[r,k] = e^{iθ_k r}
+    (start + qB ≤ L, so the bound below, stated for phases up to Lθ_max, holds).
     Bound: phases within 2.02u·Lθ_max each (θ's rounding included), sin/cos
     within 4u, one product of length 2n (any order, FMA or not) within γ_2n·n ≤
     2γ_n·n + u·n, as |cos a cos b| + |sin a sin b| ≤ 1; for W the same per term
     times w_k (w_k ≥ 0 taken as exact, plus u for the product): n → Σ w_k."""
     n = theta.size
-    block = math.isqrt(length) + 1
-    rows = length // block + 1
+    block = math.isqrt(length - start) + 1
+    rows = (length - start) // block + 1
     b = np.multiply.outer(np.arange(block, dtype=np.float64), theta)
     cb, sb = np.cos(b).T, np.sin(b).T
     # one product per step: [cos A | sin A] · [[cos B, w·sin B], [−sin B, w·cos B]]
     right = (np.block([[cb, sb * weight[:, None]], [-sb, cb * weight[:, None]]])
              if weight is not None else np.vstack([cb, -sb]))
     out = np.empty((rows, right.shape[1]))
-    left = np.multiply.outer(np.arange(rows, dtype=np.float64) * block, theta)
+    left = np.multiply.outer(start + np.arange(rows, dtype=np.float64) * block, theta)
     left = np.hstack([np.cos(left), np.sin(left)])
     # products under OpenBLAS's 2^18 multiply-adds stay on one thread: two threads cost
     # twice the CPU on this shared machine for ~10 % less wall time
@@ -123,10 +133,11 @@ def _kernel_values(theta: np.ndarray, length: int, weight: np.ndarray | None = N
     gamma = n * U / (1 - n * U)
     per = 4.04 * U * length * float(theta.max()) + 16 * U
     eps = 1.01 * (n * per + 2 * gamma * n + U * n)
+    count = length - start + 1
     if weight is None:
-        return out.reshape(-1)[:length + 1], eps
+        return out.reshape(-1)[:count], eps
     total = float(weight.sum()) * (1 + n * U)
-    return (out[:, :block].reshape(-1)[:length + 1], eps, out[:, block:].reshape(-1)[:length + 1],
+    return (out[:, :block].reshape(-1)[:count], eps, out[:, block:].reshape(-1)[:count],
             1.01 * total * (per + 2 * gamma + 2 * U))
 
 
@@ -139,9 +150,11 @@ class Kernel:
         self.gamma = self.n * U / (1 - self.n * U)
         self.evals = 0
         self.likely_good = False
-        self.work = 0
+        self.work = 0                       # work units spent (deterministic: no clock)
         self.sharpened = 0                  # exact re-evaluations (:meth:`sharpen`)
-        self.deadline: float | None = None  # time.perf_counter() past which the search stops
+        self.budget: int | None = None      # work units past which the search stops
+        self.deadline: float | None = None  # safety net: a process_time() value, or None
+        self.stopped: str | None = None     # "work" or "time" once :meth:`spent` said so
 
     def slope(self, a: float) -> float:
         """S with |∂B(m)/∂t| ≤ m·S on [a, ∞)."""
@@ -190,12 +203,13 @@ class Kernel:
         done = np.zeros(pick.size, dtype=bool)
         tt = Fraction(t)
         for j, i in enumerate(pick):
-            if self.expired():
+            if self.spent():
                 break
             m = int(ms[i])
             bits = 64 + m.bit_length() + int(abs(t)).bit_length() + 16
             got = certified_value(kernel_expr(m, 2 * self.n), {LN_B: tt}, bits,
-                                  SHARPEN_BITS, want=0.25, deadline=self.deadline)
+                                  SHARPEN_BITS, want=0.25, deadline=self.deadline,
+                                  charge=self.charge)
             self.sharpened += 1
             if got is None:
                 continue
@@ -210,9 +224,22 @@ class Kernel:
         self.parts = (errs, *self.parts[1:])
         return vals, spread, done
 
-    def expired(self) -> bool:
-        """Whether the search's time budget (``deadline``, a perf_counter value) is spent."""
-        return self.deadline is not None and time.perf_counter() > self.deadline
+    def charge(self, bits: int) -> None:
+        """Account one exact enclosure of B(m) at ``bits`` of precision."""
+        self.work += CALL_WORK + BIT_WORK * self.n * int(bits)
+
+    def spent(self) -> bool:
+        """Whether the search must stop: its work ``budget`` (deterministic) is used up, or
+        the safety net ``deadline`` (a ``time.process_time`` value: CPU seconds of the
+        process, which machine load barely changes; for runaway work only) passed.
+        The first reason is kept in ``stopped`` ("work" or "time")."""
+        if self.budget is not None and self.work > self.budget:
+            self.stopped = self.stopped or "work"
+            return True
+        if self.deadline is not None and time.process_time() > self.deadline:
+            self.stopped = self.stopped or "time"
+            return True
+        return False
 
     def reach(self, margin: np.ndarray, pick: np.ndarray) -> np.ndarray:
         """Per m (``pick`` into the last :meth:`spread`): the radius r around its t over which
@@ -225,18 +252,20 @@ class Kernel:
                 r = np.maximum(r, 2 * room / (lin + np.sqrt(lin * lin + 2 * quad * room)))
         return np.where(room > 0, r * (1 - 1e-6), 0.0)
 
-    def values(self, t: float, ms: np.ndarray | None) -> tuple[np.ndarray, np.ndarray,
-                                                               np.ndarray, Any]:
-        """(m, B(m; t) in float64, error bound per m, (∂B/∂t, its error bound) or None)."""
+    def values(self, t: float, ms: np.ndarray | None, start: int = 0
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any]:
+        """(m, B(m; t) in float64, error bound per m, (∂B/∂t, its error bound) or None);
+        ``ms`` None: every m from ``start`` to L."""
         theta = np.exp(-self.c * t)
         rho = (2.1 * abs(t) + 4) * U
         total = float(theta.sum())
         self.evals += 1
         if ms is None or ms.size > (self.length + 1) // 8:
-            self.work += (self.length + 1) * self.n // 4
+            start = start if ms is None else 0
+            self.work += (self.length - start + 1) * self.n // 4 + CALL_WORK
             weight = self.c * theta         # w_k = c_k θ_k, within ρ + 2u relative
-            vals, eps, wvals, weps = _kernel_values(theta, self.length, weight)
-            every = np.arange(self.length + 1)
+            vals, eps, wvals, weps = _kernel_values(theta, self.length, weight, start)
+            every = np.arange(start, self.length + 1)
             errs = eps + 1.01 * every * total * rho
             # ∂B/∂t = m·W(m); W's terms also move by w_k·mθ_k·ρ (θ) and w_k·(ρ + 2u) (w)
             bound = 1.02 * every * (weps + every * float((weight * theta).sum()) * rho
@@ -245,7 +274,8 @@ class Kernel:
             if ms is None:
                 return every, vals, errs, deriv
             return ms, vals[ms], errs[ms], (deriv[0][ms], bound[ms])
-        self.work += 2 * ms.size * self.n
+        self.work += (2 * ms.size + 4 * int(np.count_nonzero(np.diff(ms) != 1))) * self.n \
+            + CALL_WORK
         weight = self.c * theta             # w_k = c_k θ_k, within ρ + 2u relative
         vals, deriv, steps = np.empty(ms.size), np.empty(ms.size), np.empty(ms.size)
         chunk = max(1, (1 << 20) // self.n)     # bounded memory; a run split here restarts
@@ -305,7 +335,7 @@ def _block_floor(kernel: Kernel, a: float, c: float, m0: np.ndarray, m1: np.ndar
     slack = 1e-12 * (hi + 10)   # far above the rounding of the odd-multiple test
     odd = (2 * np.floor((hi - math.pi) / (2 * math.pi) + slack) + 1) * math.pi
     term = np.where(odd >= lo - slack, -1.0, np.minimum(np.cos(lo), np.cos(hi)))
-    kernel.work += m0.size * kernel.n * 4
+    kernel.work += m0.size * kernel.n * 4 + CALL_WORK
     return term.sum(axis=1) - 1.01 * (kernel.gamma + 4 * U) * kernel.n
 
 
@@ -344,7 +374,7 @@ def good_tail(kernel: Kernel, t_lo: float, t_hi: float, steps: int = 10) -> floa
     if good(t_lo):
         return t_lo
     for _ in range(steps):
-        if kernel.expired():
+        if kernel.spent():
             break
         mid = 0.5 * (hi + lo)
         hi, lo = (mid, lo) if good(mid) else (hi, mid)
@@ -357,7 +387,7 @@ def sweep_good_down(kernel: Kernel, t_floor: float, t_top: float,
     of m, then the few m left by :meth:`Kernel.spread` on the whole step), w growing on
     success and halving on failure; stops once w < ``smallest``.  Returns the new end."""
     t, w, few = t_top, 0.01, (kernel.length + 1) // 8
-    while t > t_floor and w >= smallest and not kernel.expired():
+    while t > t_floor and w >= smallest and not kernel.spent():
         a = max(t_floor, t - w)
         doubt = block_doubt(kernel, a, t, few, give_up=0.9)
         ok = doubt is not None and not doubt.size

@@ -14,7 +14,10 @@ roots being accurate.
 The union of these intervals, walked greedily from t, is a chain of bad pieces, each
 with its witness.  The next point is first tried with a small pool, the *families* of
 the last witnesses (a guess, no rigour needed: witnesses drift slowly as m·e^(c·Δt), and
-m·b^(±2/d) shifts every phase by one pair), and evaluated in full only if that fails.
+m·b^(±2/d) shifts every phase by one pair) and of the few m lowest at the last broad
+evaluation (while their families stay as small as the pool).  If that fails, the top
+eighth and then the top half of the m range are evaluated (from L = 131072: new witnesses
+are mostly large m), and every m only if they fail too.
 The sweep stops where no step is certified (in practice an island's start); the branch
 and bound of :mod:`.basebound` takes a window from there, where it is faster
 (docs/base-bound.md), and the sweep resumes after it.
@@ -32,10 +35,20 @@ from .basekernel import Kernel
 from .metrics import U
 
 _SHRINK = 1e-6
+#: The lowest m of the last broad evaluation kept in the pool (a guess, no rigour needed).
+SEEDS = 8
+#: The broad evaluations tried in turn when the pool certifies no step: m from L·(1 − x)
+#: to L for x in TOP (new witnesses are mostly large m; the last, 1, is every m).
+TOP = (0.125, 0.5, 1.0)
+#: A partial broad evaluation is tried only over at least TOP_LEAST m, and from L = TOP_FROM
+#: (below, its saving does not pay for the call: measured in work units, L = 65536 … 262144).
+TOP_LEAST = 32768
+TOP_FROM = 131072
 
 
-def _evaluate(kernel: Kernel, t: float, ms: np.ndarray | None) -> dict[str, Any]:
-    ms, vals, errs, (deriv, dbound) = kernel.values(t, ms)
+def _evaluate(kernel: Kernel, t: float, ms: np.ndarray | None, start: int = 0
+              ) -> dict[str, Any]:
+    ms, vals, errs, (deriv, dbound) = kernel.values(t, ms, start)
     s2, s3 = kernel.curvature(t)
     mf = ms.astype(np.float64)
     return {"t": t, "m": ms, "v": vals, "e": errs, "d": deriv, "de": dbound,
@@ -110,17 +123,18 @@ def _chain(t: float, ms: np.ndarray, lo: np.ndarray, hi: np.ndarray
 
 
 def _families(recent: list[tuple[int, float]], t: float, dim: int, length: int,
-              drift: tuple[float, float] = (-0.1, 0.6), limit: int | None = None
-              ) -> np.ndarray | None:
+              drift: tuple[float, float] = (-0.1, 0.6), limit: int | None = None,
+              relatives: range = range(-1, 2)) -> np.ndarray | None:
     """A guess (no rigour needed): witnesses come in families that drift slowly with t.
     A witness m at t_w has successors near m·e^(c·(t − t_w)) for c in ``drift``, and
-    relatives near m·b^(±2/d) (scaling m by b^(2/d) shifts every phase by one pair).
+    relatives near m·b^(2j/d) for j in ``relatives`` (scaling m by b^(2/d) shifts every
+    phase by one pair).
     None when the pool would hold more than ``limit`` m (its ranges merged first, so no
     large array is built for nothing)."""
     spans = []
     for m, t_w in recent:
         gap = t - t_w
-        for j in (-1, 0, 1):
+        for j in relatives:
             base = m * math.exp(2 * j * t / dim)
             lo = max(1, math.floor(base * math.exp(drift[0] * gap)) - 2)
             hi = min(length, math.ceil(base * math.exp(drift[1] * gap)) + 2)
@@ -141,15 +155,16 @@ def _families(recent: list[tuple[int, float]], t: float, dim: int, length: int,
 
 def sweep_bad(kernel: Kernel, t_lo: float, t_end: float,
               add: Callable[[float, float, str, int | None], None],
-              tick: Callable[[float], None], max_work: float) -> float:
+              tick: Callable[[float], None]) -> float:
     """Cover [t_lo, …] left to right with certified bad pieces (``add(lo, hi, "bad",
     witness)``) for as long as one evaluation at the current point certifies a step;
-    return the point where that stops (``t_end`` at most): the rest is for the branch
-    and bound.  A small pool (the witness families of the last witnesses) is tried before
-    every m is evaluated."""
+    return the point where that stops (``t_end`` at most; or where the kernel's budget is
+    spent, :meth:`Kernel.spent`): the rest is for the branch and bound.  A small pool (the
+    witness families of the last witnesses) is tried before every m is evaluated."""
     few = (kernel.length + 1) // 24   # past this, one full evaluation is cheaper
     t = t_lo
     recent: list[tuple[int, float]] = []    # the last witnesses, and where they were found
+    seeds: list[tuple[int, float]] = []     # the lowest m of the last full evaluation
 
     def bad(ev: dict[str, Any]) -> float:
         nonlocal recent
@@ -162,15 +177,31 @@ def sweep_bad(kernel: Kernel, t_lo: float, t_end: float,
             recent = [(m, t), *[r for r in recent if r[0] != m][:2]]
         return start
 
-    while t < t_end and kernel.work <= max_work and not kernel.expired():
+    while t < t_end and not kernel.spent():
         tick(t)
         new = t
         if recent:
             pool = _families(recent, t, 2 * kernel.n, kernel.length, limit=few)
+            if pool is not None and seeds:
+                more = _families(seeds, t, 2 * kernel.n, kernel.length,
+                                 limit=max(64, pool.size), relatives=range(1))
+                if more is None:
+                    seeds = []          # too far from where they were found: a guess no more
+                else:
+                    pool = np.union1d(pool, more)
             if pool is not None:
                 new = bad(_evaluate(kernel, t, pool))
-        if new == t:
-            new = bad(_evaluate(kernel, t, None))
+        for part in TOP:   # the top of the m range first: most new witnesses are there
+            if new != t:
+                break
+            if part < 1 and (kernel.length < TOP_FROM or part * kernel.length < TOP_LEAST):
+                continue        # a short range costs about as much as every m
+            ev = _evaluate(kernel, t, None, kernel.length - int(kernel.length * part))
+            upper = ev["v"] + ev["e"]
+            low = (np.argpartition(upper, SEEDS)[:SEEDS] if upper.size > SEEDS
+                   else np.arange(upper.size))
+            seeds = [(int(m), t) for m in ev["m"][low] if m > 0]
+            new = bad(ev)
         if new == t:
             return t
         t = new

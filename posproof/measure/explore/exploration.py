@@ -20,7 +20,7 @@ from ...errors import InvalidParameter, check_int, check_sequence
 from ...model.encoding import Encoding
 from ...model.schedules import Schedule
 from ...precise import mp_value
-from .basebound import TIME_BUDGET, BaseBound, base_bound
+from .basebound import TIME_LIMIT, WORK_BUDGET, BaseBound, base_bound, work_arg
 from .metrics import (
     DTYPES,
     MAX_LENGTH,
@@ -256,7 +256,9 @@ def explore(encodings: Sequence[Any], length: int = 4096, *, proofs: bool = True
             base_range: tuple[float, float] = (2.0, 1e12), integer_bases: bool = False,
             first_only: bool = False,
             progress: Callable[[str, int, int], None] | None = None,
-            base_budget: float = TIME_BUDGET, only_base_bound: bool = False) -> Exploration:
+            base_work: int | None = WORK_BUDGET,
+            base_time_limit: float | None = TIME_LIMIT,
+            only_base_bound: bool = False) -> Exploration:
     """Compare encodings (Rotary or sinusoidal Encoding) at context length L.
 
     For each: the theorems (:func:`posproof.proofs.rotary.prove_rotary`, or
@@ -268,8 +270,10 @@ def explore(encodings: Sequence[Any], length: int = 4096, *, proofs: bool = True
     geometric base bound for L: :func:`base_bound`'s certified search over
     ``base_range`` (``integer_bases``: integer bases only; ``first_only``: up to
     the first island, see :func:`base_bound`), ``progress`` its
-    progress callback, ``base_budget`` the seconds all of them may take together (the
-    rest of a range is then undecided); each encoding gets ``base_ok`` = 'yes', 'no' or
+    progress callback, ``base_work`` the work budget all of them share (work units, see
+    :func:`base_bound`'s ``work_budget``: the rest of a range is then undecided, the same on
+    every machine), ``base_time_limit`` each search's safety net (CPU seconds, see its
+    ``time_budget``); each encoding gets ``base_ok`` = 'yes', 'no' or
     'unknown' (is its own base good, certified; ``base_ok_evidence`` the audited evidence).
     ``only_base_bound``: the base bound and ``base_ok`` alone (no theorems, no other number;
     ``posproof explore --base-bound``).
@@ -301,9 +305,22 @@ def explore(encodings: Sequence[Any], length: int = 4096, *, proofs: bool = True
         seen[s.label] = seen.get(s.label, 0) + 1
         if seen[s.label] > 1:
             s.label = f"{s.label}#{seen[s.label]}"
+    base_work = work_arg(base_work, "base_work")
     reports, numbers = [], []
     bounds: dict[int, BaseBound] = {}
-    base_deadline: float | None = None
+
+    def bound_of(dim: int) -> BaseBound:
+        """The base bound of the rotated dim ``dim`` (one search each; one work budget for
+        every rotated dim's search together)."""
+        if dim not in bounds:
+            left = (None if base_work is None else
+                    max(0, base_work - sum(b.work for b in bounds.values())))
+            bounds[dim] = base_bound(length, dim, lowest=base_range[0],
+                                     highest=base_range[1], integer_bases=integer_bases,
+                                     first_only=first_only, progress=progress,
+                                     time_budget=base_time_limit, work_budget=left)
+        return bounds[dim]
+
     for s in subjects:
         if only_base_bound:
             from ...report import Report
@@ -313,14 +330,7 @@ def explore(encodings: Sequence[Any], length: int = 4096, *, proofs: bool = True
                                        "for base^(-2k/d) schedules (rope, vaswani)")
             reports.append(Report(s.obj.to_dict()))
             entry = {"dim": s.dim, "base": str(s.base)}
-            if s.dim not in bounds:
-                base_deadline = base_deadline or time.perf_counter() + base_budget
-                bounds[s.dim] = base_bound(length, s.dim, lowest=base_range[0],
-                                           highest=base_range[1], integer_bases=integer_bases,
-                                           first_only=first_only, progress=progress,
-                                           time_budget=max(0.0, base_deadline
-                                                           - time.perf_counter()))
-            entry.update(bounds[s.dim].entry(s.base))
+            entry.update(bound_of(s.dim).entry(s.base))
             numbers.append(entry)
             continue
         if proofs and isinstance(s.obj, Rotary):
@@ -354,15 +364,7 @@ def explore(encodings: Sequence[Any], length: int = 4096, *, proofs: bool = True
             entry["critical_dimension"] = critical_dimension(s.base, s.dim,
                                                              train_length or length)
         if base_bounds and s.base is not None:
-            if s.dim not in bounds:
-                # one budget for every rotated dim's search together
-                base_deadline = base_deadline or time.perf_counter() + base_budget
-                bounds[s.dim] = base_bound(length, s.dim, lowest=base_range[0],
-                                           highest=base_range[1], integer_bases=integer_bases,
-                                           first_only=first_only, progress=progress,
-                                           time_budget=max(0.0, base_deadline
-                                                           - time.perf_counter()))
-            entry.update(bounds[s.dim].entry(s.base))
+            entry.update(bound_of(s.dim).entry(s.base))
         numbers.append(entry)
     out = Exploration(length, subjects, reports, numbers, bounds,
                       only_base_bound=only_base_bound)
