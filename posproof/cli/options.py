@@ -145,8 +145,8 @@ def check_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--length", "-L", "--max-len", dest="max_len",
                        default=None, metavar="L",
                        help=f"the L positions to scan, from the first position (default "
-                            f"{DEFAULT_MAX_LEN}, which keeps "
-                            "`posproof verify` under 5 s on two cores; at most 1e9, and "
+                            f"{DEFAULT_MAX_LEN}: `python benchmarks/bench_startup.py` "
+                            "times `posproof verify` at it; at most 1e9, and "
                             "L·d at most 2^35, e.g. L ≤ 67108864 at d = 512: the scans "
                             "stream, time is the limit)")
     group.add_argument("--dps", default=None,
