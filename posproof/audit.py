@@ -111,14 +111,22 @@ _MEMO: dict[tuple[sp.Expr, int], Any] = {}
 _MEMO_SIZE = 1 << 17
 
 
-def _walk(flint: Any, expr: sp.Expr, env: dict | None = None) -> Any:
+def _walk(flint: Any, expr: sp.Expr, env: dict | None = None, memo: dict | None = None
+          ) -> Any:
     """The ball of ``expr``; ``env`` gives exact values of its symbols (substituted here, not
     by SymPy, whose re-evaluation of b**(p/q) is slow). Powers of numbers are memoised per
     precision."""
     # memoised: powers of numbers (the frequencies b^(−2k/d) recur in every item); the test
     # is O(1), where free_symbols would walk the whole tree at every node
     if not (expr.is_Pow and expr.args[0].is_Number and expr.args[1].is_Number):
-        return _node(flint, expr, env)
+        if memo is None or expr.is_Atom:
+            return _node(flint, expr, env, memo)
+        # ``memo``: one walk's balls (one env, one precision): a subexpression met again
+        # (sin(ω·x) in several residuals) is the same ball, computed once
+        ball = memo.get(expr)
+        if ball is None:
+            ball = memo[expr] = _node(flint, expr, env, memo)
+        return ball
     key = (expr, flint.ctx.prec)
     ball = _MEMO.get(key)
     if ball is None:
@@ -129,7 +137,8 @@ def _walk(flint: Any, expr: sp.Expr, env: dict | None = None) -> Any:
     return ball
 
 
-def _node(flint: Any, expr: sp.Expr, env: dict | None = None) -> Any:
+def _node(flint: Any, expr: sp.Expr, env: dict | None = None, memo: dict | None = None
+          ) -> Any:
     """One SymPy node as a ball (one case per node type)."""
     arb = flint.arb
     if env and expr.is_Symbol and expr in env:
@@ -149,35 +158,35 @@ def _node(flint: Any, expr: sp.Expr, env: dict | None = None) -> Any:
     if expr.is_Add:
         out = arb(0)
         for a in expr.args:
-            out = out + _walk(flint, a, env)
+            out = out + _walk(flint, a, env, memo)
         return _finite(out)
     if expr.is_Mul:
         out = arb(1)
         for a in expr.args:
-            out = out * _walk(flint, a, env)
+            out = out * _walk(flint, a, env, memo)
         return _finite(out)
     if expr.is_Pow:
         base, exp = expr.args
         if env and exp.free_symbols and exp.free_symbols <= set(env):
             exp = exp.xreplace(env)                  # an exponent valued exactly: R = 1
         if exp.is_Integer:
-            b = _walk(flint, base, env)
+            b = _walk(flint, base, env, memo)
             e = int(exp)
             if e < 0 and b.contains(0):
                 raise _Undecided("1/x of a ball that contains 0")
             return _finite(_integer_power(flint, b, e))
-        b = _walk(flint, base, env)
+        b = _walk(flint, base, env, memo)
         if not b > 0:
             raise _Undecided("a real power of a ball not certainly positive")
         if exp.is_Rational and int(exp.p) == 1:
             return _finite(b.root(int(exp.q)))
-        return _finite((_walk(flint, exp, env) * b.log()).exp())
+        return _finite((_walk(flint, exp, env, memo) * b.log()).exp())
     if isinstance(expr, sp.Abs):
-        return abs(_walk(flint, expr.args[0], env))
+        return abs(_walk(flint, expr.args[0], env, memo))
     funcs = {sp.sin: "sin", sp.cos: "cos", sp.exp: "exp", sp.tan: "tan"}
     name = funcs.get(expr.func)
     if name is not None:
-        x = _walk(flint, expr.args[0], env)
+        x = _walk(flint, expr.args[0], env, memo)
         if name == "tan":
             c = x.cos()
             if c.contains(0):
@@ -185,12 +194,12 @@ def _node(flint: Any, expr: sp.Expr, env: dict | None = None) -> Any:
             return _finite(x.sin() / c)
         return _finite(getattr(x, name)())
     if isinstance(expr, sp.log) and len(expr.args) == 1:
-        x = _walk(flint, expr.args[0], env)
+        x = _walk(flint, expr.args[0], env, memo)
         if not x > 0:
             raise _Undecided("log of a ball not certainly positive")
         return _finite(x.log())
     if isinstance(expr, (sp.floor, sp.ceiling)):
-        x = _walk(flint, expr.args[0], env)
+        x = _walk(flint, expr.args[0], env, memo)
         lo, hi = x.lower(), x.upper()
         f = (lo.floor(), hi.floor()) if isinstance(expr, sp.floor) else (lo.ceil(), hi.ceil())
         if not (f[0] == f[1]):
@@ -266,7 +275,7 @@ def decide(item: Sign | Spot, max_bits: int = AUDIT_BITS) -> tuple[str, str]:
     while prec <= max_bits:
         try:
             with flint.ctx.workprec(prec):
-                ball = _walk(flint, expr, env)
+                ball = _walk(flint, expr, env, {})
                 verdict = _judge(flint, item, ball)
         except _Undecided as exc:
             last = str(exc)

@@ -228,7 +228,17 @@ def _power(ctx: MPIntervalContext, base: sp.Expr, exp: sp.Expr, env: dict[Any, A
     e = _enclose(ctx, exp, env)
     if b == 0 and e > 0:
         return ctx.mpf(0)
+    if base.is_Rational and base > 0:   # b^e of a number (the frequencies 10000^(−2k/d))
+        return ctx.exp(e * ctx.make_mpf(_log_rational(base, ctx.prec)))
     return ctx.exp(e * ctx.log(_positive(b, "a real power")))
+
+
+@lru_cache(maxsize=1 << 10)
+def _log_rational(base: sp.Rational, prec: int) -> tuple[Any, Any]:
+    """The enclosure of log(base) at ``prec`` bits (its raw ends): what ``ctx.log`` returns
+    for the enclosure of ``base``, once for the whole schedule b^(−2k/d) at each precision."""
+    ctx = _context(prec)
+    return ctx.log(_enclose(ctx, base, {}))._mpi_
 
 
 def enclose(expr: Any, env: dict[Any, Any] | None = None, prec: int = 128) -> Any:

@@ -527,3 +527,22 @@ def test_period_of_explicit_rationals() -> None:
     """ω = 1, 1/3, 1/5, 1/7: P = 2π·lcm(1, 3, 5, 7) = 210π."""
     proof = prove(build("explicit", 8), theorems=["periodicity"]).theorems[0]
     assert proof.statement.endswith("exact period 210*pi")
+
+
+def test_general_proofs_same_with_a_shared_identity_cache() -> None:
+    """The general proofs give the same answers, cross-checks and evidence whether their
+    engines start from an empty identity cache or from the one the concrete proofs filled
+    (which keeps every entry it had)."""
+    from posproof.proofs.theorems.api import concrete, general_proofs
+    from posproof.proofs.theorems.engine import Engine
+
+    enc = preset("vaswani", dim=12)
+    alone = [p.to_dict() for p in general_proofs(enc, GENERAL_THEOREMS, 3)]
+    engine = Engine(enc, 3)
+    for name in CONCRETE_THEOREMS:
+        assert concrete(engine, name).status == "proved"
+    before = dict(engine.identity_cache)
+    shared = [p.to_dict() for p in general_proofs(enc, GENERAL_THEOREMS, 3, share=engine)]
+    assert shared == alone
+    assert all(p["status"] == "proved" for p in shared)
+    assert before.items() <= engine.identity_cache.items()

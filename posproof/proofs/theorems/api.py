@@ -92,9 +92,12 @@ def _budgeted(engines: Sequence[Engine], limits: tuple[int | None, float | None]
 
 # --------------------------------------------------------------------------- general d
 def general_proofs(enc: Encoding, names: Sequence[str], seed: int,
-                   limits: tuple[int | None, float | None] = (None, None)) -> list[Proof]:
+                   limits: tuple[int | None, float | None] = (None, None),
+                   share: Engine | None = None) -> list[Proof]:
     """Proofs for every even d at once, with a symbolic pair index k (each theorem within
-    ``limits``: work units, safety-net seconds)."""
+    ``limits``: work units, safety-net seconds).  The engines of the instances share one
+    identity cache (with ``share``'s, when given): an identity proved once is not expanded
+    again; every instance still runs its own numeric cross-check."""
     if enc.schedule is None:
         return [Proof(f"general:{n}", "for every even d", "unknown",
                       note="only for schedule-built encodings") for n in names]
@@ -104,11 +107,11 @@ def general_proofs(enc: Encoding, names: Sequence[str], seed: int,
     lemma = Step(f"layout {layout.name}: {why}", "partition of columns (affine maps)")
     instance = (f"ω(k) = {omega}" if omega is not None else "ω(k) any positive frequency")
     small = Encoding(enc.schedule, layout, dims_from(enc, 2)[0])
-    engine = Engine(small, seed)
+    engine = Engine(small, seed, share)
     rng = random.Random(seed)
     engines = []
     for d in dims_from(enc, 2, rng.randrange(2, 64, 2), rng.randrange(64, 1024, 2)):
-        inst = Engine(Encoding(enc.schedule, enc.layout, d), rng.randrange(10**6))
+        inst = Engine(Encoding(enc.schedule, enc.layout, d), rng.randrange(10**6), engine)
         inst.m.groups = inst.m.sample_groups(3)  # the pairs the numbers are checked on
         inst.m._samples.clear()
         engines.append(inst)
@@ -347,7 +350,7 @@ def prove(encoding: Encoding, *, theorems: Sequence[str] | None = None, general:
             add(name, lambda name=name: concrete(engine, name))
         if general:
             gen = [n for n in GENERAL_THEOREMS if theorems is None or n in theorems]
-            report.theorems.extend(general_proofs(encoding, gen, seed, limits))
+            report.theorems.extend(general_proofs(encoding, gen, seed, limits, engine))
             if progress is not None:
                 progress("proving theorems", total, total)
     except CrossCheckFailure as exc:  # pragma: no cover - caught per theorem by _budgeted

@@ -56,15 +56,19 @@ __all__ = ["Engine"]
 
 # --------------------------------------------------------------------------- engine
 class Engine(KernelTheorems, StructureTheorems):
-    def __init__(self, enc: Encoding, seed: int = 0) -> None:
+    def __init__(self, enc: Encoding, seed: int = 0, share: Engine | None = None) -> None:
+        """``share``: an engine whose identity cache this one uses too.  A key names its
+        identity completely (the shape of the group identity, in the generic frequency
+        symbols, or with the group's exact frequencies), whatever the encoding it came from,
+        so an identity proved once holds for every engine that meets it again."""
         #: The budget of the theorem being proved (set by :func:`posproof.prove` per theorem).
         self.budget = Budget(None)
         self.m = Model(enc)
         self.m.rng.seed(seed)
         self.enc = enc
-        self.identity_cache: dict[Any, bool | None] = {}
+        self.identity_cache: dict[Any, bool | None] = {} if share is None else share.identity_cache
         #: Keys of identities certainly false at an exact point (an interval enclosure).
-        self.visibly_false: set[Any] = set()
+        self.visibly_false: set[Any] = set() if share is None else share.visibly_false
         self._t: dict[str, dict[tuple[int, int], sp.Expr]] = {}
         self._block_cache: list[tuple[tuple[int, ...], sp.Matrix]] | None = None
 
