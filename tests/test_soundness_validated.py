@@ -221,3 +221,49 @@ def test_a_sum_of_radicals_that_is_rational_is_never_called_irrational() -> None
     near = DISGUISED + sp.sqrt(6) / (10**13 + 1)
     assert irrational(near) is not None
     assert rational_value(near) is None
+
+
+# issue 29 item 5: √2 − 1 − √(3 − 2√2) = 0 (√(3 − 2√2) = √2 − 1), so this is the rational
+# 1 + 1/(10¹³+1), of height above the small-rational guess: two surds remain after
+# expansion, and a + b·√n may only be concluded from a single one
+CANCELLING_SURDS = (sp.Integer(1) + sp.Rational(1, 10**13 + 1)
+                    + (sp.sqrt(2) - 1 - sp.sqrt(3 - 2 * sp.sqrt(2))))
+
+
+def test_two_surds_that_cancel_are_never_called_irrational() -> None:
+    exact = sp.Rational(10**13 + 2, 10**13 + 1)
+    assert irrational(CANCELLING_SURDS) is None
+    assert exact_ratio(CANCELLING_SURDS, sp.Integer(1)) == exact
+
+
+def test_a_ratio_with_cancelling_surds_has_a_period_not_none() -> None:
+    enc = preset("explicit", dim=4, frequencies=[sp.Integer(1), CANCELLING_SURDS])
+    theorem = prove(enc, theorems=["periodicity"]).theorems[0]
+    assert theorem.status in ("proved", "unknown")
+    if theorem.status == "proved":
+        assert theorem.values["period"] == "20000000000002*pi"
+
+
+def test_a_root_of_an_integer_with_a_big_radicand_is_irrational() -> None:
+    """SymPy writes 21048^(-1/10) as (2^7·3^9·877^9)^(1/10)/5262: a 33-digit radicand."""
+    value = sp.Integer(21048) ** sp.Rational(-1, 10)
+    assert sp.Pow(value, 1).as_coeff_Mul()[1].base > 10**30    # the radicand SymPy keeps
+    assert "unique factorisation" in irrational(value)
+    assert exact_ratio(value, sp.Integer(1)) is False
+    # a big radicand that is a perfect power of a rational power stays rational
+    assert irrational(sp.Integer(21048) ** sp.Rational(10, 10)) is None
+    assert irrational((sp.Integer(877) ** 9 * 2**10 * 3**10) ** sp.Rational(1, 9)
+                      / sp.Integer(877)) is not None      # (2·3)^(10/9): irrational
+    theorem = prove(preset("vaswani", dim=20, base=21048), theorems=["periodicity"]).theorems[0]
+    assert theorem.status == "proved"
+    assert theorem.values["period"] == "none"
+
+
+def test_big_integers_are_factored_completely_or_not_at_all() -> None:
+    from posproof.validated import _prime_factors
+
+    assert _prime_factors(2**7 * 3**9 * 877**9) == {2: 7, 3: 9, 877: 9}
+    assert _prime_factors((10007 * 10009) ** 5 * 12) == {2: 2, 3: 1, 10007: 5, 10009: 5}
+    assert _prime_factors((2**521 - 1) * (2**607 - 1)) is None     # no partial answer
+    assert _prime_factors((2**127 - 1) ** 3 * 10) is None          # root 2^127−1 > 10^30
+    assert _prime_factors(2**5000) is None                          # above 4096 bits
