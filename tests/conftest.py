@@ -24,6 +24,14 @@ import mpmath
 import pytest
 from hypothesis import HealthCheck, settings
 
+import posproof
+
+# The façade is lazy (a command's --help imports no SymPy: tests/test_startup.py runs it in
+# subprocesses). Tests reach modules as attributes (``posproof.measure.checks.run_checks``)
+# whichever test ran first: load every public name once, as the eager façade did.
+for _name in posproof.__all__:
+    getattr(posproof, _name)
+
 # When a property fails, Hypothesis's pytest plugin imports its patch writer (libcst),
 # which triggers a DeprecationWarning from mypy_extensions in this environment; with
 # warnings as errors that turns a readable failure into an INTERNALERROR.  Import it
