@@ -194,10 +194,9 @@ def output_section() -> list[str]:
             "with no carriage return or colour. The environment variable "
             "`POSPROOF_PROGRESS_INTERVAL=SECONDS` sets another interval (`0`: no progress "
             "lines; anything but a number ≥ 0 exits 2). A command ends as soon as it has "
-            "printed its verdict: at exit posproof flushes its output, runs the `atexit` handlers "
-            "and ends the process without tearing the interpreter down (freeing the objects "
-            "torch, SymPy and NumPy hold module by module took up to 1.3 s after "
-            "`check-model`'s verdict on a quiet machine; `python "
+            "printed its verdict: at exit posproof freezes the objects torch, SymPy and NumPy "
+            "hold instead of letting CPython collect them module by module (that took up to "
+            "1.3 s after `check-model`'s verdict on a quiet machine; `python "
             "benchmarks/bench_check_model.py`, which needs torch and transformers "
             "(`posproof[impl]`), measures it).", ""]
 

@@ -195,7 +195,7 @@ def test_render_markdown_still_needs_no_eager_report() -> None:
     assert text.startswith("# posproof check")
 
 
-# -- the process entry (python -m posproof, the posproof script): exit without teardown
+# -- the process entry (python -m posproof, the posproof script): status, output, atexit, threads
 
 def console_run(prelude: str, *argv: str) -> subprocess.CompletedProcess[str]:
     code = (f"import sys\n{prelude}\nsys.argv = ['posproof', *{list(argv)!r}]\n"

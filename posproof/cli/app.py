@@ -508,41 +508,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def console() -> None:
-    """The process entry (``python -m posproof``, the ``posproof`` script): :func:`main`, and
-    an exit that does not tear the interpreter down.
+    """The process entry (``python -m posproof``, the ``posproof`` script): :func:`main` on
+    the command line, its status the exit status.
 
     The cyclic garbage collector rarely rescans the old generation (SymPy's hundreds of
     thousands of import-time objects: a full pass costs tens of milliseconds, ``verify`` used
-    to make two).  Once the command is done, the output is flushed and the ``atexit``
-    handlers run, then the process ends with :func:`os._exit`: freeing every module and
-    object one by one (a tenth of a second after SymPy) serves nobody.  While a non-daemon
-    thread still runs, the exit is the ordinary one, which waits for it.
+    to make two).  The exit itself is quick because :func:`main`, run as the process, freezes
+    the heap at exit (``posproof.cli.options._quick_teardown``): CPython's teardown then no
+    longer rescans it module by module.
     """
     import gc
 
     gc.set_threshold(700, 10, 1000)      # the young generations as by default
-    status = main()
-    _exit(status)
-
-
-def _exit(status: int) -> None:
-    import atexit
-    import os
-    import threading
-
-    waiting = [t for t in threading.enumerate()
-               if t is not threading.main_thread() and t.is_alive() and not t.daemon]
-    if waiting:
-        raise SystemExit(status)
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        atexit._run_exitfuncs()
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (OSError, ValueError):        # a reader gone (``| head``): the ordinary exit
-        raise SystemExit(status) from None
-    os._exit(status)
+    raise SystemExit(main())
 
 
 def _run(args: argparse.Namespace) -> int:
