@@ -332,8 +332,8 @@ def audit(evidence: Evidence, max_bits: int = AUDIT_BITS) -> Audit:
         evidence.audit = result
         return result
     if not evidence.items:
-        result = Audit("nothing to audit", name, 0,
-                       f"{evidence.method}: no numeric quantity to re-check")
+        why = evidence.unaudited or "no numeric quantity to re-check"
+        result = Audit("nothing to audit", name, 0, f"{evidence.method}: {why}")
         evidence.audit = result
         return result
     undecided = None

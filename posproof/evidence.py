@@ -199,7 +199,12 @@ class Evidence:
     ``"exhaustive comparison"`` …); ``coverage`` what it looked at (:data:`COVERAGES`),
     with ``covered`` of ``total`` cases for a sample; ``items`` the exact quantities
     whose signs or enclosures decided it; ``details`` anything else JSON-ready (the scan's
-    error bound, its margin, the cases it covered).
+    error bound, its margin, the cases it covered); ``unaudited`` why there is no item
+    (evidence without items states what the verdict rests on instead).
+
+    >>> Evidence("exact integer comparison", unaudited="bucket indices compared as integers"
+    ...          ).to_dict()["unaudited"]
+    'bucket indices compared as integers'
     """
 
     method: str
@@ -209,6 +214,10 @@ class Evidence:
     covered: int | None = None
     total: int | None = None
     audit: Audit | None = None
+    #: Why ``items`` is empty, when it is: what the verdict rests on instead (exact integer
+    #: comparisons, a dtype's rounding done by NumPy, nothing measured …). The auditor
+    #: reports it with "nothing to audit"; evidence without items says why, never silently.
+    unaudited: str | None = None
 
     def __post_init__(self) -> None:
         if self.coverage not in COVERAGES:
@@ -227,6 +236,8 @@ class Evidence:
             out["covered"], out["total"] = self.covered, self.total
         if self.details:
             out["details"] = self.details
+        if self.unaudited:
+            out["unaudited"] = self.unaudited
         out["audit"] = self.audit.to_dict() if self.audit else None
         return out
 

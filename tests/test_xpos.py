@@ -179,6 +179,7 @@ def test_cli_prove_and_check_xpos(capsys):
         "proved", "proved"]
     assert main(["check", "--xpos", "16", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)["checks"]
+    assert [r.pop("evidence")["audit"]["status"] for r in rows] == ["confirmed"] * 3
     assert rows == [{"name": f"xpos_scale_limits[{r['dtype']}]", "status": "pass",
                      "certified": rows[0]["certified"], **r}
                     for r in xpos_scale_limits(XPos(16))]

@@ -68,10 +68,9 @@ def exit_status(report: Report) -> int:
 
 def report(args: argparse.Namespace) -> Report:
     """The Report of ``prove`` / ``check`` for ``--xpos`` or ``--theorem permutation-…``."""
-    from ..measure.xpos import xpos_scale_limits
     from ..proofs.permutation import prove_permutation
     from ..proofs.xpos import prove_xpos
-    from ..report import Check, Report
+    from ..report import Report
 
     theorems = getattr(args, "theorem", None) or []
     if PERMUTATION_THEOREM in theorems:
@@ -85,14 +84,9 @@ def report(args: argparse.Namespace) -> Report:
         raise InvalidParameter("--xpos proves xpos:relative and xpos:decay together; drop "
                                "--theorem")
     if args.command == "check":
-        checks = [Check(f"xpos_scale_limits[{row['dtype']}]",
-                        "pass" if row["overflow_position"] is not None else "fail",
-                        {k: row[k] for k in ("overflow_position", "first_length_uncentred",
-                                             "first_length_centred", "underflow_position",
-                                             "dtype", "zeta_0", "scale_base")},
-                        certified="validated interval arithmetic "
-                        "(posproof.validated.enclose)")
-                  for row in xpos_scale_limits(xp)]
+        from ..measure.xpos import xpos_scale_checks
+
+        checks = xpos_scale_checks(xp)
         return Report(xp.to_dict(), [], checks)
     return prove_xpos(xp, seed=args.seed)
 

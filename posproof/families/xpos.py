@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..report import Check, Report
+from ..report import Report
 from .options import Options
 
 TAKES = {"prove": (), "check": ()}
@@ -18,13 +18,6 @@ def prove(xp: Any, o: Options) -> Report:
 
 
 def check(xp: Any, o: Options, proofs: Any = ()) -> Report:
-    from ..measure.xpos import xpos_scale_limits
+    from ..measure.xpos import xpos_scale_checks
 
-    checks = [Check(f"xpos_scale_limits[{row['dtype']}]",
-                    "pass" if row["overflow_position"] is not None else "fail",
-                    {k: row[k] for k in ("overflow_position", "first_length_uncentred",
-                                         "first_length_centred", "underflow_position",
-                                         "dtype", "zeta_0", "scale_base")},
-                    certified="validated interval arithmetic (posproof.validated.enclose)")
-              for row in xpos_scale_limits(xp)]
-    return Report(xp.to_dict(), [], checks)
+    return Report(xp.to_dict(), [], xpos_scale_checks(xp))

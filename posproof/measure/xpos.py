@@ -29,11 +29,24 @@ from ..errors import InvalidParameter, UnknownName
 from ..model.xpos import XPos
 from ..validated import bounds, enclose
 
-__all__ = ["XPOS_DTYPES", "xpos_scale_limits"]
+__all__ = ["XPOS_DTYPES", "xpos_scale_checks", "xpos_scale_limits"]
 
 #: (significand bits p, emin, emax) of each IEEE-style dtype.
 XPOS_DTYPES = {"float32": (24, -126, 127), "float16": (11, -14, 15),
                "bfloat16": (8, -126, 127), "float64": (53, -1022, 1023)}
+
+
+def _limit_expr(threshold: sp.Rational, inv_zeta: sp.Rational, scale_base: int) -> sp.Expr:
+    """B·ln(threshold)/ln(1/ζ): the position from which ζ^(−p/B) ≥ threshold."""
+    return scale_base * sp.log(threshold) / sp.log(inv_zeta)
+
+
+def _thresholds(name: str) -> tuple[sp.Rational, sp.Rational]:
+    """(overflow threshold, 1 / half the smallest subnormal) of dtype ``name``."""
+    p, emin, emax = XPOS_DTYPES[name]
+    overflow = (2 - sp.Rational(1, 2**p)) * sp.Integer(2) ** emax  # max + ½ulp
+    half_subnormal = sp.Rational(1, 2 ** (p - emin))  # ½·2^(emin−p+1)
+    return overflow, 1 / half_subnormal
 
 
 def _first_integer_above(threshold: sp.Rational, inv_zeta: sp.Rational,
@@ -43,7 +56,7 @@ def _first_integer_above(threshold: sp.Rational, inv_zeta: sp.Rational,
     The bound is transcendental (never an integer unless the interval says so), and
     ζ^(−p/B) ≥ threshold ⟺ p ≥ B·ln(threshold)/ln(1/ζ).
     """
-    expr = scale_base * sp.log(threshold) / sp.log(inv_zeta)
+    expr = _limit_expr(threshold, inv_zeta, scale_base)
     for prec in (64, 128, 256, 512):
         lo, hi = bounds(enclose(expr, prec=prec))
         if mpmath.floor(lo) == mpmath.floor(hi) and lo != mpmath.floor(lo):
@@ -67,14 +80,60 @@ def xpos_scale_limits(xp: XPos, dtypes: Iterable[str] = ("float32", "float16", "
     for name in dtypes:
         if name not in XPOS_DTYPES:
             raise UnknownName(f"dtype={name!r} is not known; use one of {', '.join(XPOS_DTYPES)}")
-        p, emin, emax = XPOS_DTYPES[name]
-        overflow = (2 - sp.Rational(1, 2**p)) * sp.Integer(2) ** emax  # max + ½ulp
-        half_subnormal = sp.Rational(1, 2 ** (p - emin))  # ½·2^(emin−p+1)
+        overflow, underflow = _thresholds(name)
         over = _first_integer_above(overflow, 1 / z0, xp.scale_base)
-        under = _first_integer_above(1 / half_subnormal, 1 / z0, xp.scale_base)
+        under = _first_integer_above(underflow, 1 / z0, xp.scale_base)
         first = None if over is None or under is None else min(over, under)
         rows.append({"dtype": name, "zeta_0": str(z0), "scale_base": xp.scale_base,
                      "overflow_position": over, "underflow_position": under,
                      "first_length_uncentred": None if first is None else first + 1,
                      "first_length_centred": None if first is None else 2 * first - 1})
     return rows
+
+
+_ROW_KEYS = ("overflow_position", "first_length_uncentred", "first_length_centred",
+             "underflow_position", "dtype", "zeta_0", "scale_base")
+
+
+def xpos_scale_checks(xp: XPos, dtypes: Iterable[str] = ("float32", "float16", "bfloat16")
+                      ) -> list[Any]:
+    """:func:`xpos_scale_limits` as Checks, one per dtype: ``pass`` when both limits are
+    decided, with the four certified signs that place each limit p (the bound
+    B·ln(T)/ln(1/ζ_0) lies strictly between p − 1 and p) as evidence for the auditor;
+    ``unknown`` (never ``fail``) when a limit is undecided.
+
+    >>> from posproof.model.xpos import XPos
+    >>> c = xpos_scale_checks(XPos(64), ["float16"])[0]
+    >>> c.status, len(c.evidence.items), c.evidence.items[0].relation
+    ('pass', 4, 'positive')
+    """
+    from ..evidence import Evidence, Sign
+    from ..report import Check
+
+    z0 = xp.zeta(0)
+    out = []
+    for row in xpos_scale_limits(xp, dtypes):
+        values = {k: row[k] for k in _ROW_KEYS}
+        name = f"xpos_scale_limits[{row['dtype']}]"
+        certified = "validated interval arithmetic (posproof.validated.enclose)"
+        undecided = [k for k in ("overflow_position", "underflow_position") if row[k] is None]
+        if undecided:
+            out.append(Check(name, "unknown", values, certified,
+                             f"unknown: {' and '.join(undecided)} not decided (the enclosure "
+                             "of B·ln(T)/ln(1/ζ_0) still held an integer at 512 bits)"))
+            continue
+        items = []
+        for key, threshold, what in zip(("overflow_position", "underflow_position"),
+                                        _thresholds(row["dtype"]),
+                                        ("ζ_0^(−p/B) rounds to inf", "ζ_0^(p/B) rounds to 0"),
+                                        strict=True):
+            bound, p = _limit_expr(threshold, 1 / z0, xp.scale_base), row[key]
+            items += [Sign(f"{key}: B·ln(T)/ln(1/ζ_0) − {p - 1} ({what} from p = {p})",
+                           bound - (p - 1), "positive"),
+                      Sign(f"{key}: {p} − B·ln(T)/ln(1/ζ_0) (and not before)", p - bound,
+                           "positive")]
+        out.append(Check(name, "pass", values, certified, evidence=Evidence(
+            "certified signs (first integer above a transcendental bound)", "all", items,
+            details={"threshold_overflow": str(_thresholds(row["dtype"])[0]),
+                     "threshold_underflow": str(_thresholds(row["dtype"])[1])})))
+    return out
