@@ -43,13 +43,16 @@ from typing import Any
 
 import mpmath
 import numpy as np
+import sympy as sp
 
 from ..errors import InvalidEncoding, InvalidParameter, UnknownName, check_int, check_sequence
+from ..evidence import Evidence, Sign, Spot
 from ..model.multiaxis import MultiAxisEncoding
 from ..model.multirope import MultiAxisRotary
 from ..precise import DEFAULT_DPS
 from ..report import Check, Report
 from .checks_context import AUDIT_DTYPES, fmt, g, inconsistent, not_applicable
+from .checks_kernel import _extreme_spot, _gap_item
 from .dtypes import TRIG_ULPS, U, angles_in_dtype, dtype_model, first_unrepresentable_integer
 from .kernel import Extreme, OffsetKernel
 from .scan_limits import check_scan_work
@@ -69,6 +72,9 @@ GRID_CHECKS = ("bounds", "separation", "translation_residual", "dtype_audit")
 #: Largest table accepted over a grid: positions × dim ≤ 2²⁸ values (2 GiB of float64).
 MAX_GRID_VALUES = 1 << 28
 _SAMPLE = 512
+#: Grids of at most this many positions have every row measured by ``bounds`` (else a
+#: sample, labelled as such).
+ALL_ROWS = 4096
 
 
 def as_multi_encoding(encoding: Any) -> MultiAxisEncoding:
@@ -185,8 +191,11 @@ class GridKernel:
 
 # --------------------------------------------------------------------------- checks
 def _sample(sizes: Sequence[int], seed: int) -> np.ndarray:
-    """Row-major indices of the first, last and up to 512 random grid positions."""
+    """Row-major indices of every grid position (at most :data:`ALL_ROWS`), else of the first,
+    last and up to 512 random ones."""
     total = math.prod(sizes)
+    if total <= ALL_ROWS:
+        return np.arange(total)
     rng = np.random.default_rng(seed)
     picks = [np.arange(min(total, 64)), np.arange(max(total - 64, 0), total)]
     if total > 128:
@@ -206,6 +215,78 @@ def _entry_error(enc: MultiAxisEncoding, pos: np.ndarray) -> np.ndarray:
         out[:, list(b.columns)] = (2.01 * U * np.abs(pos[:, [b.axis]]) * freq
                                    + TRIG_ULPS * U)
     return out
+
+
+def _exact(value: float) -> sp.Rational:
+    """A float64 number as the exact rational it is."""
+    return sp.Rational(*float(value).as_integer_ratio())
+
+
+def _entry_expr(enc: MultiAxisEncoding, j: int, x: int) -> sp.Expr | None:
+    """The exact entry PE(x)[j] of column j (its block's sin/cos of ω·x_axis); None for a
+    padding column."""
+    for b in enc.blocks:
+        cols = list(b.columns)
+        if j in cols:
+            e, jl = b.encoding, cols.index(j)
+            func = e.column_funcs[jl]
+            if func == "zero" or (e.padding_idx is not None and x == e.padding_idx):
+                return None
+            return (sp.sin if func == "sin" else sp.cos)(e.frequencies[e.column_freq_index[jl]]
+                                                        * x)
+    return None  # pragma: no cover - every column is in a block
+
+
+def _exceeds(label: str, quantity: sp.Expr, limit: float) -> Sign:
+    """A Sign: |quantity| − limit > 0 (what a fail rests on)."""
+    return Sign(label, sp.Abs(quantity) - _exact(limit), "positive")
+
+
+def _within(label: str, quantity: sp.Expr, limit: float) -> Spot:
+    """A Spot: |quantity − 0| ≤ limit (what a pass rests on)."""
+    return Spot(label, quantity, 0.0, float(limit))
+
+
+def _bounds_evidence(ctx: _Grid, err: np.ndarray, sq: np.ndarray, tol: np.ndarray,
+                     n: int | None, ok: bool) -> Evidence:
+    """The worst row's quantities, exact: the entry farthest beyond (or nearest to) 1, the
+    norm deviation ‖PE(p)‖² − n, and (the model's own table) the entry with the widest error
+    bound against its exact sin/cos."""
+    enc, pos, rows = ctx.enc, ctx.sample_pos, ctx.sample_rows
+    items: list[Sign | Spot] = []
+    over = np.abs(rows) - 1 - err
+    i, j = np.unravel_index(int(np.argmax(over)), over.shape)
+    at = f"p = {pos[i].tolist()}, column {int(j)}"
+    entry = _exact(rows[i, j])
+    if over[i, j] > 0:
+        items.append(_exceeds(f"|PE[{at}]| − (1 + its rounding bound)", entry,
+                              1 + err[i, j]))
+    else:
+        items.append(_within(f"PE[{at}] within 1 + its rounding bound", entry,
+                             1 + err[i, j]))
+    if n is not None:
+        dev = np.abs(sq - n) - tol
+        w = int(np.argmax(dev))
+        row = pos[w].tolist()
+        norm = sp.Add(*[_exact(v) ** 2 for v in rows[w]]) - n
+        if dev[w] > 0:
+            items.append(_exceeds(f"|‖PE({row})‖² − {n}| − tolerance", norm, tol[w]))
+        else:
+            items.append(_within(f"‖PE({row})‖² − {n} (exact sum of the row's squares)", norm,
+                                 tol[w]))
+    if ok and ctx.user_table is None:
+        w = int(np.argmax(sq - sq.min())) if n is None else int(np.argmax(np.abs(sq - n)))
+        j = int(np.argmax(err[w]))
+        exact = _entry_expr(enc, j, int(pos[w][next(b.axis for b in enc.blocks
+                                                      if j in b.columns)]))
+        if exact is not None:
+            items.append(Spot(f"PE({pos[w].tolist()})[{j}] (the widest error bound of the "
+                              "worst row)", exact, float(rows[w, j]), float(err[w, j])))
+    total = math.prod(ctx.sizes)
+    covered = int(rows.shape[0])
+    return Evidence("float64 grid rows with a rigorous tolerance",
+                    "sample" if covered < total else "all", items, {"unit": "grid rows"},
+                    covered=covered, total=total)
 
 
 def _bounds(ctx: _Grid) -> Check:
@@ -232,12 +313,17 @@ def _bounds(ctx: _Grid) -> Check:
             ok = False
             note = (f"‖PE(p)‖² = {g(float(sq[worst]))} ≠ {n} beyond rounding "
                     f"({g(float(tol[worst]))}) at p = {pos[worst].tolist()}")
+    total = math.prod(ctx.sizes)
     values["summary"] = (f"max|PE_i| = {g(max_abs)}" + ("" if n is None else
                          f", ‖PE‖² = {n} within {g(float(np.abs(sq - n).max()))}")
-                         + f" on {rows.shape[0]} grid rows")
-    certified = ("float64 rows (first, last and random grid positions); tolerance per entry "
-                 "2.01u|xω| + t (plus the table dtype's rounding), summed rigorously for ‖PE‖²")
-    return Check("bounds", "pass" if ok else "fail", values, certified, note)
+                         + (f" on all {total} grid rows" if rows.shape[0] == total else
+                            f" on {rows.shape[0]} of {total} grid rows (sampled)"))
+    certified = ("float64 rows (" + ("every grid position" if rows.shape[0] == total else
+                                     "first, last and random grid positions")
+                 + "); tolerance per entry 2.01u|xω| + t (plus the table dtype's rounding), "
+                 "summed rigorously for ‖PE‖²")
+    return Check("bounds", "pass" if ok else "fail", values, certified, note,
+                 evidence=_bounds_evidence(ctx, err, sq, tol, n, ok))
 
 
 def _separation(ctx: _Grid) -> Check:
@@ -247,7 +333,9 @@ def _separation(ctx: _Grid) -> Check:
     values: dict[str, Any] = {"grid": list(ctx.sizes), "positions": math.prod(ctx.sizes)}
     if sep is None:
         values["summary"] = "one position: nothing to separate"
-        return Check("separation", "pass", values, "nothing to compare")
+        return Check("separation", "pass", values, "nothing to compare", evidence=Evidence(
+            "exhaustive comparison", details={"positions": 1},
+            unaudited="one position: no two positions to compare"))
     name = ctx.enc.axis_names[sep.axis]
     values.update(min_distance=sep.distance, min_distance_mp=fmt(sep.distance_mp),
                   distance_bound=sep.distance_bound, axis=sep.axis, at_offset=sep.delta,
@@ -258,8 +346,20 @@ def _separation(ctx: _Grid) -> Check:
     certified = ("min over axes of each axis's kernel minimum (‖PE(p)−PE(q)‖² = Σ_a D_a(Δ_a), "
                  "blocks of one axis merged): float64 GEMM kernel per axis with its error "
                  f"bound, candidates recomputed in mpmath at {ctx.dps} digits, O(Σ N_a·d)")
+    # per axis, the float64 scan value at the closest offset within its bound and the sign
+    # that decided the gap there (as the 1-D separation check)
+    items: list[Sign | Spot] = []
+    for a, e in enumerate(sep.per_axis):
+        if e is not None:
+            kern = ctx.kernel.kernels[a]
+            items += [_extreme_spot(kern, e), *_gap_item(kern, e)]
+    evidence = Evidence("certified scan per axis", "all", items,
+                        {"axes": [None if e is None else {"bound": e.bound,
+                                                          "candidates": e.candidates}
+                                  for e in sep.per_axis]})
     if not sep.consistent:
-        return Check("separation", "fail", values, certified, inconsistent("an axis kernel"))
+        return Check("separation", "fail", values, certified, inconsistent("an axis kernel"),
+                     evidence=evidence)
     if ctx.user_table is not None:
         dup = _duplicate_rows(ctx.user_table)
         certified += "; the given table: exact duplicate rows searched (sort, O(N log N · d))"
@@ -268,21 +368,26 @@ def _separation(ctx: _Grid) -> Check:
             values["summary"] = f"the table repeats a row: positions {p} and {q}"
             return Check("separation", "fail", values, certified,
                          f"the table's rows at grid positions {p} and {q} are equal; the "
-                         "specification separates them")
+                         "specification separates them", evidence=Evidence(
+                             "exact comparison of the given table's rows", "all",
+                             details={"rows": [p, q]},
+                             unaudited=f"the rows at {p} and {q} are equal as float64 numbers "
+                             "(an exact comparison, no rounding to re-check)"))
     undecided = [a for a, e in enumerate(sep.per_axis)
                  if e is not None and (e.collision is None or not e.consistent)]
     if undecided and sep.distance_mp != 0:
         values["summary"] = f"the closest positions along axes {undecided} are not decided"
         return Check("separation", "unknown", values, certified,
                      f"unknown: whether positions collide along axes {undecided} was not "
-                     "decided by a certified sign (see the axis kernels' notes)")
+                     "decided by a certified sign (see the axis kernels' notes)",
+                     evidence=evidence)
     if sep.distance_mp == 0:
         values["summary"] = f"positions collide: Δ = {sep.delta} along {name}"
         return Check("separation", "fail", values, certified,
                      f"positions differing by {sep.delta} along {name} have the same encoding "
                      f"(distance 0 in mpmath at {ctx.dps} digits); use a smaller grid or "
-                     "another schedule")
-    return Check("separation", "pass", values, certified)
+                     "another schedule", evidence=evidence)
+    return Check("separation", "pass", values, certified, evidence=evidence)
 
 
 def _duplicate_rows(table: np.ndarray) -> tuple[int, int] | None:
@@ -302,7 +407,9 @@ def _translation(ctx: _Grid) -> Check:
         return not_applicable("translation_residual", "; ".join(problems[:2]))
     if math.prod(sizes) < 2:
         return Check("translation_residual", "pass", {"pairs": 0, "summary": "one position"},
-                     "nothing to compare")
+                     "nothing to compare", evidence=Evidence(
+                         "exhaustive comparison", details={"pairs": 0},
+                         unaudited="one position: no offset Δ ≠ 0 to translate by"))
     rng = np.random.default_rng(ctx.seed + 1)
     hi = np.asarray(sizes)
     ends = rng.integers(hi // 2, hi, (8, enc.axes))
@@ -333,14 +440,46 @@ def _translation(ctx: _Grid) -> Check:
     certified = ("rows at random grid positions p, p+Δ; T(Δ) = ⊕ over blocks of the 1-D "
                  "T(Δ_a) applied pair by pair; per-column tolerance 4u(|(x+Δ)ω| + 2|xω| + "
                  "2|Δω|) + 16t (plus 4 units of the table dtype)")
-    if res[i, j] > tol[i, j]:
+    failed = bool(res[i, j] > tol[i, j])
+    quantity = _residual_expr(enc, rows0[i], rows1[i], int(j), int(delta[i, next(
+        b.axis for b in enc.blocks if int(j) in b.columns)]))
+    at = f"p = {base[i].tolist()}, Δ = {delta[i].tolist()}, column {int(j)}"
+    item = (_exceeds(f"|PE(p+Δ) − PE(p)·T(Δ)| − tolerance at {at} (T(Δ) exact)", quantity,
+                     tol[i, j]) if failed else
+            _within(f"PE(p+Δ) − PE(p)·T(Δ) at {at} (T(Δ) exact; the entry nearest its "
+                    "tolerance)", quantity, tol[i, j]))
+    total = math.prod(n * (n + 1) // 2 for n in sizes)
+    evidence = Evidence("float64 rows and T(Δ) with a rigorous per-entry tolerance", "sample",
+                        [item], {"unit": "pairs (p, p+Δ)"},
+                        covered=int(rows0.shape[0]), total=total)
+    if failed:
         axis = next(b.axis for b in enc.blocks if int(j) in b.columns)
         return Check("translation_residual", "fail", values, certified,
                      f"PE(p+Δ) ≠ PE(p)·T(Δ) at p = {base[i].tolist()}, Δ = {delta[i].tolist()}, "
                      f"column {int(j)} (axis {enc.axis_names[axis]}): residual "
                      f"{float(res[i, j]):.3g} > {float(tol[i, j]):.3g}; are the axes or a "
-                     "block's layout different from the specification?")
-    return Check("translation_residual", "pass", values, certified)
+                     "block's layout different from the specification?", evidence=evidence)
+    return Check("translation_residual", "pass", values, certified, evidence=evidence)
+
+
+def _residual_expr(enc: MultiAxisEncoding, row0: np.ndarray, row1: np.ndarray, j: int,
+                   delta: int) -> sp.Expr:
+    """(PE(p+Δ) − PE(p)·T(Δ))[j] with the rows' float64 numbers exact and T(Δ) exact: the
+    pair's rotation by ω·Δ (as :func:`~posproof.measure.translation.rotate_pairs`)."""
+    for b in enc.blocks:
+        cols = list(b.columns)
+        if j not in cols:
+            continue
+        e, jl = b.encoding, cols.index(j)
+        for s_col, c_col in e.pairs:
+            if jl in (s_col, c_col):
+                w = e.frequencies[e.column_freq_index[s_col]] * delta
+                rs, rc = _exact(row0[cols[s_col]]), _exact(row0[cols[c_col]])
+                moved = rs * sp.cos(w) + rc * sp.sin(w) if jl == s_col else \
+                    rc * sp.cos(w) - rs * sp.sin(w)
+                return _exact(row1[j]) - moved
+        return _exact(row1[j]) - _exact(row0[j])          # a column outside the pairs
+    raise AssertionError(f"column {j} in no block")  # pragma: no cover
 
 
 def _dtype_audit(ctx: _Grid) -> Check:
@@ -384,7 +523,12 @@ def _dtype_audit(ctx: _Grid) -> Check:
                  "phase error of x·ω formed in the dtype at the last position, float64 "
                  "(within 3u|xω|)")
     return Check("dtype_audit", "fail" if notes else "pass", values, certified,
-                 "; ".join(notes) or None)
+                 "; ".join(notes) or None, evidence=Evidence(
+                     "rows rounded to each dtype, compared exactly", "all",
+                     details={"dtypes": list(ctx.dtypes)},
+                     unaudited="the verdict rests on exact comparisons of rows rounded by "
+                     "NumPy to each dtype and on the largest representable integer; the "
+                     "phase errors are reported, not judged"))
 
 
 class _Grid:
