@@ -20,7 +20,7 @@ from typing import Any
 
 from .evidence import Evidence, sampled_label
 
-__all__ = ["Check", "Proof", "Report", "Step"]
+__all__ = ["Check", "Proof", "Report", "Step", "audit_summary"]
 
 STATUSES = ("proved", "refuted", "unknown")
 #: A numeric check's outcomes; ``unknown`` when its evidence could not be confirmed.
@@ -158,19 +158,7 @@ class Report:
 
     def audit_summary(self) -> dict[str, Any]:
         """How many verdicts carry evidence, and what the independent audit said of them."""
-        out: dict[str, Any] = {"engine": "python-flint arb", "evidence": 0, "confirmed": 0,
-                               "undecided": 0, "refuted": 0, "nothing to audit": 0,
-                               "not audited": 0, "without evidence": 0}
-        for item in [*self.theorems, *self.checks]:
-            if item.status == "unknown" and item.evidence is None:
-                continue
-            ev = item.evidence
-            if ev is None:
-                out["without evidence"] += 1
-                continue
-            out["evidence"] += 1
-            out[ev.audit.status if ev.audit else "not audited"] += 1
-        return out
+        return audit_summary([*self.theorems, *self.checks])
 
     def to_dict(self) -> dict[str, Any]:
         return {"encoding": self.encoding, "ok": self.ok, "spec": self.spec or "",
@@ -181,3 +169,26 @@ class Report:
     def to_json(self) -> str:
         """Deterministic JSON (sorted keys, no timings)."""
         return json.dumps(self.to_dict(), indent=2, sort_keys=True, ensure_ascii=False)
+
+
+def audit_summary(verdicts: Any) -> dict[str, Any]:
+    """How many of ``verdicts`` (Proofs, Checks) carry evidence, and what the independent
+    audit said of it: the counts a verdict line's audit clause prints
+    (:func:`posproof.verdict.verdict_text`). An unknown without evidence is not counted.
+
+    >>> audit_summary([Proof("norm", "‖PE(x)‖² = 1", "proved")])["without evidence"]
+    1
+    """
+    out: dict[str, Any] = {"engine": "python-flint arb", "evidence": 0, "confirmed": 0,
+                           "undecided": 0, "refuted": 0, "nothing to audit": 0,
+                           "not audited": 0, "without evidence": 0}
+    for item in verdicts:
+        if item.status == "unknown" and item.evidence is None:
+            continue
+        ev = item.evidence
+        if ev is None:
+            out["without evidence"] += 1
+            continue
+        out["evidence"] += 1
+        out[ev.audit.status if ev.audit else "not audited"] += 1
+    return out

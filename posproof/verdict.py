@@ -124,10 +124,11 @@ def verdict_text(theorems: Iterable[Any] = (), checks: Iterable[Any] = (), *,
         parts.append(f"{noun} {passed}/{len(checks)} {verb}"
                      + (f" ({sampled} on a sample)" if sampled else "")
                      + (f", {unknown} unknown" if unknown else ""))
-    if audited and audited.get("evidence"):
+    if audited and (audited.get("evidence") or audited.get("without evidence")):
         parts.append(f"audit ({audited['engine']}): {audited['confirmed']} confirmed"
                      + "".join(f", {audited[k]} {k}"
-                               for k in ("nothing to audit", "undecided", "refuted")
+                               for k in ("nothing to audit", "undecided", "refuted",
+                                         "not audited", "without evidence")
                                if audited.get(k)))
     if ok is None:
         ok = bool(theorems or checks) and counts["refuted"] == 0 and counts["unknown"] == 0 \

@@ -93,14 +93,22 @@ def report(args: argparse.Namespace) -> Report:
 
 def explain_xpos(args: argparse.Namespace) -> int:
     """``posproof explain --xpos HEAD_DIM [--json]``: ζ_k, half distances, dtype limits."""
-    from ..measure.xpos import xpos_scale_limits
+    from ..audit import apply_all
+    from ..measure.xpos import xpos_scale_checks
     from ..proofs.xpos import prove_xpos
+    from ..report import audit_summary
     from ..verdict import verdict_text
 
     xp = xpos_spec(args)
     proved = prove_xpos(xp, seed=0)
     decay = proved["xpos:decay"]
-    limits = xpos_scale_limits(xp)
+    checks = xpos_scale_checks(xp)
+    apply_all(checks)
+    limits = [{"dtype": c.values["dtype"], "zeta_0": c.values["zeta_0"],
+               "scale_base": c.values["scale_base"],
+               **{k: c.values[k] for k in ("overflow_position", "underflow_position",
+                                           "first_length_uncentred", "first_length_centred")}}
+              for c in checks]
     if getattr(args, "json", False):
         from .options import emit_json
 
@@ -118,6 +126,8 @@ def explain_xpos(args: argparse.Namespace) -> int:
         lines.append(f"{r['dtype']:<9}  {r['overflow_position']!s:>16}   "
                      f"{r['underflow_position']!s:>8}   {r['first_length_uncentred']!s:>27}  "
                      f"{r['first_length_centred']!s:>7}")
-    lines += ["", f"verdict: {verdict_text(proved.theorems, ok=proved.ok)}"]
+    ok = proved.ok and all(c.ok for c in checks)
+    lines += ["", "verdict: " + verdict_text(proved.theorems, checks, ok=ok,
+                                             audited=audit_summary([*proved.theorems, *checks]))]
     print("\n".join(lines))
-    return proved.exit_status()
+    return 0 if ok else 1

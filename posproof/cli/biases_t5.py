@@ -235,8 +235,11 @@ def explain_t5(args: argparse.Namespace) -> int:
         lines += ["", f"[{name} self-attention] {spec.describe()}", *table_lines(spec), ""]
         lines += [f"  {'✓' if p.ok else '?'} {p.name:<26} {p.statement}" for p in proofs]
         lines += [f"  {'·'} {c.name:<26} {c.values['summary']}" for c in checks]
+    from ..report import audit_summary
+
     proofs = [p for _, _, ps, _ in results for p in ps]
-    lines += ["", f"verdict: {verdict_text(proofs, ok=ok)}"]
+    audited = audit_summary([*proofs, *(c for _, _, _, cs in results for c in cs)])
+    lines += ["", f"verdict: {verdict_text(proofs, ok=ok, audited=audited)}"]
     print("\n".join(lines))
     return 0 if ok else 1
 

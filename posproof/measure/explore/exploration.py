@@ -202,10 +202,12 @@ class Exploration:
                 lines.append(f"note [{s.label}]: effective base{at} {n['effective_base']} ≈ "
                              f"{n['effective_base_float']} (b·r^(d/(d−2)), d = {n['dim']}): "
                              "the frequencies are those of this base")
+        from ...report import audit_summary
         from ...verdict import verdict_text
 
         theorems = [p for r in self.reports for p in r.theorems]
-        verdict = (verdict_text(theorems, expected=EXPECTED_REFUTATIONS, ok=self.ok) if theorems
+        verdict = (verdict_text(theorems, expected=EXPECTED_REFUTATIONS, ok=self.ok,
+                                audited=audit_summary(theorems)) if theorems
                    else f"{'OK' if self.ok else 'INCOMPLETE'} — the base bound of "
                         f"{len(self.subjects)} encoding(s), nothing else computed"
                    if self.only_base_bound
