@@ -13,6 +13,7 @@ import mpmath
 import numpy as np
 
 from ..errors import InvalidEncoding
+from ..evidence import Evidence
 from ..model.encoding import Encoding
 from ..precise import mp_values
 from ..report import Check, Proof
@@ -125,4 +126,6 @@ def inconsistent(what: str) -> str:
 
 def not_applicable(name: str, reason: str) -> Check:
     return Check(name, "fail", {"applicable": False, "summary": "not applicable"}, "",
-                 note=f"not applicable: {reason}")
+                 note=f"not applicable: {reason}",
+                 evidence=Evidence("structure of the encoding", "structural",
+                                   unaudited=f"not applicable: {reason}"))

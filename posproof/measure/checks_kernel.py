@@ -29,6 +29,16 @@ __all__ = ["decay", "near_return", "periodicity", "separation"]
 _ITEMS_PER_CROSSING = 2
 
 
+_ONE_POSITION = "one position: no offset to compare"
+
+
+def _no_gap(items: list[Any]) -> str | None:
+    """Why a verdict resting on the proof and the separation scan has no item (none when the
+    scan's gap sign is there)."""
+    return None if items else ("the proof engine's exact answer (audited with the theorem) "
+                               "and a separation scan with no decided gap sign to re-check")
+
+
 def _unknown(name: str, values: dict[str, Any], certified: str, why: str,
              evidence: Evidence | None = None) -> Check:
     return Check(name, "unknown", values, certified, f"unknown: {why}", evidence=evidence)
@@ -88,7 +98,8 @@ def separation(ctx: Context) -> Check:
         return Check("separation", "pass",
                      {"length": length, "min_distance": None,
                       "summary": "one position: nothing to separate"}, "nothing to compare",
-                     evidence=Evidence("exhaustive comparison", details={"offsets": 0}))
+                     evidence=Evidence("exhaustive comparison", details={"offsets": 0},
+                                       unaudited=_ONE_POSITION))
     kernel = ctx.kernel
     values = {
         "length": length, "min_distance": ext.distance,
@@ -131,7 +142,8 @@ def near_return(ctx: Context) -> Check:
         lo, hi = max(1, length // 2), length
     if length < 2 or hi <= lo:
         return Check("near_return", "pass", {"summary": "no offsets to scan"}, "nothing to scan",
-                     evidence=Evidence("exhaustive comparison", details={"offsets": 0}))
+                     evidence=Evidence("exhaustive comparison", details={"offsets": 0},
+                                       unaudited=_ONE_POSITION))
     ext = kernel.maximum(lo, hi, dps=ctx.dps, progress=ctx.tick)
     n = kernel.n
     scan = Scan()
@@ -209,20 +221,24 @@ def periodicity(ctx: Context) -> Check:
         return Check("periodicity", "pass", values, certified,
                      note=f"the proof engine answered {proof.status}: {proof.note or ''}".strip(),
                      evidence=Evidence("proof engine", "structural",
-                                       details={"proof": proof.status}))
+                                       details={"proof": proof.status},
+                                       unaudited="the proof engine left periodicity undecided: "
+                                       "no numeric claim is made"))
     sep_items: list[Any] = [] if sep is None else _gap_item(kernel, sep)
     if sep is not None and (sep.collision is None or not sep.consistent):
         values.update(period=str(period) if period is not None else "aperiodic",
                       summary="whether an exact return occurs before L is undecided")
         return _unknown("periodicity", values, certified,
                         sep.note or inconsistent(f"the kernel near Δ={sep.delta}"),
-                        Evidence("certified scan", "all", items=sep_items))
+                        Evidence("certified scan", "all", items=sep_items,
+                                 unaudited=_no_gap(sep_items)))
     no_return = sep is None or sep.collision is False
     if kind == "aperiodic":
         values.update(period="aperiodic", summary="aperiodic (proved); no exact return up to L")
         certified += (f"; no exact return for Δ = 1…{length - 1} (separation: distance "
                       "certified > 0)")
-        evidence = Evidence("proof engine + certified scan", "all", items=sep_items)
+        evidence = Evidence("proof engine + certified scan", "all", items=sep_items,
+                            unaudited=_no_gap(sep_items))
         if not no_return:
             return _unknown("periodicity", values, certified,
                             inconsistent("an exact return found numerically for a proved "
@@ -237,12 +253,15 @@ def periodicity(ctx: Context) -> Check:
                       "positions repeat is undecided (P not proved rational or irrational)")
         return Check("periodicity", "pass", values, certified,
                      evidence=Evidence("proof engine", "structural",
-                                       details={"period": str(period)}))
+                                       details={"period": str(period)},
+                                       unaudited="whether integer positions repeat is "
+                                       "undecided: no numeric claim is made"))
     if exact_p is None:
         values.update(integer_period=None,
                       summary=f"period P = {period}: integer positions never repeat exactly")
         certified += f"; P is irrational ({why}), so no integer offset is a period"
-        evidence = Evidence("proof engine + certified scan", "all", items=sep_items)
+        evidence = Evidence("proof engine + certified scan", "all", items=sep_items,
+                            unaudited=_no_gap(sep_items))
         if not no_return:
             return _unknown("periodicity", values, certified,
                             inconsistent("an exact return at an integer offset"), evidence)
@@ -251,7 +270,8 @@ def periodicity(ctx: Context) -> Check:
     values["integer_period"] = p
     if p > length - 1:
         values["summary"] = f"period {p} (proved), beyond L = {length}"
-        evidence = Evidence("proof engine + certified scan", "all", items=sep_items)
+        evidence = Evidence("proof engine + certified scan", "all", items=sep_items,
+                            unaudited=_no_gap(sep_items))
         if not no_return:
             return _unknown("periodicity", values, certified,
                             inconsistent("an exact return before the proved period"), evidence)

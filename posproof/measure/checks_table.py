@@ -188,6 +188,7 @@ def toeplitz(ctx: Context) -> Check:
     freq = np.abs(enc.column_frequencies_float)
     t = TRIG_ULPS * U
     blocks = []
+    spots: list[Any] = []
     ok, consistent = True, True
     kernel = None if enc.broken_pairs() else ctx.kernel
     for s in starts:
@@ -207,8 +208,14 @@ def toeplitz(ctx: Context) -> Check:
             gram = table @ table.T
             lag = min(int(pos.size) - 1, 7)
             exact = kernel.mp(lag, ctx.dps)
-            worst = float(np.abs(np.diagonal(gram, offset=lag) - float(exact)).max())
+            diag = np.diagonal(gram, offset=lag)
+            at = int(np.argmax(np.abs(diag - float(exact))))
+            worst = float(abs(diag[at] - float(exact)))
             consistent = consistent and worst <= tol
+            # the diagonal entry farthest from f(lag), within the tolerance of the exact f(lag)
+            spots.append(kernel.spot_item(
+                f"Gram entry PE({int(pos[at])})·PE({int(pos[at + lag])}) = f({lag}) within the "
+                "tolerance", [lag], [], float(diag[at]), tol))
     values = {"blocks": blocks,
               "summary": "Gram depends on x − y only (max deviation "
                          f"{g(max(b['deviation'] for b in blocks))})" if ok else
@@ -222,8 +229,11 @@ def toeplitz(ctx: Context) -> Check:
     # |Gram deviation| ≤ 2·max‖PE‖²: a tolerance at least that judges nothing
     vacuous = all(b["tolerance"] >= 2 * max(norm2, 1e-300) for b in blocks)
     evidence = Evidence("float64 Gram of consecutive rows with a rigorous tolerance", "sample",
-                        [], {"unit": "rows"}, covered=min(rows_seen, ctx.length),
-                        total=ctx.length)
+                        spots if consistent else [], {"unit": "rows"},
+                        covered=min(rows_seen, ctx.length), total=ctx.length,
+                        unaudited=None if spots and consistent else
+                        "no Gram diagonal compared with the exact kernel (no (sin, cos) pairs, "
+                        "one row, or a toolkit inconsistency)")
     if not consistent:
         return Check("toeplitz", "fail", values, certified,
                      inconsistent("a Gram diagonal against the kernel"), evidence=evidence)
