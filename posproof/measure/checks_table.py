@@ -12,7 +12,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from ..evidence import Evidence, Spot
+from ..evidence import Evidence, Sign, Spot
 from ..report import Check
 from .checks_context import Context, g, inconsistent, not_applicable
 from .dtypes import TRIG_ULPS, U
@@ -96,7 +96,9 @@ def bounds(ctx: Context) -> Check:
                                and enc.offset <= enc.padding_idx < enc.offset + ctx.length)
     # a pass rests on the worst row's entries being within their bounds of the exact values:
     # the entry farthest from its exact value is the item (one term, cheap to build and audit)
-    items = []
+    items: list[Any] = []
+    if not ok and consistent:
+        items = [_bounds_sign(table, sample, max_abs, dev, tol, spread, n, sound)]
     if ok and worst_entry is not None:
         j, value, radius = worst_entry
         items = [Spot(f"PE({x})[{j}] (the worst row's farthest entry)",
@@ -104,9 +106,50 @@ def bounds(ctx: Context) -> Check:
                           enc.frequencies[enc.column_freq_index[j]] * x), value, radius)]
     evidence = Evidence("float64 table rows with a rigorous tolerance",
                         "sample" if sample.size < rows_total else "all", items,
-                        {"unit": "rows"}, covered=int(sample.size), total=int(rows_total))
+                        {"unit": "rows"}, covered=int(sample.size), total=int(rows_total),
+                        unaudited=None if items else "a table entry disagrees with mpmath "
+                        "beyond its bound (a toolkit inconsistency)")
     return Check("bounds", "pass" if ok else "fail", values, certified, note, evidence=evidence)
 
+
+
+def _bounds_sign(table: np.ndarray, sample: np.ndarray, max_abs: float, dev: np.ndarray,
+                 tol: float, spread: float, n: int, sound: bool) -> Sign:
+    """What a bounds fail rests on, with the rows exact: an entry beyond 1, a norm off n, or
+    two squared norms further apart than 2·tol."""
+    if max_abs > 1.0:
+        i, j = np.unravel_index(int(np.argmax(np.abs(table))), table.shape)
+        return Sign(f"|PE({int(sample[i])})[{int(j)}]| − 1", sp.Abs(_exact(table[i, j])) - 1,
+                    "positive")
+    if sound and float(dev.max()) > tol:
+        w = int(np.argmax(dev))
+        return Sign(f"|‖PE({int(sample[w])})‖² − {n}| − tolerance (row exact)",
+                    sp.Abs(_dot(table[w], table[w]) - n) - _exact(tol), "positive")
+    norms = (table * table).sum(axis=1)
+    hi, lo = int(np.argmax(norms)), int(np.argmin(norms))
+    return Sign(f"‖PE({int(sample[hi])})‖² − ‖PE({int(sample[lo])})‖² − 2·tolerance (rows "
+                "exact)", _dot(table[hi], table[hi]) - _dot(table[lo], table[lo])
+                - 2 * _exact(tol), "positive")
+
+
+def _exact(value: float) -> sp.Rational:
+    return sp.Rational(*float(value).as_integer_ratio())
+
+
+def _dot(a: np.ndarray, b: np.ndarray) -> sp.Expr:
+    """The exact dot product of two float64 rows."""
+    return sp.Add(*[_exact(x) * _exact(y) for x, y in zip(a, b, strict=True)])
+
+
+def _toeplitz_sign(table: np.ndarray, pos: np.ndarray, tol: float) -> Sign:
+    """What a Toeplitz fail rests on: |G[i+1, j+1] − G[i, j]| > tol with the rows exact."""
+    gram = table @ table.T
+    d = np.abs(gram[1:, 1:] - gram[:-1, :-1])
+    i, j = (int(k) for k in np.unravel_index(int(np.argmax(d)), d.shape))
+    q = _dot(table[i + 1], table[j + 1]) - _dot(table[i], table[j])
+    return Sign(f"|PE({int(pos[i + 1])})·PE({int(pos[j + 1])}) − PE({int(pos[i])})·"
+                f"PE({int(pos[j])})| − tolerance (rows exact)", sp.Abs(q) - _exact(tol),
+                "positive")
 
 
 def _large_pairs(ctx: Context, count: int = 8) -> tuple[np.ndarray, np.ndarray]:
@@ -125,7 +168,9 @@ def translation(ctx: Context) -> Check:
     if ctx.length < 2:
         return Check("translation_residual", "pass",
                      {"pairs": 0, "summary": "one position: no offset Δ ≥ 1 to translate by"},
-                     "nothing to compare")
+                     "nothing to compare", evidence=Evidence(
+                         "exhaustive comparison", details={"pairs": 0},
+                         unaudited="one position: no offset Δ ≥ 1 to translate by"))
     x, d = _large_pairs(ctx)
     res, tol = translation_residual(enc, x, d)
     i, j = np.unravel_index(int(np.argmax(res / tol)), res.shape)
@@ -189,6 +234,7 @@ def toeplitz(ctx: Context) -> Check:
     t = TRIG_ULPS * U
     blocks = []
     spots: list[Any] = []
+    fails: list[Any] = []
     ok, consistent = True, True
     kernel = None if enc.broken_pairs() else ctx.kernel
     for s in starts:
@@ -203,6 +249,8 @@ def toeplitz(ctx: Context) -> Check:
         tol = 4 * float((2.01 * U * x_max * freq + t).sum()) + 2 * gamma * norm2 + 4 * U * norm2
         blocks.append({"first_position": int(pos[0]) if pos.size else None, "rows": int(pos.size),
                        "deviation": dev, "tolerance": tol})
+        if dev > tol and not fails:
+            fails.append(_toeplitz_sign(table, pos, tol))
         ok = ok and dev <= tol
         if kernel is not None and pos.size >= 2:
             gram = table @ table.T
@@ -229,9 +277,9 @@ def toeplitz(ctx: Context) -> Check:
     # |Gram deviation| ≤ 2·max‖PE‖²: a tolerance at least that judges nothing
     vacuous = all(b["tolerance"] >= 2 * max(norm2, 1e-300) for b in blocks)
     evidence = Evidence("float64 Gram of consecutive rows with a rigorous tolerance", "sample",
-                        spots if consistent else [], {"unit": "rows"},
+                        [] if not consistent else spots if ok else fails, {"unit": "rows"},
                         covered=min(rows_seen, ctx.length), total=ctx.length,
-                        unaudited=None if spots and consistent else
+                        unaudited=None if consistent and (spots if ok else fails) else
                         "no Gram diagonal compared with the exact kernel (no (sin, cos) pairs, "
                         "one row, or a toolkit inconsistency)")
     if not consistent:
