@@ -213,3 +213,20 @@ def test_explain_verdict_lines_carry_the_audit_clause(capsys, tmp_path):
         verdict = next(line for line in out.splitlines() if line.startswith("verdict:"))
         assert "; audit (python-flint arb): " in verdict, (args, verdict)
         assert " confirmed" in verdict
+
+
+def test_every_theorem_of_every_family_has_items_or_says_why_not():
+    from posproof.families import prove
+
+    problems = []
+    for family, cases in WALK.items():
+        spec = cases[0][0]
+        for p in prove(spec).theorems:
+            ev = p.evidence
+            if p.status == "unknown":
+                continue
+            if ev is None or ev.audit is None:
+                problems.append(f"{family} {p.name}: no audited evidence")
+            elif not ev.items and not ev.unaudited:
+                problems.append(f"{family} {p.name}: no item and no reason ({ev.method})")
+    assert not problems, "\n".join(problems)

@@ -168,8 +168,13 @@ def _geometric(spec: Alibi) -> Proof:
     return Proof("alibi:geometric", statement, "proved", steps,
                  crosscheck={"method": "exact", "differences_checked": max(len(e) - 1, 0)},
                  evidence=Evidence("exact rationals", "all",
-                                   details={"differences_checked": max(len(e) - 1, 0)}),
+                                   details={"differences_checked": max(len(e) - 1, 0)},
+                                   unaudited=_EXACT_EXPONENTS),
                  values={"ratio": str(ratio) if ratio is not None else None})
+
+
+_EXACT_EXPONENTS = ("exact rational exponents compared (Python Fractions): no rounding to "
+                    "re-check")
 
 
 def _mpt(spec: Alibi) -> Proof:
@@ -194,7 +199,8 @@ def _mpt(spec: Alibi) -> Proof:
     steps.append(Step(f"the {spec.n_heads} exact exponents are equal", "exact rationals"))
     return Proof("alibi:mpt-matches-reference", statement, "proved", steps,
                  crosscheck={"method": "exact", "heads": spec.n_heads},
-                 evidence=Evidence("exact rationals", "all", details={"heads": spec.n_heads}))
+                 evidence=Evidence("exact rationals", "all", details={"heads": spec.n_heads},
+                                   unaudited=_EXACT_EXPONENTS))
 
 
 def _general_geometric() -> Proof:
