@@ -207,7 +207,10 @@ def test_explain_verdict_lines_carry_the_audit_clause(capsys, tmp_path):
     t5 = tmp_path / "t5.json"
     t5.write_text(json.dumps({"model_type": "t5", "relative_attention_num_buckets": 32,
                               "relative_attention_max_distance": 128}))
-    for args in (["explain", str(cfg)], ["explain", "--xpos", "16"], ["explain", str(t5)]):
+    bloom = tmp_path / "bloom.json"
+    bloom.write_text(json.dumps({"model_type": "bloom", "n_head": 16}))
+    for args in (["explain", str(cfg)], ["explain", "--xpos", "16"], ["explain", str(t5)],
+                 ["explain", str(bloom)]):
         assert main(args) == 0, args
         out = capsys.readouterr().out
         verdict = next(line for line in out.splitlines() if line.startswith("verdict:"))
