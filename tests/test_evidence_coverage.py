@@ -233,3 +233,37 @@ def test_every_theorem_of_every_family_has_items_or_says_why_not():
             elif not ev.items and not ev.unaudited:
                 problems.append(f"{family} {p.name}: no item and no reason ({ev.method})")
     assert not problems, "\n".join(problems)
+
+
+def test_grid_table_fails_carry_what_they_rest_on():
+    """A user's grid table: a wrong axis fails translation with a certified sign the audit
+    confirms; a repeated row fails separation on an exact comparison, and says so."""
+    from posproof.audit import audit_report
+    from posproof.measure.multiaxis import check_grid
+    from posproof.model.multiaxis import multi_preset
+
+    enc = multi_preset("sincos-2d", dim=8)
+    swapped = multi_preset("sincos-2d", dim=8, first="row").table(enc.grid((4, 4)))
+    c = audit_report(check_grid(enc, (4, 4), table=swapped,
+                                checks=["translation_residual"]))["translation_residual"]
+    assert c.status == "fail"
+    (item,) = c.evidence.items
+    assert item.relation == "positive"
+    assert c.evidence.audit.status == "confirmed"
+    table = enc.table(enc.grid((4, 4)))
+    table[5] = table[6]
+    c = audit_report(check_grid(enc, (4, 4), table=table, checks=["separation"]))["separation"]
+    assert c.status == "fail"
+    assert not c.evidence.items
+    assert "equal as float64 numbers" in c.evidence.unaudited
+    assert c.evidence.unaudited in c.evidence.audit.detail
+
+
+def test_evidence_without_items_reports_its_reason_through_the_audit():
+    from posproof.evidence import Evidence
+
+    ev = Evidence("exact integers", unaudited="bucket indices compared as integers")
+    result = audit(ev)
+    assert result.status == "nothing to audit"
+    assert result.detail == "exact integers: bucket indices compared as integers"
+    assert ev.to_dict()["unaudited"] == "bucket indices compared as integers"
