@@ -419,6 +419,8 @@ def _rotary_info(info: ModelInfo, kind: str, text: Any, heads: Any, hidden: Any)
         info.rope_type = "default"
     info.mrope_section = list(params["mrope_section"]) if params.get("mrope_section") else None
     theta = params.get("rope_theta", getattr(text, "rope_theta", None))
+    if theta is None and kind in ("gptj", "codegen"):
+        theta = 10000.0                   # their sinusoidal table's base, fixed in the code
     info.rope_theta = float(theta) if theta is not None else None
     head_dim = _get(text, "head_dim") or (int(hidden) // int(heads) if hidden and heads else None)
     info.head_dim = int(head_dim) if head_dim else None

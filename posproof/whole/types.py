@@ -83,7 +83,6 @@ TYPES: dict[str, tuple[str, str, str]] = {
     "gpt_neo": ("absolute", _CAUSAL, "learned table, alternating local attention"),
     "gpt_bigcode": ("absolute", _CAUSAL, "learned table, multi-query"),
     "biogpt": ("absolute", _CAUSAL, "learned table"),
-    "xglm": ("absolute", _CAUSAL, "sinusoidal table"),
     "bart": ("absolute", _SEQ2SEQ, "learned tables, encoder–decoder"),
     "mbart": ("absolute", _SEQ2SEQ, "learned tables, encoder–decoder"),
     "pegasus": ("absolute", _SEQ2SEQ, "sinusoidal tables, encoder–decoder"),
@@ -100,6 +99,8 @@ REFUSED: dict[str, str] = {
     "longt5": "its local/transient-global attention cannot decode with a cache",
     "llama4_text": "chunked attention with NoPE layers is not modelled",
     "qwen3_next": "its linear-attention layers carry no positions",
+    "xglm": "its eager attention fills masked scores with float64's minimum in a float32 "
+            "tensor: no float64 forward",
     "bert": "an encoder-only model: no cache, no decoding",
     "roberta": "an encoder-only model: no cache, no decoding",
 }
