@@ -490,8 +490,15 @@ def spec_disagreement(data: dict[str, Any], info: ModelInfo) -> str | None:
         return f"posproof's SPEC reading of this config refuses it ({str(exc).splitlines()[0]}); {built}"
     except Exception:  # noqa: BLE001 - a reading posproof cannot do is not a disagreement
         return None
-    ours = {"rope_type": str(cfg.rope_type), "rotary dims": int(cfg.rotary_dim)}
-    theirs = {"rope_type": info.rope_type, "rotary dims": info.rotary_dim}
+    ours = {"rope_type": str(cfg.rope_type), "rotary dims": int(cfg.rotary_dim),
+            "pairs": "adjacent" if cfg.layout != "half" else "halves"}
+    theirs = {"rope_type": info.rope_type, "rotary dims": info.rotary_dim,
+              "pairs": "adjacent" if info.interleaved else "halves"}
+    switch = (cfg.params or {}).get("original_max_position_embeddings")
+    if switch is not None and info.rope.get("original_max_position_embeddings") is not None:
+        ours["original_max_position_embeddings"] = int(switch)
+        theirs["original_max_position_embeddings"] = int(
+            info.rope["original_max_position_embeddings"])
     theta = getattr(cfg, "base", None) or getattr(cfg, "rope_theta", None)
     diff = [f"{k}={ours[k]} (transformers: {theirs[k]})" for k in ours
             if theirs[k] is not None and ours[k] != theirs[k]]
