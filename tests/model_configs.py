@@ -189,7 +189,8 @@ PUBLISHED: dict[str, dict] = {
         "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 32,
         "max_position_embeddings": 1280, "original_max_position_embeddings": 40,
         "rope_theta": 10000.0, "rope_scaling": {
-            "type": "longrope", "short_factor": [1.0] * 64, "long_factor": [1.0 + i / 16 for i in range(64)],
+            "type": "longrope", "short_factor": [1.0] * 64,
+            "long_factor": [1.0 + i / 16 for i in range(64)],
             "short_mscale": 1.243163121016122, "long_mscale": 1.243163121016122,
             "original_max_position_embeddings": 40},
         "sliding_window": 131072, "num_local_experts": 16, "num_experts_per_tok": 2,

@@ -59,18 +59,22 @@ def test_cli_list_prints_the_table(capsys):
 def test_check_model_without_config_or_list_exits_2(capsys):
     assert main(["check-model"]) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "--list" in err
+    assert len(err.splitlines()) == 1
+    assert "--list" in err
 
 
-@pytest.mark.parametrize("kind, words", [("whisper", "audio features"),
+@pytest.mark.parametrize(("kind", "words"), [("whisper", "audio features"),
                                          ("jamba", "no positions"),
                                          ("no_such_type", "not one check-model knows")])
 def test_a_type_outside_the_table_is_refused_in_one_line(kind, words, tmp_path, capsys):
     path = mc.write(tmp_path, {"model_type": kind, "hidden_size": 64})
     assert main(["check-model", str(path)]) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and words in err and repr(kind) in err
-    assert refusal(kind) is not None and refusal("llama") is None
+    assert len(err.splitlines()) == 1
+    assert words in err
+    assert repr(kind) in err
+    assert refusal(kind) is not None
+    assert refusal("llama") is None
 
 
 _NO_TORCH = (
@@ -98,7 +102,9 @@ def test_without_torch_check_model_exits_2_naming_the_extra(tmp_path):
     done = _python(_NO_TORCH, str(path))
     assert done.returncode == 2, done.stderr
     err = done.stderr.strip()
-    assert len(err.splitlines()) == 1 and "posproof[impl]" in err and "Traceback" not in err
+    assert len(err.splitlines()) == 1
+    assert "posproof[impl]" in err
+    assert "Traceback" not in err
 
 
 def test_a_refusal_comes_before_torch_is_imported(tmp_path):
@@ -112,9 +118,9 @@ def test_a_refusal_comes_before_torch_is_imported(tmp_path):
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
+from posproof.whole import check_model  # noqa: E402
 from posproof.whole.api import load  # noqa: E402
 from posproof.whole.build import model_info, transformers_config  # noqa: E402
-from posproof.whole import check_model  # noqa: E402
 
 
 def statuses(report):
@@ -163,10 +169,11 @@ def test_the_conflict_note_is_printed_in_one_line(tmp_path, capsys):
     assert main(["check-model", str(path), "--length", "8", "--check", "cache_boundary"]) == 1
     out = capsys.readouterr().out
     notes = [line for line in out.splitlines() if line.startswith("note: ")]
-    assert len(notes) == 1 and "follows transformers" in notes[0]
+    assert len(notes) == 1
+    assert "follows transformers" in notes[0]
 
 
-@pytest.mark.parametrize("scaling, rope_type", [
+@pytest.mark.parametrize(("scaling", "rope_type"), [
     ({"type": "linear", "factor": 4.0}, "linear"),
     ({"rope_type": "linear", "factor": 4.0}, "linear"),
     ({"type": "dynamic", "factor": 2.0}, "dynamic"),
@@ -221,7 +228,8 @@ def test_partial_rotary_is_read_from_the_built_model():
 
 def test_gemma3_local_and_global_bases_and_layer_types():
     info = model_info(mc.PUBLISHED["gemma3_text"])
-    assert info.rope_theta == 1e6 and info.local_rope_theta == 1e4
+    assert info.rope_theta == 1e6
+    assert info.local_rope_theta == 1e4
     assert info.sliding_window == 512
     assert info.layer_types[:6] == ["sliding_attention"] * 5 + ["full_attention"]
     runner = load(mc.PUBLISHED["gemma3_text"])       # two layers: one of each type
@@ -231,7 +239,8 @@ def test_gemma3_local_and_global_bases_and_layer_types():
 def test_mla_rotary_dims_are_the_decoupled_part():
     info = model_info(mc.PUBLISHED["deepseek_v2"])
     assert (info.rotary_dim, info.rope_type, info.interleaved) == (64, "yarn", True)
-    assert info.rope["factor"] == 40 and info.rope["original_max_position_embeddings"] == 4096
+    assert info.rope["factor"] == 40
+    assert info.rope["original_max_position_embeddings"] == 4096
 
 
 def test_alibi_and_t5_settings():
@@ -249,7 +258,8 @@ def test_mixtral_runs_its_experts_in_float64(tmp_path, capsys):
     status = main(["check-model", str(path), "--length", "8", "--check", "kv_cache"])
     out, err = capsys.readouterr()
     assert status == 0, err
-    assert "Traceback" not in err and "✓ kv_cache" in out
+    assert "Traceback" not in err
+    assert "✓ kv_cache" in out
 
 
 def test_an_exception_inside_transformers_is_one_line(tmp_path, capsys):
@@ -259,7 +269,8 @@ def test_an_exception_inside_transformers_is_one_line(tmp_path, capsys):
     assert main(["check-model", str(path), "--length", "8"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1
-    assert "model_type='nemotron'" in err and "building the model" in err
+    assert "model_type='nemotron'" in err
+    assert "building the model" in err
     assert "TypeError" in err
 
 
@@ -267,7 +278,8 @@ def test_an_exception_inside_transformers_is_one_line(tmp_path, capsys):
 DYNAMIC = {"phi3"}                   # LongRoPE switch moved to 40 (PHI3_SMALL_SWITCH)
 #: encoder–decoders with a learned/sinusoidal decoder table count their positions from the
 #: decoder's input, pads included: a left-padded decoder row is shifted.
-ENC_DEC_ABSOLUTE = {k for k, v in TYPES.items() if v[0] == "absolute" and v[1] != "AutoModelForCausalLM"}
+ENC_DEC_ABSOLUTE = {k for k, v in TYPES.items()
+                    if v[0] == "absolute" and v[1] != "AutoModelForCausalLM"}
 
 
 def expected(kind: str, family: str) -> dict[str, str]:

@@ -253,7 +253,7 @@ def _shrink_text(cfg: dict[str, Any], family: str, kind: str, layers: int, vocab
     if "max_window_layers" in cfg:
         cfg["max_window_layers"] = min(int(cfg["max_window_layers"] or 0), layers)
     for key in ("first_k_dense_replace",):
-        if key in cfg and cfg[key]:
+        if cfg.get(key):
             cfg[key] = min(int(cfg[key]), layers - 1)
     if isinstance(cfg.get("mlp_only_layers"), list):
         cfg["mlp_only_layers"] = [i for i in cfg["mlp_only_layers"] if i < layers]
@@ -300,7 +300,7 @@ def _shrink_text(cfg: dict[str, Any], family: str, kind: str, layers: int, vocab
         if key in cfg and key != "d_ff":
             cfg[key] = 32 if cfg[key] is not None else None
     for key in ("num_local_experts", "num_experts", "n_routed_experts"):
-        if key in cfg and cfg[key]:
+        if cfg.get(key):
             cfg[key] = min(int(cfg[key]), 2)
     for key in ("num_experts_per_tok", "n_group", "topk_group", "n_shared_experts",
                 "decoder_sparse_step"):
@@ -337,7 +337,7 @@ def _library(step: str, kind: str, fn: Any) -> Any:
         return fn()
     except PosproofError:
         raise
-    except Exception as exc:  # noqa: BLE001 - any library failure is one line, never a traceback
+    except Exception as exc:
         raise library_error(kind, step, exc) from None
 
 
@@ -443,7 +443,8 @@ def _rotary_info(info: ModelInfo, kind: str, text: Any, heads: Any, hidden: Any)
     if isinstance(no_rope, (list, tuple)):
         info.no_rope_layers = [i for i, use in enumerate(no_rope) if not use]
     if kind == "cohere2" and info.layer_types:
-        info.no_rope_layers = [i for i, t in enumerate(info.layer_types) if t != "sliding_attention"]
+        info.no_rope_layers = [i for i, t in enumerate(info.layer_types)
+                               if t != "sliding_attention"]
     original = params.get("original_max_position_embeddings",
                           getattr(text, "original_max_position_embeddings", None))
     if info.rope_type == "dynamic" and info.context:
@@ -487,8 +488,9 @@ def spec_disagreement(data: dict[str, Any], info: ModelInfo) -> str | None:
     try:
         cfg = read_config(data, default_theta=info.rope_theta or 10000)
     except Error as exc:
-        return f"posproof's SPEC reading of this config refuses it ({str(exc).splitlines()[0]}); {built}"
-    except Exception:  # noqa: BLE001 - a reading posproof cannot do is not a disagreement
+        first = str(exc).splitlines()[0]
+        return f"posproof's SPEC reading of this config refuses it ({first}); {built}"
+    except Exception:
         return None
     ours = {"rope_type": str(cfg.rope_type), "rotary dims": int(cfg.rotary_dim),
             "pairs": "adjacent" if cfg.layout != "half" else "halves"}
