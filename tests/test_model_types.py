@@ -313,3 +313,15 @@ def test_each_type_gets_the_verdict_its_position_rule_implies(kind):
     if family == "absolute":
         assert report.checks[0].note == "absolute positions"
     json.dumps(report.encoding)           # the spec is plain data
+
+
+def test_phimoe_switches_only_its_mscale():
+    """transformers' PhiMoE recomputes its frequencies with the short factors in every forward
+    (its rotary module's forward calls the LongRoPE rule without a length), so only the mscale
+    switches at original_max_position_embeddings: with the published equal mscales the cache
+    is consistent (the PUBLISHED verdict above), with unequal ones it breaks from the switch."""
+    config = {**mc.PUBLISHED["phimoe"]}
+    config["rope_scaling"] = {**config["rope_scaling"], "long_mscale": 1.5}
+    report = check_model(config, length=16, checks=["kv_cache", "cache_boundary"])
+    assert statuses(report) == {"kv_cache": "fail", "cache_boundary": "fail"}
+    assert report.checks[0].values["first_position"] == 40
