@@ -431,6 +431,8 @@ def _rotary_info(info: ModelInfo, kind: str, text: Any, heads: Any, hidden: Any)
     rotary = None
     if kind in ("deepseek_v2", "deepseek_v3"):
         rotary = getattr(text, "qk_rope_head_dim", None)
+        if rotary and getattr(text, "qk_nope_head_dim", None):     # MLA: q·k per head
+            info.head_dim = int(text.qk_nope_head_dim) + int(rotary)
         info.interleaved = bool(getattr(text, "rope_interleave", kind == "deepseek_v2"))
     elif getattr(text, "rotary_dim", None):
         rotary = text.rotary_dim
