@@ -388,6 +388,13 @@ PUBLISHED: dict[str, dict] = {
         "relative_attention_max_distance": 128, "feed_forward_proj": "gated-gelu",
         "vocab_size": 256384, "decoder_start_token_id": 0, "pad_token_id": 0,
         "eos_token_id": 1, "tie_word_embeddings": False},
+    "longt5": {  # google/long-t5-local-base
+        "model_type": "longt5", "d_model": 768, "d_kv": 64, "d_ff": 2048, "num_layers": 12,
+        "num_decoder_layers": 12, "num_heads": 12, "relative_attention_num_buckets": 32,
+        "relative_attention_max_distance": 128, "encoder_attention_type": "local",
+        "local_radius": 127, "global_block_size": 16, "feed_forward_proj": "gated-gelu",
+        "vocab_size": 32128, "decoder_start_token_id": 0, "pad_token_id": 0,
+        "eos_token_id": 1, "tie_word_embeddings": False},
     "gpt_neo": {  # EleutherAI/gpt-neo-125m
         "model_type": "gpt_neo", "hidden_size": 768, "num_heads": 12, "num_layers": 12,
         "attention_types": [[["global", "local"], 6]], "window_size": 256,

@@ -23,7 +23,7 @@ import model_configs as mc
 import pytest
 
 from posproof.cli.app import main
-from posproof.whole.types import REFUSED, TYPES, refusal, table_lines
+from posproof.whole.types import REFUSED, TYPES, doc_with_table, refusal, table_lines
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "check-model.md"
@@ -45,8 +45,10 @@ def test_the_doc_lists_the_table():
     text = DOC.read_text(encoding="utf-8")
     start = text.index("<!-- model types: generated")
     block = text[text.index("\n", start) + 1:text.index("<!-- end of model types -->")]
-    assert block.rstrip("\n").splitlines() == table_lines()
+    assert block.rstrip("\n").splitlines() == table_lines(), \
+        "regenerate with: python scripts/gen_docs.py --cli"
     assert f"{len(TYPES)} model types" in text
+    assert doc_with_table(text) == text
 
 
 def test_cli_list_prints_the_table(capsys):

@@ -20,7 +20,7 @@ Positions (the ``family`` of :class:`posproof.whole.build.ModelInfo`):
 
 from __future__ import annotations
 
-__all__ = ["REFUSED", "TYPES", "refusal", "table_lines"]
+__all__ = ["REFUSED", "TYPES", "doc_with_table", "refusal", "table_lines"]
 
 _CAUSAL = "AutoModelForCausalLM"
 _SEQ2SEQ = "AutoModelForSeq2SeqLM"
@@ -77,6 +77,7 @@ TYPES: dict[str, tuple[str, str, str]] = {
     "t5": ("t5", _SEQ2SEQ, "relative buckets, encoder–decoder"),
     "mt5": ("t5", _SEQ2SEQ, "relative buckets, encoder–decoder"),
     "umt5": ("t5", _SEQ2SEQ, "relative buckets in every layer, encoder–decoder"),
+    "longt5": ("t5", _SEQ2SEQ, "relative buckets, local attention in the encoder"),
     # absolute tables
     "gpt2": ("absolute", _CAUSAL, "learned table"),
     "opt": ("absolute", _CAUSAL, "learned table, offset 2"),
@@ -96,7 +97,6 @@ REFUSED: dict[str, str] = {
     "mamba": "a state-space model: no attention positions",
     "mamba2": "a state-space model: no attention positions",
     "rwkv": "a recurrent model: no attention positions",
-    "longt5": "its local/transient-global attention cannot decode with a cache",
     "llama4_text": "chunked attention with NoPE layers is not modelled",
     "qwen3_next": "its linear-attention layers carry no positions",
     "xglm": "its eager attention fills masked scores with float64's minimum in a float32 "
@@ -137,3 +137,22 @@ def table_lines() -> list[str]:
         family, cls, note = TYPES[kind]
         out.append(f"| {kind} | {_WORDS[family]} | {cls} | {note} |")
     return out
+
+
+_START = "<!-- model types: generated from posproof.whole.types.table_lines() -->"
+_END = "<!-- end of model types -->"
+
+
+def doc_with_table(text: str) -> str:
+    r"""``text`` (docs/check-model.md) with its model-type table and count regenerated
+    (``python scripts/gen_docs.py --cli`` writes it).
+
+    >>> doc_with_table(f"{_START}\nold\n{_END}\n N model types").count("| llama |")
+    1
+    """
+    import re
+
+    start = text.index(_START) + len(_START)
+    end = text.index(_END)
+    text = text[:start] + "\n" + "\n".join(table_lines()) + "\n" + text[end:]
+    return re.sub(r"\b(\d+|N) model types\b", f"{len(TYPES)} model types", text, count=1)
