@@ -306,7 +306,8 @@ FAST = ("llama", "gpt_neox", "bloom", "t5", "gpt2")
 def test_each_type_gets_the_verdict_its_position_rule_implies(kind):
     # a shorter window for the tests where the published one straddles thousands of tokens
     config = dict(mc.PUBLISHED[kind])
-    if config.get("sliding_window") and kind in ("gemma2", "cohere2", "starcoder2", "exaone4"):
+    if config.get("sliding_window") and kind in ("gemma2", "cohere2", "starcoder2", "exaone4",
+                                                        "olmo3"):
         config["sliding_window"] = 12
     report = check_model(config, length=16)
     family = report.encoding["positions"]

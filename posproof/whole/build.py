@@ -43,6 +43,7 @@ _TOKENS = ("pad_token_id", "bos_token_id", "eos_token_id", "decoder_start_token_
            "vision_token_id", "forced_bos_token_id", "forced_eos_token_id")
 #: Model types whose rotary pairs are adjacent (GPT-J's rotate_every_two), not split in halves.
 INTERLEAVED = frozenset({"gptj", "codegen", "cohere", "cohere2", "glm", "glm4", "ernie4_5",
+                         "ernie4_5_moe",
                          "deepseek_v2"})
 
 
@@ -252,7 +253,7 @@ def _shrink_text(cfg: dict[str, Any], family: str, kind: str, layers: int, vocab
         cfg["num_layers"] = len(pattern) * max(1, layers // len(pattern))
     if "max_window_layers" in cfg:
         cfg["max_window_layers"] = min(int(cfg["max_window_layers"] or 0), layers)
-    for key in ("first_k_dense_replace",):
+    for key in ("first_k_dense_replace", "moe_layer_start_index"):
         if cfg.get(key):
             cfg[key] = min(int(cfg[key]), layers - 1)
     if isinstance(cfg.get("mlp_only_layers"), list):
@@ -299,11 +300,11 @@ def _shrink_text(cfg: dict[str, Any], family: str, kind: str, layers: int, vocab
     for key in _FFN:
         if key in cfg and key != "d_ff":
             cfg[key] = 32 if cfg[key] is not None else None
-    for key in ("num_local_experts", "num_experts", "n_routed_experts"):
+    for key in ("num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts"):
         if cfg.get(key):
             cfg[key] = min(int(cfg[key]), 2)
     for key in ("num_experts_per_tok", "n_group", "topk_group", "n_shared_experts",
-                "decoder_sparse_step"):
+                "decoder_sparse_step", "moe_k", "moe_num_shared_experts"):
         if cfg.get(key):
             cfg[key] = 1
     if isinstance(cfg.get("ffn_config"), dict):                 # DBRX

@@ -67,6 +67,13 @@ TYPES: dict[str, tuple[str, str, str]] = {
     "arcee": ("rope", _CAUSAL, "YaRN"),
     "seed_oss": ("rope", _CAUSAL, ""),
     "ernie4_5": ("rope", _CAUSAL, "interleaved pairs"),
+    "ernie4_5_moe": ("rope", _CAUSAL, "interleaved pairs, mixture of experts"),
+    "glm4_moe": ("rope", _CAUSAL, "partial rotary (0.5), mixture of experts"),
+    "gpt_oss": ("rope", _CAUSAL, "YaRN, alternating sliding (128) and full layers, sinks, "
+                "mixture of experts"),
+    "apertus": ("rope", _CAUSAL, "llama3 scaling"),
+    "bitnet": ("rope", _CAUSAL, ""),
+    "olmo3": ("rope", _CAUSAL, "sliding layers (three of four)"),
     # multimodal rotary
     "qwen2_vl": ("mrope", "Qwen2VLForConditionalGeneration", "M-RoPE sections, text tokens"),
     # ALiBi
