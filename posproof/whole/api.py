@@ -68,7 +68,6 @@ def load(model_or_config: Any, *, seed: int = 0, layers: int = 2,
         return HFRunner(model, info, seed=seed)
     if data is None:
         return _callable(model_or_config, positions)
-    assert data is not None
     kind = str(data["model_type"])
     try:
         full = transformers_config(data)
