@@ -2,6 +2,7 @@
 
     python benchmarks/bench_check_model.py                  # against b25f540 (issue 27)
     python benchmarks/bench_check_model.py --old /tmp/old --runs 5 --phases
+    python benchmarks/bench_check_model.py --every-type          # issue 28: each model type
 
 The config is Llama-3-8B's (tests/model_configs.py: 32 heads of 128, rope_theta 500000, 8192
 positions), shrunk by check-model to 2 layers of 2 heads.  The old tree is ``--old`` (default
@@ -17,6 +18,11 @@ The minimum over the runs is compared (the least disturbed run), the median besi
 the load average.  ``--phases`` also times, in this process, each phase of the new tree:
 importing torch + transformers, building the tiny model, deriving the tolerance and each of
 the four checks.
+
+``--every-type`` (issue 28) runs ``posproof check-model CONFIG`` of this tree once per model
+type of ``posproof check-model --list``, on its published config (tests/model_configs.py
+``PUBLISHED``, shrunk by check-model to 2 layers), each in a fresh process, and prints each
+time, the median and the maximum against the 15 s target (``--types a,b`` for a few).
 """
 
 from __future__ import annotations
@@ -101,6 +107,26 @@ def _phases(config: Path) -> None:
         print(f"  {name:<28} {seconds:6.2f} s  ({100 * seconds / total:4.1f} %)")
 
 
+def _every_type(kinds: list[str]) -> None:
+    import model_configs as mc
+
+    times: dict[str, tuple[float, int]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for kind in kinds:
+            config = Path(tmp) / f"{kind}.json"
+            config.write_text(json.dumps(mc.PUBLISHED[kind]), encoding="utf-8")
+            whole, _, status = _one_run(ROOT, config, Path(tmp))
+            times[kind] = (whole, status)
+            print(f"  {kind:<14} {whole:6.2f} s  exit {status}", flush=True)
+    values = [t for t, _ in times.values()]
+    worst = max(times, key=lambda k: times[k][0])
+    print(f"posproof check-model, {len(times)} model types, one fresh process each; load "
+          f"average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores: median "
+          f"{statistics.median(values):.2f} s, max {max(values):.2f} s ({worst}); target "
+          f"≤ {TARGET:g} s: {'met' if max(values) <= TARGET else 'NOT met'}; exit statuses "
+          f"{sorted({s for _, s in times.values()})}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--old", type=Path, default=Path("/tmp/old"),
@@ -108,8 +134,15 @@ def main() -> None:
     parser.add_argument("--rev", default="b25f540", help="revision of the old tree")
     parser.add_argument("--runs", type=int, default=3, help="runs of each tree (default 3)")
     parser.add_argument("--phases", action="store_true", help="also time each phase")
+    parser.add_argument("--every-type", action="store_true",
+                        help="time check-model on each model type's published config")
+    parser.add_argument("--types", default=None, help="with --every-type: only these types")
     args = parser.parse_args()
     import model_configs as mc
+
+    if args.every_type:
+        _every_type(args.types.split(",") if args.types else sorted(mc.PUBLISHED))
+        return
 
     old = _old_tree(args.old, args.rev)
     trees = {"new": ROOT, "old": old}

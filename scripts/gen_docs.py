@@ -4,6 +4,7 @@ Run from the repository root after changing anything they show::
 
     python scripts/gen_docs.py            # rewrite docs/derivations/* and docs/cli.md
     python scripts/gen_docs.py --cli      # rewrite docs/cli.md only (the command line changed)
+                                          # and the model types of docs/check-model.md
     python scripts/gen_docs.py --check    # compare only; exit 1 and list stale files
 
 ``tests/test_docs.py`` runs the same generation into a temporary directory and
@@ -287,8 +288,13 @@ def main(argv: list[str] | None = None) -> int:
                                                  f"{', '.join(DERIVATIONS)})")
     args = parser.parse_args(argv)
     if args.cli:
+        from posproof.whole.types import doc_with_table
+
         (DOCS / "cli.md").write_text(cli_reference(), encoding="utf-8")
         print("wrote docs/cli.md")
+        model = DOCS / "check-model.md"         # its table is `check-model --list`
+        model.write_text(doc_with_table(model.read_text(encoding="utf-8")), encoding="utf-8")
+        print("wrote the model types of docs/check-model.md")
         return 0
     if args.check:
         with tempfile.TemporaryDirectory() as tmp:

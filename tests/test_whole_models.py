@@ -256,7 +256,7 @@ def run(argv, capsys):
 
 
 @pytest.mark.parametrize(("config", "message"), [
-    ({"model_type": "bert", "hidden_size": 64}, "model_type='bert' is not one check-model"),
+    ({"model_type": "bert", "hidden_size": 64}, "model_type='bert' is refused: an encoder-only"),
     ({"hidden_size": 64}, "model_type=None is not one check-model"),
     ({**mc.GPT2, "n_positions": 10**8}, "GiB"),
 ])

@@ -8,7 +8,9 @@ Wiring (done in :mod:`posproof.cli.app`)::
         return cli_model.run(args)
 
 Exit status: 0 when every check passes, 1 when one fails or stays unknown, 2 for bad input
-(an unknown model type, a forward without position_ids, a model over 1 GiB: one line).
+(an unknown or refused model type — judged before torch is imported —, torch not installed,
+a forward without position_ids, a model over 1 GiB, an exception inside torch or transformers:
+one line).  ``--list`` prints the table of model types (:mod:`posproof.whole.types`).
 """
 
 from __future__ import annotations
@@ -38,8 +40,10 @@ def add_command(subparsers: Any) -> None:
         COMMAND, help="build a tiny float64 model from a Hugging Face config (nothing is "
         "downloaded) and check its positions end to end: shift invariance, KV cache, left "
         "padding, the cache boundary of dynamic scaling")
-    p.add_argument("config", metavar="CONFIG_OR_DIR",
+    p.add_argument("config", metavar="CONFIG_OR_DIR", nargs="?",
                    help="a config.json, or a directory holding one")
+    p.add_argument("--list", action="store_true",
+                   help="list the model types check-model builds, with how positions enter")
     p.add_argument("--length", "-L", type=int_at_least(4), default=64,
                    help="tokens per sequence (default 64; switch lengths such as "
                         "original_max_position_embeddings are straddled whatever L)")
@@ -55,8 +59,10 @@ def add_command(subparsers: Any) -> None:
 
 def render(report: Report, seconds: float) -> str:
     spec = report.encoding
-    head = ", ".join(f"{k}={v}" for k, v in spec.items() if k not in ("kind", "seed"))
-    lines = ["posproof check-model", f"model: {head}", ""]
+    head = ", ".join(f"{k}={v}" for k, v in spec.items() if k not in ("kind", "seed", "notes"))
+    lines = ["posproof check-model", f"model: {head}"]
+    lines += [f"note: {note}" for note in spec.get("notes", [])]
+    lines.append("")
     width = max([len(c.name) for c in report.checks] + [8])
     status_width = max([8, *(len(c.label) for c in report.checks)])
     for c in report.checks:
@@ -75,6 +81,23 @@ def run(args: argparse.Namespace) -> int:
     from ..audit import audit_report
     from ..whole import check_model
 
+    if args.list:
+        from ..whole.types import table_lines
+
+        print("\n".join(table_lines()))
+        return 0
+    if args.config is None:
+        raise InvalidParameter("check-model needs CONFIG_OR_DIR (a config.json or its "
+                               "directory), or --list")
+    # the model type is judged before torch and transformers are imported (a refusal is fast)
+    from ..whole.build import read_config_dict
+    from ..whole.types import refusal
+
+    why = refusal(read_config_dict(args.config).get("model_type"))
+    if why is not None:
+        from ..errors import UnknownName
+
+        raise UnknownName(why)
     checks = None
     if args.checks is not None:
         checks = [c.strip() for item in args.checks for c in item.split(",") if c.strip()]

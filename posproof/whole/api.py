@@ -6,9 +6,18 @@ from typing import Any
 
 from ..errors import InvalidParameter, PosproofError, UnknownName
 from ..report import Report
-from .build import build_model, model_info, read_config_dict
+from .build import (
+    build_model,
+    library_error,
+    model_info,
+    read_config_dict,
+    refine_info,
+    spec_disagreement,
+    transformers_config,
+)
 from .checks import run_model_checks
 from .runner import CallableRunner, HFRunner, Runner
+from .types import refusal
 
 __all__ = ["POSITIONS", "assert_model_positions", "check_model", "load"]
 
@@ -20,65 +29,60 @@ def _is_hf_model(obj: Any) -> bool:
     return hasattr(obj, "config") and hasattr(obj, "forward") and hasattr(obj, "modules")
 
 
-def load(model_or_config: Any, *, seed: int = 0, layers: int = 2,
-         positions: str = "relative") -> Runner:
-    """The :class:`~posproof.whole.runner.Runner` of a config (path, dict, PretrainedConfig), a
-    transformers model, or a user's ``forward``."""
-    from ..errors import check_int
-
-    layers = check_int("layers", layers, minimum=1, maximum=8)
+def _require_torch() -> None:
+    """torch and transformers, or one line naming the extra to install."""
     try:
-        import torch
+        import torch  # noqa: F401
         import transformers  # noqa: F401
     except ImportError as exc:
         raise InvalidParameter(f"check-model needs torch and transformers ({exc}); install "
                                "them with pip install 'posproof[impl]'") from None
-    if _is_hf_model(model_or_config):
+
+
+def load(model_or_config: Any, *, seed: int = 0, layers: int = 2,
+         positions: str = "relative") -> Runner:
+    """The :class:`~posproof.whole.runner.Runner` of a config (path, dict, PretrainedConfig), a
+    transformers model, or a user's ``forward``.
+
+    A config's model type is checked against :data:`posproof.whole.types.TYPES` before torch
+    or transformers is imported; its positions are then read from the config object
+    transformers builds (:func:`~posproof.whole.build.model_info`)."""
+    from ..errors import check_int
+
+    layers = check_int("layers", layers, minimum=1, maximum=8)
+    data = None
+    if not _is_hf_model(model_or_config) and not (
+            callable(model_or_config) and not isinstance(model_or_config, (str, dict))
+            and not hasattr(model_or_config, "model_type")):
+        data = read_config_dict(model_or_config)
+        kind = data.get("model_type")
+        why = refusal(kind)
+        if why is not None:               # before the heavy imports
+            raise UnknownName(why)
+    _require_torch()
+    if data is None and _is_hf_model(model_or_config):
         import torch
 
         model = model_or_config.to(torch.float64).eval()
-        info = model_info(model.config.to_dict())
+        info = refine_info(model_info(model.config), model)
         return HFRunner(model, info, seed=seed)
-    if callable(model_or_config) and not isinstance(model_or_config, (str, dict)) \
-            and not hasattr(model_or_config, "model_type"):
+    if data is None:
         return _callable(model_or_config, positions)
-    data = read_config_dict(model_or_config)
+    kind = str(data["model_type"])
     try:
-        data = _with_defaults(data)
-        info = model_info(data)
-        model, _ = build_model(data, seed=seed, layers=layers)
+        full = transformers_config(data)
+        note = spec_disagreement(data, model_info(full))
+        model, config = build_model(data, seed=seed, layers=layers)
+        info = refine_info(model_info(config), model)
     except PosproofError:
         raise
     except (ValueError, TypeError, KeyError, AttributeError, ZeroDivisionError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else ""
-        raise InvalidParameter(f"config of model_type={data.get('model_type')!r} cannot be "
+        raise InvalidParameter(f"config of model_type={kind!r} cannot be "
                                f"read: {type(exc).__name__}: {first}") from None
+    if note:
+        info.notes.append(note)
     return HFRunner(model, info, seed=seed)
-
-
-def _with_defaults(data: dict[str, Any]) -> dict[str, Any]:
-    """The config with transformers' defaults for the plain keys it leaves out (a config.json
-    may omit any key whose default it uses; nested blocks are left as written)."""
-    import transformers
-
-    from .build import KNOWN
-
-    kind = data.get("model_type")
-    if kind not in KNOWN:
-        return data
-    defaults = transformers.AutoConfig.for_model(kind).to_dict()
-    out = dict(data)
-    flat = dict(defaults)
-    if isinstance(defaults.get("text_config"), dict) and "text_config" not in data:
-        flat.update(defaults["text_config"])      # a flat config (Qwen2-VL's config.json)
-    for key, value in flat.items():
-        # head_dim's default is derived from the default width and heads: never filled in
-        if key not in out and not isinstance(value, (dict, list)) and key not in (
-                "model_type", "head_dim"):
-            out[key] = value
-    if isinstance(defaults.get("vision_config"), dict) and "vision_config" not in out:
-        out["vision_config"] = defaults["vision_config"]      # shrunk by build.shrink
-    return out
 
 
 def _callable(fn: Any, positions: str) -> Runner:
@@ -100,6 +104,15 @@ def _callable(fn: Any, positions: str) -> Runner:
     return runner
 
 
+def _raised_in_library(exc: BaseException) -> bool:
+    """True when the innermost frame of ``exc`` is in torch or transformers."""
+    import traceback
+
+    frames = traceback.extract_tb(exc.__traceback__)
+    return bool(frames) and any(part in frames[-1].filename.replace("\\", "/")
+                                for part in ("/torch/", "/transformers/"))
+
+
 def check_model(model_or_config: Any, *, length: int = 64, checks: Any = None, seed: int = 0,
                 layers: int = 2, positions: str = "relative") -> Report:
     """Shift invariance, KV cache, left padding and the cache boundary of a whole model.
@@ -110,16 +123,25 @@ def check_model(model_or_config: Any, *, length: int = 64, checks: Any = None, s
     position table).  Returns a :class:`~posproof.report.Report` whose checks are
     ``pass`` / ``fail`` / ``unknown``, sampled (``Evidence(coverage="sample")``).
     """
+    runner = load(model_or_config, seed=seed, layers=layers, positions=positions)
     import torch
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)     # tiny matrices: one thread is 10-30× faster than two here
     try:
-        runner = load(model_or_config, seed=seed, layers=layers, positions=positions)
         checks_out = run_model_checks(runner, length=length, checks=checks, seed=seed)
+    except PosproofError:
+        raise
+    except Exception as exc:
+        if not _raised_in_library(exc):
+            raise
+        raise library_error(runner.info.model_type, "running the checks' forwards",
+                            exc) from None
     finally:
         torch.set_num_threads(threads)
     spec = {"kind": "whole model", **runner.info.to_dict(), "length": length, "seed": seed}
+    if runner.info.notes:
+        spec["notes"] = list(runner.info.notes)
     if isinstance(runner, HFRunner):
         spec["layers"] = layers
         spec["class"] = type(runner.model).__name__

@@ -141,6 +141,14 @@ def check_shift(runner: Runner, ids: Any, tol: Tolerance) -> Check:
 
     info = runner.info
     n = ids.shape[1]
+    if info.family == "absolute" and not runner.takes_positions:
+        return Check("shift_invariance", "pass",
+                     {"summary": "absolute positions: the forward counts its positions itself "
+                                 "(no position input to shift; shift invariance does not "
+                                 "apply)", "positions": "absolute"},
+                     certified="architecture", note="absolute positions",
+                     evidence=Evidence("architecture: no position input", coverage="structural",
+                                       details={"positions": "absolute"}))
     if info.family in ("alibi", "t5") or not runner.takes_positions:
         what = "ALiBi slopes × (key − query)" if info.family == "alibi" else \
             "T5 buckets of key − query"

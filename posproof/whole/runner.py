@@ -193,7 +193,8 @@ class HFRunner(Runner):
         params = inspect.signature(model.forward).parameters
         self.takes_positions = "position_ids" in params
         self.cache_kw = "cache" if "cache" in params else "past_key_values"
-        if not self.takes_positions and info.family not in ("alibi", "t5"):
+        if not self.takes_positions and info.family not in ("alibi", "t5") and not (
+                info.family == "absolute" and info.encoder_decoder):
             raise InvalidParameter(f"{type(model).__name__}.forward takes no position_ids; "
                                    "check-model needs a model whose positions can be passed")
         self.encoder_decoder = bool(getattr(self.config, "is_encoder_decoder", False))
