@@ -47,16 +47,24 @@ def add_command(subparsers: Any) -> None:
                    action="append", dest="checks",
                    help=f"only these checks: one name or a comma list (repeatable; --checks: "
                         f"the old spelling; default all: {', '.join(CHECKS)})")
-    p.add_argument("--layers", type=int_at_least(1), default=2,
-                   help="layers of the tiny model (default 2)")
+    p.add_argument("--layers", type=int_at_least(1), default=None,
+                   help="layers of the tiny model (default 2); with saved weights, the first N "
+                        "layers of the saved model (default all)")
+    p.add_argument("--random-weights", action="store_true",
+                   help="a directory saved with save_pretrained is checked with its own "
+                        "weights (float64 upcast); this builds the tiny random model instead")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--seed", type=int, default=0, help="seed of the weights and the tokens")
 
 
 def render(report: Report, seconds: float) -> str:
     spec = report.encoding
-    head = ", ".join(f"{k}={v}" for k, v in spec.items() if k not in ("kind", "seed"))
-    lines = ["posproof check-model", f"model: {head}", ""]
+    head = ", ".join(f"{k}={v}" for k, v in spec.items()
+                     if k not in ("kind", "seed", "weights"))
+    lines = ["posproof check-model", f"model: {head}"]
+    if "weights" in spec:
+        lines.append(f"weights: {spec['weights']}")
+    lines.append("")
     width = max([len(c.name) for c in report.checks] + [8])
     status_width = max([8, *(len(c.label) for c in report.checks)])
     for c in report.checks:
@@ -92,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
     hf_logging.set_verbosity_error()
     start = time.perf_counter()
     report = check_model(args.config, length=args.length, checks=checks, seed=args.seed,
-                         layers=args.layers)
+                         layers=args.layers, weights=not args.random_weights)
     audit_report(report)
     report.spec = args.config
     if args.json:

@@ -20,13 +20,19 @@ def _is_hf_model(obj: Any) -> bool:
     return hasattr(obj, "config") and hasattr(obj, "forward") and hasattr(obj, "modules")
 
 
-def load(model_or_config: Any, *, seed: int = 0, layers: int = 2,
-         positions: str = "relative") -> Runner:
+def load(model_or_config: Any, *, seed: int = 0, layers: int | None = None,
+         positions: str = "relative", weights: bool = True) -> Runner:
     """The :class:`~posproof.whole.runner.Runner` of a config (path, dict, PretrainedConfig), a
-    transformers model, or a user's ``forward``."""
+    transformers model, a directory saved with ``save_pretrained`` (its weights are used
+    unless ``weights=False``), or a user's ``forward``.  ``layers``: layers of the tiny model
+    (default 2), or of the saved model kept (default all)."""
     from ..errors import check_int
+    from .weights import saved_weights
 
-    layers = check_int("layers", layers, minimum=1, maximum=8)
+    directory = saved_weights(model_or_config) if weights else None
+    if layers is not None or directory is None:
+        layers = check_int("layers", 2 if layers is None else layers, minimum=1,
+                           maximum=8 if directory is None else 4096)
     try:
         import torch
         import transformers  # noqa: F401
@@ -38,11 +44,15 @@ def load(model_or_config: Any, *, seed: int = 0, layers: int = 2,
 
         model = model_or_config.to(torch.float64).eval()
         info = model_info(model.config.to_dict())
-        return HFRunner(model, info, seed=seed)
+        runner = HFRunner(model, info, seed=seed)
+        runner.about = {"weights": "the model's own (float64 upcast)"}
+        return runner
     if callable(model_or_config) and not isinstance(model_or_config, (str, dict)) \
             and not hasattr(model_or_config, "model_type"):
         return _callable(model_or_config, positions)
     data = read_config_dict(model_or_config)
+    if directory is not None:
+        return _saved(directory, layers, seed)
     try:
         data = _with_defaults(data)
         info = model_info(data)
@@ -54,6 +64,17 @@ def load(model_or_config: Any, *, seed: int = 0, layers: int = 2,
         raise InvalidParameter(f"config of model_type={data.get('model_type')!r} cannot be "
                                f"read: {type(exc).__name__}: {first}") from None
     return HFRunner(model, info, seed=seed)
+
+
+def _saved(directory: Any, layers: int | None, seed: int) -> Runner:
+    """The runner of a model saved with ``save_pretrained``, its weights in float64."""
+    from .weights import load_weights
+
+    model, config, about = load_weights(directory, layers=layers)
+    info = model_info(_with_defaults(config.to_dict()))
+    runner = HFRunner(model, info, seed=seed)
+    runner.about = about
+    return runner
 
 
 def _with_defaults(data: dict[str, Any]) -> dict[str, Any]:
@@ -101,13 +122,17 @@ def _callable(fn: Any, positions: str) -> Runner:
 
 
 def check_model(model_or_config: Any, *, length: int = 64, checks: Any = None, seed: int = 0,
-                layers: int = 2, positions: str = "relative") -> Report:
+                layers: int | None = None, positions: str = "relative",
+                weights: bool = True) -> Report:
     """Shift invariance, KV cache, left padding and the cache boundary of a whole model.
 
     ``model_or_config``: a config.json path (or its directory), a config dict, a transformers
     config or model, or a callable ``forward(input_ids, position_ids=None, attention_mask=None,
     past_key_values=None)`` returning logits (``positions="absolute"`` when it uses a learned
-    position table).  Returns a :class:`~posproof.report.Report` whose checks are
+    position table).  A directory saved with ``save_pretrained`` (config.json and safetensors)
+    is checked with its own weights in float64 (``weights=False``: random ones); ``layers``
+    keeps its first N layers (default all; a config's tiny model has 2).  Returns a
+    :class:`~posproof.report.Report` whose checks are
     ``pass`` / ``fail`` / ``unknown``, sampled (``Evidence(coverage="sample")``).
     """
     import torch
@@ -115,19 +140,28 @@ def check_model(model_or_config: Any, *, length: int = 64, checks: Any = None, s
     threads = torch.get_num_threads()
     torch.set_num_threads(1)     # tiny matrices: one thread is 10-30× faster than two here
     try:
-        runner = load(model_or_config, seed=seed, layers=layers, positions=positions)
+        runner = load(model_or_config, seed=seed, layers=layers, positions=positions,
+                      weights=weights)
         checks_out = run_model_checks(runner, length=length, checks=checks, seed=seed)
     finally:
         torch.set_num_threads(threads)
     spec = {"kind": "whole model", **runner.info.to_dict(), "length": length, "seed": seed}
-    if isinstance(runner, HFRunner):
-        spec["layers"] = layers
+    about = getattr(runner, "about", None)
+    if about:
+        spec["weights"] = about["weights"]
+        if "layers_kept" in about:
+            spec["layers"] = f"{about['layers_kept']} of {about['layers_saved']}"
+        spec["class"] = type(runner.model).__name__
+    elif isinstance(runner, HFRunner):
+        spec["weights"] = f"random (seed {seed})"
+        spec["layers"] = 2 if layers is None else layers
         spec["class"] = type(runner.model).__name__
     return Report(spec, [], checks_out)
 
 
 def assert_model_positions(model_or_config: Any, *, length: int = 32, checks: Any = None,
-                           seed: int = 0, layers: int = 2, positions: str = "relative",
+                           seed: int = 0, layers: int | None = None,
+                           positions: str = "relative",
                            expect: dict[str, str] | None = None) -> Report:
     """:func:`check_model`, raising ``AssertionError`` unless every check passes (or has the
     status ``expect`` names for it, e.g. ``{"kv_cache": "fail"}``); returns the report.
