@@ -17,7 +17,46 @@ from typing import Any
 from ..errors import InvalidParameter
 from .build import ModelInfo
 
-__all__ = ["CallableRunner", "HFRunner", "Runner"]
+__all__ = ["CallableRunner", "HFRunner", "Runner", "layer_table"]
+
+
+def _text_config(config: Any) -> Any:
+    get = getattr(config, "get_text_config", None)
+    try:
+        return get(decoder=True) if get is not None else config
+    except (TypeError, ValueError, AttributeError):
+        return config
+
+
+def layer_table(config: Any) -> list[dict[str, Any]]:
+    """Each decoder layer's attention as transformers builds it: ``full``, ``sliding`` (its
+    window) or ``chunked``, and its rotary base when bases differ per layer type (Gemma 3's
+    local 10000 / global 10^6).  Read from the config object transformers built (its
+    ``layer_types``; a ``sliding_window`` without them applies to every layer, as Mistral's
+    mask does), not from the JSON."""
+    text = _text_config(config)
+    n = getattr(text, "num_hidden_layers", None) or getattr(text, "num_decoder_layers", None) \
+        or getattr(text, "num_layers", None)
+    if not isinstance(n, int) or n < 1:
+        return []
+    window = getattr(text, "sliding_window", None)
+    types = getattr(text, "layer_types", None)
+    if not isinstance(types, (list, tuple)) or len(types) < n:
+        on = bool(window) and getattr(text, "use_sliding_window", True) is not False
+        types = ["sliding_attention" if on else "full_attention"] * n
+    rope = getattr(text, "rope_parameters", None)
+    per_type = isinstance(rope, dict) and any(isinstance(v, dict) for v in rope.values())
+    out = []
+    for i, kind in enumerate(types[:n]):
+        row: dict[str, Any] = {"layer": i, "attention": str(kind).replace("_attention", "")}
+        if kind == "sliding_attention" and window:
+            row["window"] = int(window)
+        elif kind == "chunked_attention" and getattr(text, "attention_chunk_size", None):
+            row["window"] = int(text.attention_chunk_size)
+        if per_type and isinstance(rope.get(kind), dict) and "rope_theta" in rope[kind]:
+            row["rope_theta"] = float(rope[kind]["rope_theta"])
+        out.append(row)
+    return out
 
 
 def _logits_of(out: Any) -> tuple[Any, Any]:
@@ -36,6 +75,11 @@ class Runner:
     info: ModelInfo
     vocab: int
     takes_positions: bool = True
+    #: Per decoder layer: attention kind, window, rotary base (:func:`layer_table`); empty
+    #: when unknown (a user's forward).
+    layers: list[dict[str, Any]]
+    #: The rotated and the head dimension when only part of each head rotates, else None.
+    partial: tuple[int, int] | None = None
 
     def forward(self, ids: Any, position_ids: Any = None, attention_mask: Any = None,
                 cache: Any = None) -> tuple[Any, Any]:  # pragma: no cover - interface
@@ -144,6 +188,22 @@ class Runner:
         yield False
 
 
+def _partial(config: Any, rotaries: list[Any]) -> tuple[int, int] | None:
+    """``(rotated dims, head dim)`` when the model rotates only part of each head: the rotated
+    width is twice the rotary module's frequency count (what transformers computed from
+    partial_rotary_factor / rotary_pct / rotary_dim)."""
+    text = _text_config(config)
+    heads = getattr(text, "num_attention_heads", None)
+    hidden = getattr(text, "hidden_size", None)
+    head = getattr(text, "head_dim", None) or (hidden // heads if hidden and heads else None)
+    widths = {2 * int(b.shape[-1]) for m in rotaries for k, b in m.named_buffers(recurse=False)
+              if k.endswith("inv_freq") and "original" not in k}
+    if not head or len(widths) != 1:
+        return None
+    (rotated,) = widths
+    return (rotated, int(head)) if rotated < int(head) else None
+
+
 class CallableRunner(Runner):
     """A user's ``forward(input_ids, position_ids=None, attention_mask=None,
     past_key_values=None)`` returning logits."""
@@ -163,6 +223,7 @@ class CallableRunner(Runner):
                     "needs forward(input_ids, position_ids=None, attention_mask=None, "
                     "past_key_values=None) returning logits")
         self.fn, self.vocab, self.info = fn, int(vocab), info
+        self.layers = []
 
     def forward(self, ids: Any, position_ids: Any = None, attention_mask: Any = None,
                 cache: Any = None) -> tuple[Any, Any]:
@@ -201,20 +262,27 @@ class HFRunner(Runner):
             gen = torch.Generator().manual_seed(seed + 1)
             self.encoder_ids = torch.randint(1, self.vocab - 12, (1, 8), generator=gen)
         self.rotaries = [m for m in model.modules()
-                         if hasattr(m, "inv_freq") and "Rotary" in type(m).__name__
-                         and "Vision" not in type(m).__name__]
-        self._state = [(m, m.inv_freq.clone(), getattr(m, "max_seq_len_cached", None),
-                        getattr(m, "attention_scaling", None)) for m in self.rotaries]
+                         if "Rotary" in type(m).__name__ and "Vision" not in type(m).__name__
+                         and any(k.endswith("inv_freq") for k, _ in m.named_buffers())]
+        # every frequency buffer (Gemma 3 keeps one per layer type: sliding_attention_inv_freq)
+        self._state = [(m, {k: b.clone() for k, b in m.named_buffers(recurse=False)
+                            if k.endswith("inv_freq") and "original" not in k},
+                        getattr(m, "max_seq_len_cached", None),
+                        {k: v for k, v in vars(m).items() if k.endswith("attention_scaling")})
+                       for m in self.rotaries]
+        self.layers = layer_table(self.config)
+        self.partial = _partial(self.config, self.rotaries)
 
     def reset(self) -> None:
-        for m, inv, cached, scaling in self._state:
+        for m, buffers, cached, scaling in self._state:
             for name in [k for k in vars(m) if k.endswith("long_inv_freq")]:
                 delattr(m, name)
-            m.register_buffer("inv_freq", inv.clone(), persistent=False)
+            for name, inv in buffers.items():
+                m.register_buffer(name, inv.clone(), persistent=False)
             if cached is not None:
                 m.max_seq_len_cached = cached
-            if scaling is not None:
-                m.attention_scaling = scaling
+            for name, value in scaling.items():
+                setattr(m, name, value)
 
     def new_cache(self) -> Any:
         if self.encoder_decoder:
@@ -300,6 +368,72 @@ class HFRunner(Runner):
         finally:
             for m, fwd in originals.items():
                 m.forward = fwd
+
+    @contextlib.contextmanager
+    def attention_inputs(self) -> Iterator[list[tuple[Any, Any]] | None]:
+        """Within the block, the (query, key) each eager attention call receives — after the
+        rotation — are appended to the yielded list, in call order (layer 0 first); yields
+        ``None`` when the model's attention does not go through its module's
+        ``eager_attention_forward``."""
+        import sys
+
+        modules = {sys.modules.get(type(m).__module__) for m in self.model.modules()
+                   if "Attention" in type(m).__name__}
+        modules = {m for m in modules if m is not None and hasattr(m, "eager_attention_forward")}
+        if not modules:
+            yield None
+            return
+        seen: list[tuple[Any, Any]] = []
+        originals = {m: m.eager_attention_forward for m in modules}
+
+        def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+            def eager(module: Any, query: Any, key: Any, *args: Any, **kwargs: Any) -> Any:
+                seen.append((query.detach().clone(), key.detach().clone()))
+                return fn(module, query, key, *args, **kwargs)
+            return eager
+
+        for m, fn in originals.items():
+            m.eager_attention_forward = wrap(fn)
+        try:
+            yield seen
+        finally:
+            for m, fn in originals.items():
+                m.eager_attention_forward = fn
+
+    @contextlib.contextmanager
+    def windows_as(self, sliding: bool) -> Iterator[bool]:
+        """Within the block every layer is a sliding-window layer (``sliding=True``, the window
+        of the local layers) or a global one (``False``): the config's ``layer_types`` (which
+        picks each layer's mask) and each attention module's ``layer_type`` /
+        ``sliding_window``.  Yields False when the model has no window."""
+        text = _text_config(self.config)
+        window = getattr(text, "sliding_window", None)
+        if not window or not any(row.get("window") for row in self.layers):
+            yield False
+            return
+        saved: list[tuple[Any, str, Any]] = []
+
+        def put(obj: Any, name: str, value: Any) -> None:
+            saved.append((obj, name, getattr(obj, name)))
+            setattr(obj, name, value)
+
+        kind = "sliding_attention" if sliding else "full_attention"
+        types = getattr(text, "layer_types", None)
+        if isinstance(types, list):
+            put(text, "layer_types", [kind] * len(types))
+        elif not sliding:
+            put(text, "sliding_window", None)
+        for m in self.model.modules():
+            if isinstance(getattr(m, "layer_type", None), str):
+                put(m, "layer_type", kind)
+            if "Attention" in type(m).__name__ and hasattr(m, "sliding_window") and \
+                    not isinstance(m.sliding_window, bool):
+                put(m, "sliding_window", window if sliding else None)
+        try:
+            yield True
+        finally:
+            for obj, name, value in reversed(saved):
+                setattr(obj, name, value)
 
     def frequencies_by_position(self, prompt: int) -> Any:
         return self._by_position(lambda pos: (pos + 1).clamp(min=prompt))
