@@ -121,6 +121,25 @@ def wants_theorem(args: argparse.Namespace) -> bool:
     return THEOREM in (getattr(args, "theorem", None) or [])
 
 
+def _config_family(text: Any) -> str | None:
+    """How positions enter the model of a config.json SPEC, as check-model reads it (its
+    model-type table); ``None`` when SPEC is not such a config."""
+    from pathlib import Path
+
+    if not isinstance(text, str):
+        return None
+    path = Path(text)
+    if not (path.is_file() or (path / "config.json").is_file()):
+        return None
+    from ..whole.build import KNOWN, read_config_dict
+
+    try:
+        kind = read_config_dict(path).get("model_type")
+    except InvalidParameter:
+        return None
+    return KNOWN[kind][0] if kind in KNOWN else None
+
+
 def prove_theorem(args: argparse.Namespace) -> Report:
     """The Report of ``posproof prove SPEC --theorem cache-consistency`` (SPEC a rotary spec
     or a config.json; without one, plain RoPE of ``--base`` / ``--dim``)."""
@@ -133,6 +152,13 @@ def prove_theorem(args: argparse.Namespace) -> Report:
     if others:
         raise InvalidParameter(f"--theorem {THEOREM} stands alone; drop {', '.join(others)}")
     text = getattr(args, "spec", None)
+    family = _config_family(text)
+    if family in ("alibi", "t5", "absolute"):       # issue 28: the same configs as check-model
+        from ..proofs.cache_consistency import prove_no_rotation_cache
+
+        report = prove_no_rotation_cache(family)
+        report.spec = text
+        return report
     if text:
         rot = parse_spec(text)
     else:
