@@ -90,10 +90,15 @@ def test_a_cache_windowing_the_global_layer_fails_at_the_window_confirmed():
 
 @pytest.mark.slow
 def test_a_decoding_that_ignores_the_window_is_confirmed():
+    from transformers import DynamicCache
+
     runner = load(mc.GEMMA2_SMALL_WINDOW)
     decode = runner.decode
+    cfg = copy.deepcopy(runner.config)
+    cfg.layer_types = ["full_attention"] * len(cfg.layer_types)
+    runner.new_cache = lambda: DynamicCache(config=cfg)      # keeps every key, and the mask
 
-    def without_window(*args, **kwargs):
+    def without_window(*args, **kwargs):                     # lets the local layer see them
         with runner.windows_as(False):
             return decode(*args, **kwargs)
 

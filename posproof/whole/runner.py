@@ -402,38 +402,36 @@ class HFRunner(Runner):
 
     @contextlib.contextmanager
     def windows_as(self, sliding: bool) -> Iterator[bool]:
-        """Within the block every layer is a sliding-window layer (``sliding=True``, the window
-        of the local layers) or a global one (``False``): the config's ``layer_types`` (which
-        picks each layer's mask) and each attention module's ``layer_type`` /
-        ``sliding_window``.  Yields False when the model has no window."""
+        """Within the block every layer gets the sliding-window mask (``sliding=True``, the
+        window of the local layers) or the full causal one (``False``); nothing else changes
+        (Gemma 3's layers keep their own bases).  The model's modules call transformers'
+        ``create_causal_mask`` / ``create_sliding_window_causal_mask`` by name: those names are
+        swapped.  Yields False when the model has no window or no such names."""
+        import sys
+
         text = _text_config(self.config)
-        window = getattr(text, "sliding_window", None)
-        if not window or not any(row.get("window") for row in self.layers):
+        if not getattr(text, "sliding_window", None) or \
+                not any(row.get("window") for row in self.layers):
             yield False
             return
-        saved: list[tuple[Any, str, Any]] = []
-
-        def put(obj: Any, name: str, value: Any) -> None:
-            saved.append((obj, name, getattr(obj, name)))
-            setattr(obj, name, value)
-
-        kind = "sliding_attention" if sliding else "full_attention"
-        types = getattr(text, "layer_types", None)
-        if isinstance(types, list):
-            put(text, "layer_types", [kind] * len(types))
-        elif not sliding:
-            put(text, "sliding_window", None)
-        for m in self.model.modules():
-            if isinstance(getattr(m, "layer_type", None), str):
-                put(m, "layer_type", kind)
-            if "Attention" in type(m).__name__ and hasattr(m, "sliding_window") and \
-                    not isinstance(m.sliding_window, bool):
-                put(m, "sliding_window", window if sliding else None)
+        names = ("create_causal_mask", "create_sliding_window_causal_mask")
+        modules = {sys.modules.get(type(m).__module__) for m in self.model.modules()}
+        modules = {m for m in modules if m is not None and all(hasattr(m, n) for n in names)}
+        if not modules:
+            yield False
+            return
+        saved = {m: (m.create_causal_mask, m.create_sliding_window_causal_mask)
+                 for m in modules}
+        for m, (full, window) in saved.items():
+            if sliding:
+                m.create_causal_mask = window
+            else:
+                m.create_sliding_window_causal_mask = full
         try:
             yield True
         finally:
-            for obj, name, value in reversed(saved):
-                setattr(obj, name, value)
+            for m, (full, window) in saved.items():
+                m.create_causal_mask, m.create_sliding_window_causal_mask = full, window
 
     def frequencies_by_position(self, prompt: int) -> Any:
         return self._by_position(lambda pos: (pos + 1).clamp(min=prompt))
