@@ -151,6 +151,16 @@ PYTHIA_160M = {
     "tie_word_embeddings": False, "torch_dtype": "float16", "transformers_version": "4.24.0",
     "use_parallel_residual": True, "vocab_size": 50304}
 
+# Issue 28: an encoder-decoder model with learned absolute tables on both sides (facebook/
+# bart-large); its decoder takes no position ids.
+BART_LARGE = {
+    "architectures": ["BartForConditionalGeneration"], "model_type": "bart", "d_model": 1024,
+    "encoder_layers": 12, "decoder_layers": 12, "encoder_attention_heads": 16,
+    "decoder_attention_heads": 16, "encoder_ffn_dim": 4096, "decoder_ffn_dim": 4096,
+    "max_position_embeddings": 1024, "vocab_size": 50265, "pad_token_id": 1, "bos_token_id": 0,
+    "eos_token_id": 2, "decoder_start_token_id": 2, "is_encoder_decoder": True,
+    "scale_embedding": False, "activation_function": "gelu"}
+
 
 def write(tmp_path: Path, config: dict, name: str = "config.json") -> Path:
     """Write ``config`` as ``tmp_path/name`` (a copy: the test may not touch the module's)."""

@@ -192,6 +192,52 @@ def test_t5_names_both_sides_and_the_decoders_cache():
     assert "the decoder's cache" in report["kv_cache"].values["summary"]
 
 
+@pytest.mark.slow
+def test_bart_absolute_on_both_sides_and_its_padding_confirmed():
+    """BART's decoder takes no position ids: a left-padded row reads its table from the pads
+    on — confirmed by moving the table — while its cache is consistent."""
+    report = check_model(mc.BART_LARGE, length=L)
+    got = statuses(report)
+    assert got == {"shift_invariance": "pass", "kv_cache": "pass", "left_padding": "fail",
+                   "cache_boundary": "pass"}
+    assert report["shift_invariance"].note == "absolute positions"
+    assert report["shift_invariance"].values["encoder"]["positions"] == "absolute"
+    why = report["left_padding"].values["explanation"]
+    assert why["cause"] == "pads counted as positions"
+    assert why["confirmed"]
+    assert report["kv_cache"].values["cache"] == "decoder"
+
+
+def test_whisper_decoder_positions_and_audio_encoder():
+    import transformers
+
+    cfg = transformers.WhisperConfig(
+        d_model=32, encoder_layers=1, decoder_layers=2, encoder_attention_heads=2,
+        decoder_attention_heads=2, encoder_ffn_dim=32, decoder_ffn_dim=32, num_mel_bins=8,
+        max_source_positions=16, max_target_positions=64, vocab_size=96, pad_token_id=95,
+        bos_token_id=94, eos_token_id=94, decoder_start_token_id=93)
+    torch.manual_seed(0)
+    model = transformers.WhisperForConditionalGeneration(cfg)
+    model.config._attn_implementation = "eager"
+    report = check_model(model, length=L)
+    assert report.ok
+    shift = report["shift_invariance"]
+    assert shift.note == "absolute positions"
+    assert shift.values["max_difference"] > 1e-3             # decoder_position_ids are used
+    assert shift.values["encoder"]["input"] == "input_features"
+    assert report.encoding["weights"] == "the model's own (float64 upcast)"
+
+
+def test_gpt_neo_local_layers_are_read_from_attention_layers():
+    import transformers
+
+    from posproof.whole.runner import layer_table
+
+    cfg = transformers.GPTNeoConfig(num_layers=4, attention_types=[[["global", "local"], 2]],
+                                    window_size=256)
+    assert [r.get("window") for r in layer_table(cfg)] == [None, 256, None, 256]
+
+
 # --------------------------------------------------------------------------- the theorem agrees
 def _configs():
     out = []

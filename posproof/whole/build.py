@@ -46,6 +46,8 @@ KNOWN: dict[str, tuple[str, str]] = {
     "opt": ("absolute", "AutoModelForCausalLM"),
     "bloom": ("alibi", "AutoModelForCausalLM"),
     "t5": ("t5", "AutoModelForSeq2SeqLM"),
+    "bart": ("absolute", "AutoModelForSeq2SeqLM"),
+    "whisper": ("absolute", "AutoModelForSpeechSeq2Seq"),
     "qwen2_vl": ("mrope", "Qwen2VLForConditionalGeneration"),
 }
 

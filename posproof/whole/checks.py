@@ -303,8 +303,9 @@ def _encoder_side(runner: Runner) -> dict[str, Any]:
             "alibi": "ALiBi biases (relative by construction)",
             "absolute": "absolute positions (a learned or fixed table indexed from 0)"}.get(
         family, f"{family} positions")
-    return {"positions": family, "summary": text,
-            "tokens": int(runner.encoder_ids.shape[1])}  # type: ignore[attr-defined]
+    enc = runner.encoder_ids  # type: ignore[attr-defined]
+    return {"positions": family, "summary": text, "input": runner.encoder_kw,  # type: ignore
+            "length": int(enc.shape[-1])}
 
 
 def _scenarios(runner: Runner, length: int) -> tuple[list[tuple[int, int, str]], list[str]]:

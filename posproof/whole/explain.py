@@ -189,6 +189,20 @@ def explain_left_padding(runner: Any, ids: Any, ids2: Any, n: int, pad: int,
                             f"ids from the mask: after {pad} pads its tokens sit at {pad} … "
                             f"{n - 1}; confirmed: the sequence alone at those positions "
                             f"reproduces the padded row to {d:.3g}"}
+    if not runner.takes_positions and info.family == "absolute":
+        with runner.table_offset(pad) as ok:
+            if ok:
+                regen = runner.logits(short)
+                d = _max(regen, padded)
+                tried.append({"hypothesis": "pads counted as positions", "reproduced_to": d})
+                if d <= tol.value:
+                    return {"cause": "pads counted as positions", "confirmed": True,
+                            "reproduced_to": d,
+                            "text": f"the forward takes no position ids and counts the {pad} "
+                                    f"pads: the row's tokens read rows {pad} … {n - 1} of its "
+                                    f"learned position table; confirmed: the sequence alone "
+                                    f"with the table moved by {pad} rows reproduces the padded "
+                                    f"row to {d:.3g} (this model cannot be left-padded)"}
     regen = runner.logits(batch, torch.arange(n)[None].expand(2, -1)
                           if runner.takes_positions else None, None)
     d = _max(regen[1:, pad:], padded)

@@ -41,6 +41,10 @@ def layer_table(config: Any) -> list[dict[str, Any]]:
         return []
     window = getattr(text, "sliding_window", None)
     types = getattr(text, "layer_types", None)
+    local = getattr(text, "attention_layers", None)          # GPT-Neo: "global" / "local"
+    if types is None and isinstance(local, (list, tuple)) and getattr(text, "window_size", None):
+        window = text.window_size
+        types = ["sliding_attention" if t == "local" else "full_attention" for t in local]
     if not isinstance(types, (list, tuple)) or len(types) < n:
         on = bool(window) and getattr(text, "use_sliding_window", True) is not False
         types = ["sliding_attention" if on else "full_attention"] * n
@@ -252,15 +256,30 @@ class HFRunner(Runner):
         text = getattr(self.config, "text_config", None) or self.config
         self.vocab = int(getattr(text, "vocab_size", None) or self.config.vocab_size)
         params = inspect.signature(model.forward).parameters
-        self.takes_positions = "position_ids" in params
+        self.encoder_decoder = bool(getattr(self.config, "is_encoder_decoder", False))
+        # an encoder-decoder model's positions are its decoder's (Whisper: decoder_position_ids)
+        self.position_kw = "decoder_position_ids" if self.encoder_decoder and \
+            "decoder_position_ids" in params else "position_ids"
+        self.takes_positions = self.position_kw in params
         self.cache_kw = "cache" if "cache" in params else "past_key_values"
-        if not self.takes_positions and info.family not in ("alibi", "t5"):
+        if not self.takes_positions and info.family not in ("alibi", "t5", "absolute"):
             raise InvalidParameter(f"{type(model).__name__}.forward takes no position_ids; "
                                    "check-model needs a model whose positions can be passed")
-        self.encoder_decoder = bool(getattr(self.config, "is_encoder_decoder", False))
         if self.encoder_decoder:
+            target = getattr(self.config, "max_target_positions", None)
+            if info.context is None and isinstance(target, int):
+                info.context = target                      # Whisper: the decoder's table
             gen = torch.Generator().manual_seed(seed + 1)
-            self.encoder_ids = torch.randint(1, self.vocab - 12, (1, 8), generator=gen)
+            self.encoder_kw = getattr(model, "main_input_name", "input_ids")
+            if self.encoder_kw == "input_features":        # Whisper: log-mel frames
+                frames = 2 * int(getattr(self.config, "max_source_positions", 4))
+                bins = int(getattr(self.config, "num_mel_bins", 8))
+                self.encoder_ids = torch.randn(1, bins, frames, generator=gen,
+                                               dtype=torch.float64)
+            else:
+                self.encoder_kw = "input_ids"
+                self.encoder_ids = torch.randint(1, max(2, self.vocab - 12), (1, 8),
+                                                 generator=gen)
         self.rotaries = [m for m in model.modules()
                          if "Rotary" in type(m).__name__ and "Vision" not in type(m).__name__
                          and any(k.endswith("inv_freq") for k, _ in m.named_buffers())]
@@ -297,12 +316,15 @@ class HFRunner(Runner):
         if cache is not None:
             kwargs[self.cache_kw] = cache
         if position_ids is not None and self.takes_positions:
-            kwargs["position_ids"] = position_ids
+            kwargs[self.position_kw] = position_ids
         with self._precision():
             if self.encoder_decoder:
-                enc = self.encoder_ids.expand(ids.shape[0], -1)
-                out = self.model(input_ids=enc, decoder_input_ids=ids,
-                                 decoder_attention_mask=attention_mask, **kwargs)
+                enc = self.encoder_ids.expand(ids.shape[0], *self.encoder_ids.shape[1:])
+                if enc.is_floating_point():              # features: in the model's dtype
+                    enc = enc.to(next(self.model.parameters()).dtype)
+                kwargs[self.encoder_kw] = enc
+                out = self.model(decoder_input_ids=ids, decoder_attention_mask=attention_mask,
+                                 **kwargs)
             else:
                 out = self.model(input_ids=ids, attention_mask=attention_mask, **kwargs)
         return _logits_of(out)
@@ -432,6 +454,33 @@ class HFRunner(Runner):
         finally:
             for m, (full, window) in saved.items():
                 m.create_causal_mask, m.create_sliding_window_causal_mask = full, window
+
+    @contextlib.contextmanager
+    def table_offset(self, offset: int) -> Iterator[bool]:
+        """Within the block the learned position table of the decoder reads row p + offset
+        for position p (its rows moved up by ``offset``): a model that counts pads as positions,
+        made explicit.  Yields False when no position table is found."""
+        import torch
+
+        text = _text_config(self.config)
+        names = ("wpe", "embed_positions", "position_embeddings")
+        tables = [m for name, m in self.model.named_modules()
+                  if isinstance(m, torch.nn.Embedding) and name.split(".")[-1] in names
+                  and "encoder" not in name]
+        if not tables or offset < 1 or (getattr(text, "is_encoder_decoder", False)
+                                        and len(tables) > 1):
+            yield False
+            return
+        saved = [(m, m.weight.data.clone()) for m in tables]
+        for m, w in saved:
+            moved = w.clone()
+            moved[:-offset] = w[offset:]
+            m.weight.data = moved
+        try:
+            yield True
+        finally:
+            for m, w in saved:
+                m.weight.data = w
 
     def frequencies_by_position(self, prompt: int) -> Any:
         return self._by_position(lambda pos: (pos + 1).clamp(min=prompt))
