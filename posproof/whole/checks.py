@@ -225,6 +225,12 @@ def check_shift(runner: Runner, ids: Any, tol: Tolerance) -> Check:
     partial = probe_partial(runner, ids, worst) if runner.partial else None
     if partial is not None:
         values["partial_rotary"] = partial
+    elif runner.partial:
+        values["partial_rotary"] = {"status": "not probed", "rotated_dims": runner.partial[0],
+                                    "head_dim": runner.partial[1],
+                                    "summary": "the attention's query/key could not be "
+                                               "captured: the un-rotated dims are not shown "
+                                               "position-free"}
     if getattr(runner, "encoder_decoder", False):
         values["encoder"] = _encoder_side(runner)
     if info.family == "absolute":
