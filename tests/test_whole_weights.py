@@ -154,3 +154,12 @@ def test_a_config_alone_is_not_saved_weights(tmp_path):
     assert saved_weights(tmp_path) == tmp_path
     assert saved_weights(tmp_path / "config.json") == tmp_path
     assert saved_weights({"model_type": "gpt2"}) is None
+
+
+def test_weights_in_another_format_are_refused_not_replaced_by_random_ones(tmp_path, capsys):
+    (tmp_path / "config.json").write_text(json.dumps({"model_type": "gpt2", "n_layer": 2}))
+    (tmp_path / "pytorch_model.bin").write_bytes(b"\x80\x02")
+    _one_line_exit_2(capsys, [str(tmp_path), "-L", "8"], "reads only safetensors")
+    assert main(["check-model", str(tmp_path), "-L", "8", "--random-weights",
+                 "--check", "kv_cache"]) == 0
+    assert "weights: random (seed 0)" in capsys.readouterr().out

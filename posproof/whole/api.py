@@ -27,8 +27,10 @@ def load(model_or_config: Any, *, seed: int = 0, layers: int | None = None,
     unless ``weights=False``), or a user's ``forward``.  ``layers``: layers of the tiny model
     (default 2), or of the saved model kept (default all)."""
     from ..errors import check_int
-    from .weights import saved_weights
+    from .weights import refuse_other_weights, saved_weights
 
+    if weights:
+        refuse_other_weights(model_or_config)
     directory = saved_weights(model_or_config) if weights else None
     if layers is not None or directory is None:
         layers = check_int("layers", 2 if layers is None else layers, minimum=1,

@@ -25,7 +25,8 @@ from typing import Any
 
 from ..errors import InvalidParameter
 
-__all__ = ["INDEX", "SINGLE", "keep_layers", "load_weights", "saved_weights", "weight_files"]
+__all__ = ["INDEX", "OTHER", "SINGLE", "keep_layers", "load_weights", "refuse_other_weights",
+           "saved_weights", "weight_files"]
 
 SINGLE = "model.safetensors"
 INDEX = "model.safetensors.index.json"
@@ -49,6 +50,28 @@ def saved_weights(source: Any) -> Path | None:
     if (path / SINGLE).exists() or (path / INDEX).exists():
         return path
     return None
+
+
+#: Weight files check-model does not read (pickles: loading one runs code).
+OTHER = ("pytorch_model.bin", "pytorch_model.bin.index.json", "tf_model.h5",
+         "flax_model.msgpack", "model.ckpt.index")
+
+
+def refuse_other_weights(source: Any) -> None:
+    """One line when the directory of ``source`` holds weights in another format only: the
+    user means them, and a run on random weights would not say what they expect."""
+    if not isinstance(source, (str, Path)):
+        return
+    path = Path(source)
+    if path.is_file() and path.name == "config.json":
+        path = path.parent
+    if not path.is_dir() or saved_weights(path) is not None:
+        return
+    found = [name for name in OTHER if (path / name).exists()]
+    if found:
+        raise InvalidParameter(f"{str(path)!r} holds {found[0]}: check-model reads only "
+                               "safetensors weights (save_pretrained's default); convert them, "
+                               "or pass --random-weights to check the tiny random model")
 
 
 def weight_files(directory: Path) -> list[Path]:
