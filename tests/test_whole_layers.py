@@ -181,6 +181,33 @@ def test_rotating_the_pass_through_dims_fails_though_shifts_agree(monkeypatch):
     assert "of the 48 un-rotated dims (16 … 63)" in shift.note
 
 
+def test_mla_decoupled_rotary_keys_are_the_trailing_block():
+    """DeepSeek's MLA: q = cat(q_nope, q_rope); the 16 nope dims lead and are position-free,
+    the 8 rotary dims trail (the probe finds the layout from what moves)."""
+    import transformers
+
+    from posproof.whole.build import ModelInfo
+    from posproof.whole.runner import HFRunner
+
+    cfg = transformers.DeepseekV3Config(
+        vocab_size=96, hidden_size=64, intermediate_size=64, moe_intermediate_size=32,
+        num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=2, q_lora_rank=None,
+        kv_lora_rank=16, qk_nope_head_dim=16, qk_rope_head_dim=8, v_head_dim=16,
+        first_k_dense_replace=2, max_position_embeddings=256)
+    cfg._attn_implementation = "eager"
+    torch.manual_seed(0)
+    model = transformers.AutoModelForCausalLM.from_config(cfg, dtype=torch.float64).eval()
+    runner = HFRunner(model, ModelInfo("deepseek_v3", "rope", context=256, head_dim=24))
+    assert runner.partial == (8, 24)
+    shift = run_model_checks(runner, length=8, checks=["shift_invariance"])[0]
+    assert shift.status == "pass"
+    part = shift.values["partial_rotary"]
+    assert part["layout"] == "trailing"
+    assert part["pass_through_dims"] == [0, 15]
+    assert part["rotated_dims_moving"] == 8
+    assert part["pass_through_max_change"] == 0.0
+
+
 # --------------------------------------------------------------------------- encoder-decoder
 def test_t5_names_both_sides_and_the_decoders_cache():
     report = check_model(mc.T5_SMALL, length=8)

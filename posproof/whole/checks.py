@@ -281,23 +281,30 @@ def probe_partial(runner: Runner, ids: Any, k: int) -> dict[str, Any] | None:
                          (k1 - k0).abs().amax(dim=tuple(range(k0.ndim - 1))))
     scale = max(float(q0.abs().max()), float(k0.abs().max()), 1e-300)
     still = float(SAFETY * _U64 * scale)        # a dim computed the same way twice is exact
-    moving = [int(i) for i in torch.nonzero(move > still).flatten()]
-    passing = [i for i in range(rotated, head) if i in moving]
-    rotated_moving = sum(1 for i in moving if i < rotated)
+    moving = {int(i) for i in torch.nonzero(move > still).flatten()}
+    # the rotated block leads (Phi, GPT-NeoX, GPT-J) or trails (MLA: cat(q_nope, q_rope))
+    blocks = {"leading": range(rotated), "trailing": range(head - rotated, head)}
+    layout = max(blocks, key=lambda b: (len(moving & set(blocks[b])), b == "leading"))
+    block = blocks[layout]
+    free = [i for i in range(head) if i not in block]
+    passing = sorted(moving - set(block))
+    rotated_moving = len(moving & set(block))
+    free_text = f"{free[0]} … {free[-1]}"
     out: dict[str, Any] = {"rotated_dims": rotated, "head_dim": head, "shift": k,
-                           "pass_through_max_change": float(move[rotated:].max()),
+                           "layout": layout, "pass_through_dims": [free[0], free[-1]],
+                           "pass_through_max_change": float(move[free].max()),
                            "rotated_dims_moving": rotated_moving, "threshold": still}
     if passing:
         out.update(status="fail", moving_pass_through_dims=passing[:16],
                    summary=f"partial rotary: {len(passing)} of the {head - rotated} un-rotated "
-                           f"dims ({rotated} … {head - 1}) of layer 0's query/key move with "
-                           f"the position (shift {k}: up to {float(move[rotated:].max()):.3g}); "
-                           "they must be position-free")
+                           f"dims ({free_text}) of layer 0's query/key move with the position "
+                           f"(shift {k}: up to {float(move[free].max()):.3g}); they must be "
+                           "position-free")
     else:
         out.update(status="pass" if rotated_moving else "unknown",
-                   summary=f"partial rotary: dims {rotated} … {head - 1} of layer 0's "
-                           f"query/key are position-free under a shift by {k} (unchanged), "
-                           f"{rotated_moving} of the {rotated} rotated dims move")
+                   summary=f"partial rotary: dims {free_text} of layer 0's query/key are "
+                           f"position-free under a shift by {k} (unchanged), {rotated_moving} "
+                           f"of the {rotated} rotated dims move")
     return out
 
 

@@ -200,8 +200,13 @@ def _partial(config: Any, rotaries: list[Any]) -> tuple[int, int] | None:
     heads = getattr(text, "num_attention_heads", None)
     hidden = getattr(text, "hidden_size", None)
     head = getattr(text, "head_dim", None) or (hidden // heads if hidden and heads else None)
+    nope, rope = (getattr(text, k, None) for k in ("qk_nope_head_dim", "qk_rope_head_dim"))
+    if isinstance(nope, int) and isinstance(rope, int):      # MLA: cat(q_nope, q_rope)
+        head = nope + rope
     widths = {2 * int(b.shape[-1]) for m in rotaries for k, b in m.named_buffers(recurse=False)
               if k.endswith("inv_freq") and "original" not in k}
+    if not widths and isinstance(getattr(text, "rotary_dim", None), int):
+        widths = {int(text.rotary_dim)}                       # GPT-J: no rotary module
     if not head or len(widths) != 1:
         return None
     (rotated,) = widths
