@@ -186,7 +186,8 @@ def load_weights(directory: Path, *, layers: int | None = None,
             f"the saved model in {str(directory)!r} would hold {kept_numel * 8 / 2**30:.1f} GiB "
             f"as float64 ({kept_numel:,} weights"
             + (f" in its first {layers} layers" if layers is not None else "")
-            + f"; over {limit / 2**30:g} GiB); keep fewer layers with --layers N")
+            + f"; over {limit / 2**30:g} GiB); keep fewer layers with --layers N, or pass "
+            "--random-weights for the tiny random model of its config")
     try:
         config = transformers.AutoConfig.from_pretrained(str(directory))
     except (OSError, ValueError, TypeError, KeyError) as exc:
