@@ -53,9 +53,9 @@ def load(model_or_config: Any, *, seed: int = 0, layers: int | None = None,
             and not hasattr(model_or_config, "model_type"):
         return _callable(model_or_config, positions)
     data = read_config_dict(model_or_config)
-    if directory is not None:
-        return _saved(directory, layers, seed)
     try:
+        if directory is not None:
+            return _saved(directory, layers, seed)
         data = _with_defaults(data)
         info = model_info(data)
         model, _ = build_model(data, seed=seed, layers=layers)
