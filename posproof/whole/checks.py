@@ -168,7 +168,10 @@ def switches(runner: Runner) -> dict[str, int]:
             out["sliding window"] = w
             continue
         others = [i for i in everyone if i not in layers]
-        name = (f"sliding window {w} on {_layers_text(layers)}{_bases(runner, layers)}"
+        chunked = all(row["attention"] == "chunked" for row in runner.layers
+                      if row["layer"] in layers)
+        kind = "attention chunk" if chunked else "sliding window"   # Llama 4: chunks of w
+        name = (f"{kind} {w} on {_layers_text(layers)}{_bases(runner, layers)}"
                 + (f" ({_layers_text(others)} global{_bases(runner, others)})" if others
                    else ""))
         out[name] = w
