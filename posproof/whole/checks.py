@@ -442,12 +442,13 @@ def check_cache_boundary(runner: Runner, ids_long: Any, tol: Tolerance) -> Check
                                        details={"positions": info.family,
                                                 "rope_type": info.rope_type}))
     scenarios, skipped = [], []
+    rules = {k for k in info.switches if k != "sliding window"}     # dynamic NTK, LongRoPE
     for name, s in found.items():
         if s + 1 > MAX_SWITCH:
             skipped.append(f"{name} at {s} (beyond the {MAX_SWITCH} positions check-model runs)")
             continue
-        where = ("keys cached up to {0}, the query at {1} after the switch" if "window" not in
-                 name else "keys cached up to {0}, the query at {1}: the first key leaves "
+        where = ("keys cached up to {0}, the query at {1} after the switch" if name in rules
+                 else "keys cached up to {0}, the query at {1}: the first key leaves "
                  "the window")
         scenarios.append((max(1, s - 1), s + 1, f"{name}: " + where.format(s - 1, s)))
     if not scenarios:
@@ -460,7 +461,7 @@ def check_cache_boundary(runner: Runner, ids_long: Any, tol: Tolerance) -> Check
     check.values["switches"] = found
     check.values["summary"] += "; straddled: " + ", ".join(
         f"{name} at {s}" for name, s in found.items() if s + 1 <= MAX_SWITCH)
-    dynamic = [s for name, s in found.items() if "window" not in name]
+    dynamic = [s for name, s in found.items() if name in rules]
     if dynamic:
         check.values["switch"] = dynamic[0]
         check.values.update(rotation_change(info))
