@@ -20,7 +20,8 @@ sys.path[:0] = [str(ROOT / "tests")]
 
 MODELS = ["LLAMA3_8B", "LLAMA_DYNAMIC", "MISTRAL_7B", "MISTRAL_SMALL_WINDOW", "QWEN2_7B",
           "GEMMA_7B", "PHI3_MINI_128K", "PHI3_SMALL_SWITCH", "GPT2", "OPT_125M", "BLOOM_560M",
-          "T5_SMALL", "QWEN2_VL_7B"]
+          "T5_SMALL", "QWEN2_VL_7B", "GEMMA2_SMALL_WINDOW", "GEMMA3_SMALL_WINDOW", "PHI2",
+          "PYTHIA_160M", "BART_LARGE"]
 MARK = {"pass": "✓", "fail": "✗", "unknown": "?"}
 
 

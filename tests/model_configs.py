@@ -107,6 +107,60 @@ QWEN2_VL_7B = {
                       "spatial_merge_size": 2, "spatial_patch_size": 14,
                       "temporal_patch_size": 2}}
 
+# Issue 28: local/global layers (Gemma 2: alternating, Gemma 3: five local to one global, local
+# base 10000, global 10^6), softcapping (Gemma 2), partial rotary (Phi-2 0.4, Pythia 0.25).
+GEMMA2_2B = {
+    "architectures": ["Gemma2ForCausalLM"], "model_type": "gemma2",
+    "attn_logit_softcapping": 50.0, "final_logit_softcapping": 30.0, "bos_token_id": 2,
+    "cache_implementation": "hybrid", "eos_token_id": 1, "head_dim": 256,
+    "hidden_act": "gelu_pytorch_tanh", "hidden_activation": "gelu_pytorch_tanh",
+    "hidden_size": 2304, "intermediate_size": 9216, "max_position_embeddings": 8192,
+    "num_attention_heads": 8, "num_hidden_layers": 26, "num_key_value_heads": 4,
+    "pad_token_id": 0, "query_pre_attn_scalar": 256, "rms_norm_eps": 1e-06,
+    "rope_theta": 10000.0, "sliding_window": 4096, "torch_dtype": "float32",
+    "transformers_version": "4.42.4", "vocab_size": 256000}
+GEMMA2_SMALL_WINDOW = {**GEMMA2_2B, "sliding_window": 12}
+
+GEMMA3_1B = {
+    "architectures": ["Gemma3ForCausalLM"], "model_type": "gemma3_text",
+    "attention_bias": False, "attn_logit_softcapping": None, "bos_token_id": 2,
+    "cache_implementation": "hybrid", "eos_token_id": [1, 106],
+    "final_logit_softcapping": None, "head_dim": 256,
+    "hidden_activation": "gelu_pytorch_tanh", "hidden_size": 1152, "intermediate_size": 6912,
+    "max_position_embeddings": 32768, "num_attention_heads": 4, "num_hidden_layers": 26,
+    "num_key_value_heads": 1, "pad_token_id": 0, "query_pre_attn_scalar": 256,
+    "rms_norm_eps": 1e-06, "rope_local_base_freq": 10000, "rope_scaling": None,
+    "rope_theta": 1000000, "sliding_window": 512, "sliding_window_pattern": 6,
+    "torch_dtype": "bfloat16", "transformers_version": "4.50.0.dev0", "vocab_size": 262144}
+GEMMA3_SMALL_WINDOW = {**GEMMA3_1B, "sliding_window": 10}
+
+PHI2 = {
+    "architectures": ["PhiForCausalLM"], "model_type": "phi", "bos_token_id": 50256,
+    "eos_token_id": 50256, "hidden_act": "gelu_new", "hidden_size": 2560,
+    "intermediate_size": 10240, "layer_norm_eps": 1e-05, "max_position_embeddings": 2048,
+    "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 32,
+    "partial_rotary_factor": 0.4, "qk_layernorm": False, "rope_scaling": None,
+    "rope_theta": 10000.0, "tie_word_embeddings": False, "torch_dtype": "float16",
+    "vocab_size": 51200}
+
+PYTHIA_160M = {
+    "architectures": ["GPTNeoXForCausalLM"], "model_type": "gpt_neox", "bos_token_id": 0,
+    "eos_token_id": 0, "hidden_act": "gelu", "hidden_size": 768, "intermediate_size": 3072,
+    "layer_norm_eps": 1e-05, "max_position_embeddings": 2048, "num_attention_heads": 12,
+    "num_hidden_layers": 12, "rotary_emb_base": 10000, "rotary_pct": 0.25,
+    "tie_word_embeddings": False, "torch_dtype": "float16", "transformers_version": "4.24.0",
+    "use_parallel_residual": True, "vocab_size": 50304}
+
+# Issue 28: an encoder-decoder model with learned absolute tables on both sides (facebook/
+# bart-large); its decoder takes no position ids.
+BART_LARGE = {
+    "architectures": ["BartForConditionalGeneration"], "model_type": "bart", "d_model": 1024,
+    "encoder_layers": 12, "decoder_layers": 12, "encoder_attention_heads": 16,
+    "decoder_attention_heads": 16, "encoder_ffn_dim": 4096, "decoder_ffn_dim": 4096,
+    "max_position_embeddings": 1024, "vocab_size": 50265, "pad_token_id": 1, "bos_token_id": 0,
+    "eos_token_id": 2, "decoder_start_token_id": 2, "is_encoder_decoder": True,
+    "scale_embedding": False, "activation_function": "gelu"}
+
 
 # ---------------------------------------------------------------- issue 28: one per model type
 # Modelled on the published config.json of each checkpoint named beside it; the positional
@@ -480,6 +534,12 @@ PUBLISHED: dict[str, dict] = {
         "decoder_ffn_dim": 2048, "max_position_embeddings": 512, "scale_embedding": True,
         "vocab_size": 58101, "decoder_start_token_id": 58100, "eos_token_id": 0,
         "pad_token_id": 58100, "decoder_vocab_size": 58101},
+    "whisper": {  # openai/whisper-tiny
+        "model_type": "whisper", "d_model": 384, "encoder_layers": 4, "decoder_layers": 4,
+        "encoder_attention_heads": 6, "decoder_attention_heads": 6, "encoder_ffn_dim": 1536,
+        "decoder_ffn_dim": 1536, "max_source_positions": 1500, "max_target_positions": 448,
+        "num_mel_bins": 80, "vocab_size": 51865, "bos_token_id": 50257,
+        "eos_token_id": 50257, "pad_token_id": 50257, "decoder_start_token_id": 50258},
 }
 
 def write(tmp_path: Path, config: dict, name: str = "config.json") -> Path:

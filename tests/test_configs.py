@@ -135,12 +135,20 @@ def test_every_spelling_reads_the_same(block, type_key, theta_inside):
     assert rot.schedule.factor == 4
 
 
-def test_both_blocks_agreeing_are_merged_and_noted():
-    """rope_scaling and rope_parameters both present and equal: merged, with a note."""
+def test_both_blocks_rope_scaling_replaces_rope_parameters():
+    """rope_scaling and rope_parameters both present: rope_scaling replaces rope_parameters
+    whole, as transformers 5.x reads it (issue 28), with a note."""
     rope = {"rope_type": "linear", "factor": 2}
     c = read_config(cfg(rope_theta=1e4, rope_scaling=rope, rope_parameters=dict(rope)))
     assert c.rope_type == "linear"
-    assert any("merged" in n for n in c.notes)
+    assert any("rope_scaling replaces rope_parameters" in n for n in c.notes)
+    c = read_config(cfg(rope_theta=1e4, rope_scaling={"type": "linear", "factor": 2},
+                        rope_parameters={"rope_type": "linear", "factor": 4}))
+    assert c.rope_type == "linear"
+    assert c.params["factor"] == 2
+    c = read_config(cfg(rope_theta=1e4, rope_scaling={"type": "dynamic", "factor": 2},
+                        rope_parameters={"rope_type": "default"}))
+    assert c.rope_type == "dynamic"
 
 
 def test_hidden_size_over_heads_and_null_head_dim():
@@ -192,9 +200,6 @@ def test_yarn_defaults_are_reported():
     ({"rope_theta": 1e4, "rope_parameters": {"rope_type": "default", "rope_theta": 5e5}},
      InvalidParameter, "conflicting rope_theta: rope_theta=10000.0, "
                        "rope_parameters.rope_theta=500000.0"),
-    ({"rope_theta": 1e4, "rope_scaling": {"type": "linear", "factor": 2},
-      "rope_parameters": {"rope_type": "linear", "factor": 4}}, InvalidParameter,
-     "rope_scaling.factor=2 but rope_parameters.factor=4"),
     ({"rope_theta": 1e4, "rope_scaling": {"type": "wibble", "factor": 2}}, UnknownName,
      "rope type 'wibble' is not supported; use one of default, linear"),
     ({"rope_theta": 1e4, "rope_scaling": {"type": "linear", "factr": 2}}, InvalidParameter,

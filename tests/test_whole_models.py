@@ -76,7 +76,10 @@ def test_absolute_models_report_absolute_positions(config, shifted, tmp_path):
     assert shift.values["max_difference"] > 1e-3          # it does move: a learned table
     assert statuses(report)["kv_cache"] == "pass"
     assert statuses(report)["left_padding"] == "pass"
-    assert "cache_boundary" not in statuses(report)
+    boundary = report["cache_boundary"]               # issue 28: all four checks
+    assert boundary.status == "pass"
+    assert "learned position vector" in boundary.values["summary"]
+    assert boundary.evidence.coverage == "structural"
 
 
 def test_gpt2_names_arange_positions_when_none_are_passed(tmp_path):
@@ -92,9 +95,10 @@ def test_gpt2_names_arange_positions_when_none_are_passed(tmp_path):
 def test_models_without_position_input_are_relative_by_construction(config, what, tmp_path):
     report = check_model(mc.write(tmp_path, config), length=L)
     assert statuses(report) == {"shift_invariance": "pass", "kv_cache": "pass",
-                                "left_padding": "pass"}
+                                "left_padding": "pass", "cache_boundary": "pass"}
     shift = report["shift_invariance"]
     assert what in shift.values["summary"]
+    assert what in report["cache_boundary"].values["summary"]
     assert shift.evidence.coverage == "structural"
 
 

@@ -51,16 +51,23 @@ def add_command(subparsers: Any) -> None:
                    action="append", dest="checks",
                    help=f"only these checks: one name or a comma list (repeatable; --checks: "
                         f"the old spelling; default all: {', '.join(CHECKS)})")
-    p.add_argument("--layers", type=int_at_least(1), default=2,
-                   help="layers of the tiny model (default 2)")
+    p.add_argument("--layers", type=int_at_least(1), default=None,
+                   help="layers of the tiny model (default 2); with saved weights, the first N "
+                        "layers of the saved model (default all)")
+    p.add_argument("--random-weights", action="store_true",
+                   help="a directory saved with save_pretrained is checked with its own "
+                        "weights (float64 upcast); this builds the tiny random model instead")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--seed", type=int, default=0, help="seed of the weights and the tokens")
 
 
 def render(report: Report, seconds: float) -> str:
     spec = report.encoding
-    head = ", ".join(f"{k}={v}" for k, v in spec.items() if k not in ("kind", "seed", "notes"))
+    head = ", ".join(f"{k}={v}" for k, v in spec.items()
+                     if k not in ("kind", "seed", "notes", "weights"))
     lines = ["posproof check-model", f"model: {head}"]
+    if "weights" in spec:
+        lines.append(f"weights: {spec['weights']}")
     lines += [f"note: {note}" for note in spec.get("notes", [])]
     lines.append("")
     width = max([len(c.name) for c in report.checks] + [8])
@@ -115,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
     hf_logging.set_verbosity_error()
     start = time.perf_counter()
     report = check_model(args.config, length=args.length, checks=checks, seed=args.seed,
-                         layers=args.layers)
+                         layers=args.layers, weights=not args.random_weights)
     audit_report(report)
     report.spec = args.config
     if args.json:
@@ -136,6 +143,30 @@ def wants_theorem(args: argparse.Namespace) -> bool:
     return THEOREM in (getattr(args, "theorem", None) or [])
 
 
+def _config_family(text: Any) -> str | None:
+    """How positions enter the model of a config.json SPEC, as check-model reads it (its
+    model-type table); ``None`` when SPEC is not such a config."""
+    from pathlib import Path
+
+    if not isinstance(text, str):
+        return None
+    path = Path(text)
+    if not (path.is_file() or (path / "config.json").is_file()):
+        return None
+    from ..whole.build import KNOWN, read_config_dict
+
+    try:
+        kind = read_config_dict(path).get("model_type")
+    except InvalidParameter:
+        return None
+    if kind not in KNOWN:
+        return None
+    family = KNOWN[kind][0]
+    if family == "rope|alibi":                     # Falcon: ALiBi when its config says so
+        family = "alibi" if read_config_dict(path).get("alibi") else "rope"
+    return family
+
+
 def prove_theorem(args: argparse.Namespace) -> Report:
     """The Report of ``posproof prove SPEC --theorem cache-consistency`` (SPEC a rotary spec
     or a config.json; without one, plain RoPE of ``--base`` / ``--dim``)."""
@@ -148,6 +179,13 @@ def prove_theorem(args: argparse.Namespace) -> Report:
     if others:
         raise InvalidParameter(f"--theorem {THEOREM} stands alone; drop {', '.join(others)}")
     text = getattr(args, "spec", None)
+    family = _config_family(text)
+    if family in ("alibi", "t5", "absolute"):       # issue 28: the same configs as check-model
+        from ..proofs.cache_consistency import prove_no_rotation_cache
+
+        report = prove_no_rotation_cache(family)
+        report.spec = text
+        return report
     if text:
         rot = parse_spec(text)
     else:

@@ -248,8 +248,8 @@ def read_config(source: Any, *, default_theta: Any = None, layout: str | None = 
             raise InvalidParameter(f"{where}: {key}={value!r} must be an object (or null)")
         if value:
             blocks[key] = dict(value)
-    if "rope_parameters" in blocks and all(isinstance(v, dict) or v is None
-                                           for v in blocks["rope_parameters"].values()):
+    if "rope_parameters" in blocks and "rope_scaling" not in blocks and all(
+            isinstance(v, dict) or v is None for v in blocks["rope_parameters"].values()):
         nested = blocks["rope_parameters"]
         if layer is None:
             raise InvalidParameter(f"{where}: rope_parameters is nested per layer type "
@@ -259,15 +259,13 @@ def read_config(source: Any, *, default_theta: Any = None, layout: str | None = 
                               f"{', '.join(k for k, v in nested.items() if v is not None)}")
         blocks["rope_parameters"] = dict(nested[layer])
         notes.append(f"rope_parameters of layer type {layer!r}")
-    if len(blocks) == 2:
-        a, b = blocks["rope_scaling"], blocks["rope_parameters"]
-        for key in set(a) & set(b):
-            if not _same(a[key], b[key]):
-                raise InvalidParameter(
-                    f"{where}: rope_scaling.{key}={a[key]!r} but rope_parameters.{key}="
-                    f"{b[key]!r}; the two blocks disagree — keep rope_parameters (the new "
-                    "spelling) only")
-        notes.append("both rope_scaling and rope_parameters present; they agree and were merged")
+    if len(blocks) == 2:          # transformers 5.x: a non-empty rope_scaling replaces
+        dropped = blocks.pop("rope_parameters")       # rope_parameters whole
+        notes.append("both rope_scaling and rope_parameters present: rope_scaling replaces "
+                     "rope_parameters, as transformers reads it"
+                     + (f" (rope_parameters.rope_theta={dropped['rope_theta']!r} is not read)"
+                        if "rope_theta" in dropped and "rope_theta" not in blocks["rope_scaling"]
+                        else ""))
     rope = {**blocks.get("rope_scaling", {}), **blocks.get("rope_parameters", {})}
     block_name = "rope_parameters" if "rope_parameters" in blocks else "rope_scaling"
 

@@ -39,17 +39,25 @@ def _require_torch() -> None:
                                "them with pip install 'posproof[impl]'") from None
 
 
-def load(model_or_config: Any, *, seed: int = 0, layers: int = 2,
-         positions: str = "relative") -> Runner:
+def load(model_or_config: Any, *, seed: int = 0, layers: int | None = None,
+         positions: str = "relative", weights: bool = True) -> Runner:
     """The :class:`~posproof.whole.runner.Runner` of a config (path, dict, PretrainedConfig), a
-    transformers model, or a user's ``forward``.
+    transformers model, a directory saved with ``save_pretrained`` (its weights are used
+    unless ``weights=False``), or a user's ``forward``.  ``layers``: layers of the tiny model
+    (default 2), or of the saved model kept (default all).
 
     A config's model type is checked against :data:`posproof.whole.types.TYPES` before torch
     or transformers is imported; its positions are then read from the config object
     transformers builds (:func:`~posproof.whole.build.model_info`)."""
     from ..errors import check_int
+    from .weights import refuse_other_weights, saved_weights
 
-    layers = check_int("layers", layers, minimum=1, maximum=8)
+    if weights:
+        refuse_other_weights(model_or_config)
+    directory = saved_weights(model_or_config) if weights else None
+    if layers is not None or directory is None:
+        layers = check_int("layers", 2 if layers is None else layers, minimum=1,
+                           maximum=8 if directory is None else 4096)
     data = None
     if not _is_hf_model(model_or_config) and not (
             callable(model_or_config) and not isinstance(model_or_config, (str, dict))
@@ -65,11 +73,15 @@ def load(model_or_config: Any, *, seed: int = 0, layers: int = 2,
 
         model = model_or_config.to(torch.float64).eval()
         info = refine_info(model_info(model.config), model)
-        return HFRunner(model, info, seed=seed)
+        runner = HFRunner(model, info, seed=seed)
+        runner.about = {"weights": "the model's own (float64 upcast)"}
+        return runner
     if data is None:
         return _callable(model_or_config, positions)
     kind = str(data["model_type"])
     try:
+        if directory is not None:
+            return _saved(directory, layers, seed)
         full = transformers_config(data)
         note = spec_disagreement(data, model_info(full))
         model, config = build_model(data, seed=seed, layers=layers)
@@ -83,6 +95,17 @@ def load(model_or_config: Any, *, seed: int = 0, layers: int = 2,
     if note:
         info.notes.append(note)
     return HFRunner(model, info, seed=seed)
+
+
+def _saved(directory: Any, layers: int | None, seed: int) -> Runner:
+    """The runner of a model saved with ``save_pretrained``, its weights in float64."""
+    from .weights import load_weights
+
+    model, config, about = load_weights(directory, layers=layers)
+    info = refine_info(model_info(config), model)
+    runner = HFRunner(model, info, seed=seed)
+    runner.about = about
+    return runner
 
 
 def _callable(fn: Any, positions: str) -> Runner:
@@ -114,16 +137,21 @@ def _raised_in_library(exc: BaseException) -> bool:
 
 
 def check_model(model_or_config: Any, *, length: int = 64, checks: Any = None, seed: int = 0,
-                layers: int = 2, positions: str = "relative") -> Report:
+                layers: int | None = None, positions: str = "relative",
+                weights: bool = True) -> Report:
     """Shift invariance, KV cache, left padding and the cache boundary of a whole model.
 
     ``model_or_config``: a config.json path (or its directory), a config dict, a transformers
     config or model, or a callable ``forward(input_ids, position_ids=None, attention_mask=None,
     past_key_values=None)`` returning logits (``positions="absolute"`` when it uses a learned
-    position table).  Returns a :class:`~posproof.report.Report` whose checks are
+    position table).  A directory saved with ``save_pretrained`` (config.json and safetensors)
+    is checked with its own weights in float64 (``weights=False``: random ones); ``layers``
+    keeps its first N layers (default all; a config's tiny model has 2).  Returns a
+    :class:`~posproof.report.Report` whose checks are
     ``pass`` / ``fail`` / ``unknown``, sampled (``Evidence(coverage="sample")``).
     """
-    runner = load(model_or_config, seed=seed, layers=layers, positions=positions)
+    runner = load(model_or_config, seed=seed, layers=layers, positions=positions,
+                  weights=weights)
     import torch
 
     threads = torch.get_num_threads()
@@ -142,14 +170,22 @@ def check_model(model_or_config: Any, *, length: int = 64, checks: Any = None, s
     spec = {"kind": "whole model", **runner.info.to_dict(), "length": length, "seed": seed}
     if runner.info.notes:
         spec["notes"] = list(runner.info.notes)
-    if isinstance(runner, HFRunner):
-        spec["layers"] = layers
+    about = getattr(runner, "about", None)
+    if about:
+        spec["weights"] = about["weights"]
+        if "layers_kept" in about:
+            spec["layers"] = f"{about['layers_kept']} of {about['layers_saved']}"
+        spec["class"] = type(runner.model).__name__
+    elif isinstance(runner, HFRunner):
+        spec["weights"] = f"random (seed {seed})"
+        spec["layers"] = 2 if layers is None else layers
         spec["class"] = type(runner.model).__name__
     return Report(spec, [], checks_out)
 
 
 def assert_model_positions(model_or_config: Any, *, length: int = 32, checks: Any = None,
-                           seed: int = 0, layers: int = 2, positions: str = "relative",
+                           seed: int = 0, layers: int | None = None,
+                           positions: str = "relative",
                            expect: dict[str, str] | None = None) -> Report:
     """:func:`check_model`, raising ``AssertionError`` unless every check passes (or has the
     status ``expect`` names for it, e.g. ``{"kv_cache": "fail"}``); returns the report.

@@ -127,6 +127,57 @@ def _first_over(rows: list[float], start: int, tol: Tolerance) -> int | None:
     return None
 
 
+def windows(runner: Runner) -> dict[int, list[int]]:
+    """Sliding (or chunked) window → the layers using it, as transformers built the model
+    (:func:`~posproof.whole.runner.layer_table`); a user's forward: the info's window."""
+    info = runner.info
+    out: dict[int, list[int]] = {}
+    if getattr(runner, "layers", None):
+        for row in runner.layers:
+            w = row.get("window")
+            if w and (info.context is None or w < info.context):
+                out.setdefault(int(w), []).append(row["layer"])
+    elif info.sliding_window and (info.context is None or info.sliding_window < info.context):
+        out[info.sliding_window] = []
+    return out
+
+
+def _layers_text(layers: list[int]) -> str:
+    """``layer 3`` / ``layers 0–4`` / ``layers 0, 2, 4``."""
+    if len(layers) == 1:
+        return f"layer {layers[0]}"
+    if layers == list(range(layers[0], layers[-1] + 1)):
+        return f"layers {layers[0]}–{layers[-1]}"
+    return "layers " + ", ".join(map(str, layers))
+
+
+def _bases(runner: Runner, layers: list[int]) -> str:
+    thetas = {row["rope_theta"] for row in runner.layers
+              if row["layer"] in layers and "rope_theta" in row}
+    return f", base {thetas.pop():g}" if len(thetas) == 1 else ""
+
+
+def switches(runner: Runner) -> dict[str, int]:
+    """Lengths where the model changes behaviour: name → the first position affected (a
+    length-dependent rotary rule's switch; each sliding window, naming its layers and the
+    global ones)."""
+    out = {k: v for k, v in runner.info.switches.items() if k != "sliding window"}
+    everyone = [row["layer"] for row in getattr(runner, "layers", [])]
+    for w, layers in sorted(windows(runner).items()):
+        if not layers:
+            out["sliding window"] = w
+            continue
+        others = [i for i in everyone if i not in layers]
+        chunked = all(row["attention"] == "chunked" for row in runner.layers
+                      if row["layer"] in layers)
+        kind = "attention chunk" if chunked else "sliding window"   # Llama 4: chunks of w
+        name = (f"{kind} {w} on {_layers_text(layers)}{_bases(runner, layers)}"
+                + (f" ({_layers_text(others)} global{_bases(runner, others)})" if others
+                   else ""))
+        out[name] = w
+    return out
+
+
 def _shifts(info: ModelInfo, n: int) -> list[int]:
     ctx = info.context or 4096
     top = max(1, ctx - n)
@@ -141,20 +192,26 @@ def check_shift(runner: Runner, ids: Any, tol: Tolerance) -> Check:
 
     info = runner.info
     n = ids.shape[1]
-    if info.family == "absolute" and not runner.takes_positions:
-        return Check("shift_invariance", "pass",
-                     {"summary": "absolute positions: the forward counts its positions itself "
-                                 "(no position input to shift; shift invariance does not "
-                                 "apply)", "positions": "absolute"},
-                     certified="architecture", note="absolute positions",
-                     evidence=Evidence("architecture: no position input", coverage="structural",
-                                       details={"positions": "absolute"}))
     if info.family in ("alibi", "t5") or not runner.takes_positions:
         what = "ALiBi slopes × (key − query)" if info.family == "alibi" else \
             "T5 buckets of key − query"
-        return Check("shift_invariance", "pass",
-                     {"summary": f"relative by construction: the forward takes no positions "
-                                 f"({what})", "positions": info.family},
+        if info.family == "absolute":
+            return Check("shift_invariance", "pass",
+                         {"summary": "absolute positions: the forward takes no position ids (a "
+                                     "learned table indexed from 0); shift invariance does not "
+                                     "apply", "positions": "absolute",
+                          **({"encoder": _encoder_side(runner)}
+                             if getattr(runner, "encoder_decoder", False) else {})},
+                         certified="architecture", note="absolute positions",
+                         evidence=Evidence("architecture: no position input",
+                                           coverage="structural",
+                                           details={"positions": "absolute"}))
+        values0: dict[str, Any] = {"summary": f"relative by construction: the forward takes no "
+                                              f"positions ({what})", "positions": info.family}
+        if getattr(runner, "encoder_decoder", False):
+            values0["encoder"] = _encoder_side(runner)
+            values0["summary"] += f"; encoder: {values0['encoder']['summary']}"
+        return Check("shift_invariance", "pass", values0,
                      certified="architecture",
                      evidence=Evidence("architecture: no position input", coverage="structural",
                                        details={"positions": info.family}))
@@ -168,6 +225,17 @@ def check_shift(runner: Runner, ids: Any, tol: Tolerance) -> Check:
     total = max(1, (info.context or 4096) - n + 1)
     ev = _evidence(len(diffs), total, "shifts", tol,
                    differences={str(k): v for k, v in diffs.items()})
+    partial = probe_partial(runner, ids, worst) if runner.partial else None
+    if partial is not None:
+        values["partial_rotary"] = partial
+    elif runner.partial:
+        values["partial_rotary"] = {"status": "not probed", "rotated_dims": runner.partial[0],
+                                    "head_dim": runner.partial[1],
+                                    "summary": "the attention's query/key could not be "
+                                               "captured: the un-rotated dims are not shown "
+                                               "position-free"}
+    if getattr(runner, "encoder_decoder", False):
+        values["encoder"] = _encoder_side(runner)
     if info.family == "absolute":
         values.update(summary=f"absolute positions: a shift by {worst} changes the logits by "
                               f"{diffs[worst]:.3g} (a learned position table; shift invariance "
@@ -178,17 +246,88 @@ def check_shift(runner: Runner, ids: Any, tol: Tolerance) -> Check:
     values["summary"] = (f"max |Δlogit| = {diffs[worst]:.3g} over shifts "
                          f"{', '.join(map(str, diffs))} (tolerance {tol.value:.3g})")
     note = None
-    if status != "pass":
+    if partial is not None:
+        values["summary"] += "; " + partial["summary"]
+        if partial["status"] == "fail":
+            status, note = "fail", partial["summary"]
+        elif partial["status"] == "unknown" and status == "pass":
+            status, note = "unknown", partial["summary"]
+    if status != "pass" and note is None:
         explanation = explain_shift(runner, ids, worst, diffs[worst], tol)
         values["explanation"] = explanation
         note = explanation["text"]
     return Check("shift_invariance", status, values, certified=METHOD, note=note, evidence=ev)
 
 
-def _scenarios(info: ModelInfo, length: int) -> tuple[list[tuple[int, int, str]], list[str]]:
+def probe_partial(runner: Runner, ids: Any, k: int) -> dict[str, Any] | None:
+    """Partial rotary: the dims past the rotated ones must be position-free.  The query and key
+    entering layer 0's attention (after the rotation; its input is the same at every position)
+    are compared between positions 0 … n−1 and k … k+n−1: a dim that moves is position-bearing.
+    ``None`` when the attention inputs cannot be captured."""
+    import torch
+
+    rotated, head = runner.partial  # type: ignore[misc]
+    n = ids.shape[1]
+    got = []
+    for start in (0, k):
+        with runner.attention_inputs() as seen:
+            if seen is None:
+                return None
+            runner.logits(ids, torch.arange(n)[None] + start)
+            if not seen:
+                return None
+            got.append(seen[0])
+    (q0, k0), (q1, k1) = got
+    if q0.shape[-1] != head or k0.shape[-1] != head:
+        return None
+    move = torch.maximum((q1 - q0).abs().amax(dim=tuple(range(q0.ndim - 1))),
+                         (k1 - k0).abs().amax(dim=tuple(range(k0.ndim - 1))))
+    scale = max(float(q0.abs().max()), float(k0.abs().max()), 1e-300)
+    still = float(SAFETY * _U64 * scale)        # a dim computed the same way twice is exact
+    moving = {int(i) for i in torch.nonzero(move > still).flatten()}
+    # the rotated block leads (Phi, GPT-NeoX, GPT-J) or trails (MLA: cat(q_nope, q_rope))
+    blocks = {"leading": range(rotated), "trailing": range(head - rotated, head)}
+    layout = max(blocks, key=lambda b: (len(moving & set(blocks[b])), b == "leading"))
+    block = blocks[layout]
+    free = [i for i in range(head) if i not in block]
+    passing = sorted(moving - set(block))
+    rotated_moving = len(moving & set(block))
+    free_text = f"{free[0]} … {free[-1]}"
+    out: dict[str, Any] = {"rotated_dims": rotated, "head_dim": head, "shift": k,
+                           "layout": layout, "pass_through_dims": [free[0], free[-1]],
+                           "pass_through_max_change": float(move[free].max()),
+                           "rotated_dims_moving": rotated_moving, "threshold": still}
+    if passing:
+        out.update(status="fail", moving_pass_through_dims=passing[:16],
+                   summary=f"partial rotary: {len(passing)} of the {head - rotated} un-rotated "
+                           f"dims ({free_text}) of layer 0's query/key move with the position "
+                           f"(shift {k}: up to {float(move[free].max()):.3g}); they must be "
+                           "position-free")
+    else:
+        out.update(status="pass" if rotated_moving else "unknown",
+                   summary=f"partial rotary: dims {free_text} of layer 0's query/key are "
+                           f"position-free under a shift by {k} (unchanged), {rotated_moving} "
+                           f"of the {rotated} rotated dims move")
+    return out
+
+
+def _encoder_side(runner: Runner) -> dict[str, Any]:
+    """How the encoder of an encoder-decoder model takes positions (its input is fixed here;
+    the decoder's positions are the ones checked and cached)."""
+    family = runner.info.family
+    text = {"t5": "T5 buckets of key − query (relative by construction, no position input)",
+            "alibi": "ALiBi biases (relative by construction)",
+            "absolute": "absolute positions (a learned or fixed table indexed from 0)"}.get(
+        family, f"{family} positions")
+    enc = runner.encoder_ids  # type: ignore[attr-defined]
+    return {"positions": family, "summary": text, "input": runner.encoder_kw,  # type: ignore
+            "length": int(enc.shape[-1])}
+
+
+def _scenarios(runner: Runner, length: int) -> tuple[list[tuple[int, int, str]], list[str]]:
     out = [(max(1, length // 2), length, f"prompt {max(1, length // 2)}, decode to {length}")]
     skipped = []
-    for name, s in info.switches.items():
+    for name, s in switches(runner).items():
         if s + 1 > MAX_SWITCH:
             skipped.append(f"{name} at {s} (beyond the {MAX_SWITCH} positions check-model runs)")
             continue
@@ -223,7 +362,7 @@ def check_kv_cache(runner: Runner, ids_long: Any, length: int, tol: Tolerance,
                    name: str = "kv_cache", scenarios: list[tuple[int, int, str]] | None = None,
                    skipped: list[str] | None = None) -> Check:
     if scenarios is None:
-        scenarios, skipped = _scenarios(runner.info, length)
+        scenarios, skipped = _scenarios(runner, length)
     rows = []
     worst = 0.0
     first = None
@@ -245,6 +384,10 @@ def check_kv_cache(runner: Runner, ids_long: Any, length: int, tol: Tolerance,
                                                     if first is not None else ""),
         "max_difference": worst, "first_position": first, "tolerance": tol.value,
         "scenarios": rows}
+    if getattr(runner, "encoder_decoder", False):
+        values["summary"] += (" (the decoder's cache: its self-attention keys, and the "
+                              "encoder's keys for cross-attention computed once)")
+        values["cache"] = "decoder"
     if skipped:
         values["not_straddled"] = skipped
         if status == "pass":
@@ -270,28 +413,60 @@ def check_kv_cache(runner: Runner, ids_long: Any, length: int, tol: Tolerance,
     return Check(name, status, values, certified=METHOD, note=note, evidence=ev)
 
 
+_NO_SWITCH = {
+    "alibi": "ALiBi adds −slope·(key − query) at every step, whatever the length",
+    "t5": "T5 adds the bias of the bucket of key − query at every step, whatever the length",
+    "absolute": "each token's learned position vector depends on its own position only, "
+                "whatever the length",
+}
+
+
 def check_cache_boundary(runner: Runner, ids_long: Any, tol: Tolerance) -> Check | None:
+    """Cached decoding straddling every length where the model switches behaviour: a
+    length-dependent rotary rule (dynamic NTK, LongRoPE) and each sliding window (on the layers
+    that use it, the others attending to all).  A model without a switch passes by its
+    configuration; a user's forward declares none (the check is not run)."""
     info = runner.info
-    if info.family not in ("rope", "mrope"):
+    if not isinstance(runner, HFRunner):
         return None
-    if info.rope_type not in ("dynamic", "longrope") or not info.original_max:
+    found = switches(runner)
+    if not found:
+        what = _NO_SWITCH.get(info.family) or (
+            f"rope_type={info.rope_type} rotates every position the same way whatever the length")
         return Check("cache_boundary", "pass",
-                     {"summary": f"no switch: rope_type={info.rope_type} rotates every position "
-                                 "the same way whatever the length", "rope_type": info.rope_type},
+                     {"summary": f"no switch: {what}; no sliding window",
+                      "rope_type": info.rope_type, "positions": info.family,
+                      "layers": runner.layers},
                      certified="configuration",
-                     evidence=Evidence("configuration: a static rotation", coverage="structural",
-                                       details={"rope_type": info.rope_type}))
-    s = info.original_max
-    if s + 1 > MAX_SWITCH:
+                     evidence=Evidence("configuration: no length switch", coverage="structural",
+                                       details={"positions": info.family,
+                                                "rope_type": info.rope_type}))
+    scenarios, skipped = [], []
+    rules = {k for k in info.switches if k != "sliding window"}     # dynamic NTK, LongRoPE
+    for name, s in found.items():
+        if s + 1 > MAX_SWITCH:
+            skipped.append(f"{name} at {s} (beyond the {MAX_SWITCH} positions check-model runs)")
+            continue
+        where = ("keys cached up to {0}, the query at {1} after the switch" if name in rules
+                 else "keys cached up to {0}, the query at {1}: the first key leaves "
+                 "the window")
+        scenarios.append((max(1, s - 1), s + 1, f"{name}: " + where.format(s - 1, s)))
+    if not scenarios:
         return Check("cache_boundary", "unknown",
-                     {"summary": f"the switch at {s} is beyond the {MAX_SWITCH} positions "
-                                 "check-model runs", "switch": s},
-                     note=f"switch at {s} not run (over {MAX_SWITCH} positions)")
+                     {"summary": "every switch is beyond the positions check-model runs: "
+                                 + "; ".join(skipped), "switches": found},
+                     note="not straddled: " + "; ".join(skipped))
     check = check_kv_cache(runner, ids_long, 0, tol, name="cache_boundary",
-                           scenarios=[(max(1, s - 1), s + 1, f"keys cached up to {s - 1}, the "
-                                                     f"query at {s} after the switch")])
-    check.values["switch"] = s
-    check.values.update(rotation_change(info))
+                           scenarios=scenarios, skipped=skipped)
+    check.values["switches"] = found
+    check.values["summary"] += "; straddled: " + ", ".join(
+        f"{name} at {s}" for name, s in found.items() if s + 1 <= MAX_SWITCH)
+    dynamic = [s for name, s in found.items() if name in rules]
+    if dynamic:
+        check.values["switch"] = dynamic[0]
+        check.values.update(rotation_change(info))
+    if runner.layers:
+        check.values["layers"] = runner.layers
     return check
 
 
@@ -355,8 +530,8 @@ def run_model_checks(runner: Runner, *, length: int = 64, checks: Any = None,
         raise InvalidParameter(f"length={length} is beyond the position table "
                                f"({info.context} positions)")
     heads = info.n_head or 2
-    longest_run = max([2 * length, *(s + 1 for s in info.switches.values()
-                                     if s + 1 <= MAX_SWITCH)])
+    switch_at = switches(runner)
+    longest_run = max([2 * length, *(s + 1 for s in switch_at.values() if s + 1 <= MAX_SWITCH)])
     if heads * longest_run ** 2 * 8 * 4 > MAX_ATTENTION_BYTES:
         top = int((MAX_ATTENTION_BYTES / (heads * 32)) ** 0.5) // 2
         raise InvalidParameter(f"length={length}: the attention of {heads} heads over "
@@ -364,7 +539,7 @@ def run_model_checks(runner: Runner, *, length: int = 64, checks: Any = None,
                                f"{MAX_ATTENTION_BYTES / 2**30:g} GiB; pass a length ≤ {top}")
     gen = torch.Generator().manual_seed(seed)
     hi = max(2, runner.vocab - 12)
-    longest = max([length, *(s + 1 for s in info.switches.values() if s + 1 <= MAX_SWITCH)])
+    longest = max([length, *(s + 1 for s in switch_at.values() if s + 1 <= MAX_SWITCH)])
     runner.memo = {}  # type: ignore[attr-defined]
     ids_long = torch.randint(1, hi, (1, longest), generator=gen)
     ids2 = torch.randint(1, hi, (1, length), generator=gen)
@@ -389,8 +564,40 @@ def run_model_checks(runner: Runner, *, length: int = 64, checks: Any = None,
                 c = check_cache_boundary(runner, ids_long, tol)
                 if c is not None:
                     out.append(c)
+    caps = softcaps(runner)
+    if caps:
+        caps.update(_final_cap_slope(runner, ids, caps))
     for c in out:
         if tol.angle_effect is not None:
             c.values.setdefault("float32_effect", tol.angle_effect)
+        if caps:
+            c.values["softcapping"] = caps
+            if c.status == "fail" and c.note and caps.get("final"):
+                c.note += (f" (final logits softcapped at {caps['final']:g}: the differences "
+                           f"are those after the cap, scaled by ≥ {caps['final_slope']:.3g})")
     return out
+
+
+def softcaps(runner: Runner) -> dict[str, Any]:
+    """The softcaps of the model (Gemma 2: attention logits 50, final logits 30), as its
+    config object holds them."""
+    config = getattr(runner, "config", None)
+    out: dict[str, Any] = {}
+    for key, name in (("attn_logit_softcapping", "attention"),
+                      ("final_logit_softcapping", "final")):
+        value = getattr(config, key, None) if config is not None else None
+        if value:
+            out[name] = float(value)
+    return out
+
+
+def _final_cap_slope(runner: Runner, ids: Any, caps: dict[str, Any]) -> dict[str, Any]:
+    """cap·tanh(x/cap) has slope 1 − (y/cap)² at output y: a difference before the cap reaches
+    the compared logits scaled by at least this (the tolerance is measured after the cap, on
+    the same logits, so it is scaled alike)."""
+    if not caps.get("final"):
+        return {}
+    top = float(runner.logits(ids).abs().max())
+    ratio = min(top / caps["final"], 1.0)
+    return {"final_slope": 1.0 - ratio * ratio, "largest_logit": top}
 

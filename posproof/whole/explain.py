@@ -12,6 +12,10 @@ Each hypothesis names a bug and re-runs the model *with that bug made explicit*;
 * ``rotation of the batch's length``: a length-dependent rule (dynamic NTK, LongRoPE) that takes
   the length from the whole batch — the sequence alone rotated with the frequencies of the
   batch's length reproduces the left-padded row;
+* ``window on every layer`` / ``window ignored``: a full forward with every layer made a
+  sliding-window layer (the local layers' window) / a global one reproduces the cached decoding
+  (a cache that truncates the global layers of Gemma 2/3 too, or one that keeps keys a local
+  layer must no longer see);
 * ``arange positions``: the left-padded row with position ids arange(T) instead of those from
   the mask gives the same logits, which differ from the sequence alone (the model ignores the
   position ids it is given and counts the pads); or the sequence alone at positions
@@ -31,6 +35,10 @@ __all__ = ["explain_kv_cache", "explain_left_padding", "explain_shift", "rotatio
 
 def _max(a: Any, b: Any) -> float:
     return float((a - b).abs().max())
+
+
+def _layers(layers: list[int]) -> str:
+    return ("layer " if len(layers) == 1 else "layers ") + ", ".join(map(str, layers))
 
 
 def _unexplained(what: str, tried: list[dict[str, Any]]) -> dict[str, Any]:
@@ -89,6 +97,28 @@ def explain_kv_cache(runner: Any, ids: Any, prompt: int, stop: int, tol: Any,
                                     f"forward rotating position p with the frequencies of "
                                     f"length max(p + 1, {prompt}) reproduces the cached "
                                     f"decoding to {d:.3g}"}
+    local = [r["layer"] for r in getattr(runner, "layers", []) if r.get("window")]
+    rest = [r["layer"] for r in getattr(runner, "layers", []) if not r.get("window")]
+    for sliding, name in ((True, "window on every layer"), (False, "window ignored")):
+        if (sliding and not rest) or not local:
+            continue
+        with runner.windows_as(sliding) as ok:
+            if not ok:
+                continue
+            regen = torch.stack([runner.logits(ids[:, :i + 1])[0, -1]
+                                 for i in range(prompt, stop)])
+        d = _max(regen, inc)
+        tried.append({"hypothesis": name, "reproduced_to": d})
+        if d <= tol.value:
+            w = next(r["window"] for r in runner.layers if r.get("window"))
+            text = (f"the cache applies the sliding window {w} to every layer: the global "
+                    f"{_layers(rest)} lose the keys older than {w} "
+                    f"tokens; confirmed: a full forward with every layer a sliding-window layer "
+                    f"reproduces the cached decoding to {d:.3g}" if sliding else
+                    f"the cache ignores the sliding window {w} of {_layers(local)}: cached "
+                    f"queries attend to keys older than {w} tokens; confirmed: a full forward "
+                    f"with every layer global reproduces the cached decoding to {d:.3g}")
+            return {"cause": name, "confirmed": True, "reproduced_to": d, "text": text}
     if runner.takes_positions:
         regen = []
         for i in range(prompt, stop):
@@ -159,6 +189,20 @@ def explain_left_padding(runner: Any, ids: Any, ids2: Any, n: int, pad: int,
                             f"ids from the mask: after {pad} pads its tokens sit at {pad} … "
                             f"{n - 1}; confirmed: the sequence alone at those positions "
                             f"reproduces the padded row to {d:.3g}"}
+    if not runner.takes_positions and info.family == "absolute":
+        with runner.table_offset(pad) as ok:
+            if ok:
+                regen = runner.logits(short)
+                d = _max(regen, padded)
+                tried.append({"hypothesis": "pads counted as positions", "reproduced_to": d})
+                if d <= tol.value:
+                    return {"cause": "pads counted as positions", "confirmed": True,
+                            "reproduced_to": d,
+                            "text": f"the forward takes no position ids and counts the {pad} "
+                                    f"pads: the row's tokens read rows {pad} … {n - 1} of its "
+                                    f"learned position table; confirmed: the sequence alone "
+                                    f"with the table moved by {pad} rows reproduces the padded "
+                                    f"row to {d:.3g} (this model cannot be left-padded)"}
     regen = runner.logits(batch, torch.arange(n)[None].expand(2, -1)
                           if runner.takes_positions else None, None)
     d = _max(regen[1:, pad:], padded)

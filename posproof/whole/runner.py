@@ -17,7 +17,50 @@ from typing import Any
 from ..errors import InvalidParameter
 from .build import ModelInfo
 
-__all__ = ["CallableRunner", "HFRunner", "Runner"]
+__all__ = ["CallableRunner", "HFRunner", "Runner", "layer_table"]
+
+
+def _text_config(config: Any) -> Any:
+    get = getattr(config, "get_text_config", None)
+    try:
+        return get(decoder=True) if get is not None else config
+    except (TypeError, ValueError, AttributeError):
+        return config
+
+
+def layer_table(config: Any) -> list[dict[str, Any]]:
+    """Each decoder layer's attention as transformers builds it: ``full``, ``sliding`` (its
+    window) or ``chunked``, and its rotary base when bases differ per layer type (Gemma 3's
+    local 10000 / global 10^6).  Read from the config object transformers built (its
+    ``layer_types``; a ``sliding_window`` without them applies to every layer, as Mistral's
+    mask does), not from the JSON."""
+    text = _text_config(config)
+    n = getattr(text, "num_hidden_layers", None) or getattr(text, "num_decoder_layers", None) \
+        or getattr(text, "num_layers", None)
+    if not isinstance(n, int) or n < 1:
+        return []
+    window = getattr(text, "sliding_window", None)
+    types = getattr(text, "layer_types", None)
+    local = getattr(text, "attention_layers", None)          # GPT-Neo: "global" / "local"
+    if types is None and isinstance(local, (list, tuple)) and getattr(text, "window_size", None):
+        window = text.window_size
+        types = ["sliding_attention" if t == "local" else "full_attention" for t in local]
+    if not isinstance(types, (list, tuple)) or len(types) < n:
+        on = bool(window) and getattr(text, "use_sliding_window", True) is not False
+        types = ["sliding_attention" if on else "full_attention"] * n
+    rope = getattr(text, "rope_parameters", None)
+    per_type = isinstance(rope, dict) and any(isinstance(v, dict) for v in rope.values())
+    out = []
+    for i, kind in enumerate(types[:n]):
+        row: dict[str, Any] = {"layer": i, "attention": str(kind).replace("_attention", "")}
+        if kind == "sliding_attention" and window:
+            row["window"] = int(window)
+        elif kind == "chunked_attention" and getattr(text, "attention_chunk_size", None):
+            row["window"] = int(text.attention_chunk_size)
+        if per_type and isinstance(rope.get(kind), dict) and "rope_theta" in rope[kind]:
+            row["rope_theta"] = float(rope[kind]["rope_theta"])
+        out.append(row)
+    return out
 
 
 def _logits_of(out: Any) -> tuple[Any, Any]:
@@ -36,6 +79,11 @@ class Runner:
     info: ModelInfo
     vocab: int
     takes_positions: bool = True
+    #: Per decoder layer: attention kind, window, rotary base (:func:`layer_table`); empty
+    #: when unknown (a user's forward).
+    layers: list[dict[str, Any]]
+    #: The rotated and the head dimension when only part of each head rotates, else None.
+    partial: tuple[int, int] | None = None
 
     def forward(self, ids: Any, position_ids: Any = None, attention_mask: Any = None,
                 cache: Any = None) -> tuple[Any, Any]:  # pragma: no cover - interface
@@ -144,6 +192,27 @@ class Runner:
         yield False
 
 
+def _partial(config: Any, rotaries: list[Any]) -> tuple[int, int] | None:
+    """``(rotated dims, head dim)`` when the model rotates only part of each head: the rotated
+    width is twice the rotary module's frequency count (what transformers computed from
+    partial_rotary_factor / rotary_pct / rotary_dim)."""
+    text = _text_config(config)
+    heads = getattr(text, "num_attention_heads", None)
+    hidden = getattr(text, "hidden_size", None)
+    head = getattr(text, "head_dim", None) or (hidden // heads if hidden and heads else None)
+    nope, rope = (getattr(text, k, None) for k in ("qk_nope_head_dim", "qk_rope_head_dim"))
+    if isinstance(nope, int) and isinstance(rope, int):      # MLA: cat(q_nope, q_rope)
+        head = nope + rope
+    widths = {2 * int(b.shape[-1]) for m in rotaries for k, b in m.named_buffers(recurse=False)
+              if k.endswith("inv_freq") and "original" not in k}
+    if not widths and isinstance(getattr(text, "rotary_dim", None), int):
+        widths = {int(text.rotary_dim)}                       # GPT-J: no rotary module
+    if not head or len(widths) != 1:
+        return None
+    (rotated,) = widths
+    return (rotated, int(head)) if rotated < int(head) else None
+
+
 class CallableRunner(Runner):
     """A user's ``forward(input_ids, position_ids=None, attention_mask=None,
     past_key_values=None)`` returning logits."""
@@ -163,6 +232,7 @@ class CallableRunner(Runner):
                     "needs forward(input_ids, position_ids=None, attention_mask=None, "
                     "past_key_values=None) returning logits")
         self.fn, self.vocab, self.info = fn, int(vocab), info
+        self.layers = []
 
     def forward(self, ids: Any, position_ids: Any = None, attention_mask: Any = None,
                 cache: Any = None) -> tuple[Any, Any]:
@@ -191,31 +261,52 @@ class HFRunner(Runner):
         text = getattr(self.config, "text_config", None) or self.config
         self.vocab = int(getattr(text, "vocab_size", None) or self.config.vocab_size)
         params = inspect.signature(model.forward).parameters
-        self.takes_positions = "position_ids" in params
+        self.encoder_decoder = bool(getattr(self.config, "is_encoder_decoder", False))
+        # an encoder-decoder model's positions are its decoder's (Whisper: decoder_position_ids)
+        self.position_kw = "decoder_position_ids" if self.encoder_decoder and \
+            "decoder_position_ids" in params else "position_ids"
+        self.takes_positions = self.position_kw in params
         self.cache_kw = "cache" if "cache" in params else "past_key_values"
-        if not self.takes_positions and info.family not in ("alibi", "t5") and not (
-                info.family == "absolute" and info.encoder_decoder):
+        if not self.takes_positions and info.family not in ("alibi", "t5", "absolute"):
             raise InvalidParameter(f"{type(model).__name__}.forward takes no position_ids; "
                                    "check-model needs a model whose positions can be passed")
-        self.encoder_decoder = bool(getattr(self.config, "is_encoder_decoder", False))
         if self.encoder_decoder:
+            target = getattr(self.config, "max_target_positions", None)
+            if info.context is None and isinstance(target, int):
+                info.context = target                      # Whisper: the decoder's table
             gen = torch.Generator().manual_seed(seed + 1)
-            self.encoder_ids = torch.randint(1, self.vocab - 12, (1, 8), generator=gen)
+            self.encoder_kw = getattr(model, "main_input_name", "input_ids")
+            if self.encoder_kw == "input_features":        # Whisper: log-mel frames
+                frames = 2 * int(getattr(self.config, "max_source_positions", 4))
+                bins = int(getattr(self.config, "num_mel_bins", 8))
+                self.encoder_ids = torch.randn(1, bins, frames, generator=gen,
+                                               dtype=torch.float64)
+            else:
+                self.encoder_kw = "input_ids"
+                self.encoder_ids = torch.randint(1, max(2, self.vocab - 12), (1, 8),
+                                                 generator=gen)
         self.rotaries = [m for m in model.modules()
-                         if hasattr(m, "inv_freq") and "Rotary" in type(m).__name__
-                         and "Vision" not in type(m).__name__]
-        self._state = [(m, m.inv_freq.clone(), getattr(m, "max_seq_len_cached", None),
-                        getattr(m, "attention_scaling", None)) for m in self.rotaries]
+                         if "Rotary" in type(m).__name__ and "Vision" not in type(m).__name__
+                         and any(k.endswith("inv_freq") for k, _ in m.named_buffers())]
+        # every frequency buffer (Gemma 3 keeps one per layer type: sliding_attention_inv_freq)
+        self._state = [(m, {k: b.clone() for k, b in m.named_buffers(recurse=False)
+                            if k.endswith("inv_freq") and "original" not in k},
+                        getattr(m, "max_seq_len_cached", None),
+                        {k: v for k, v in vars(m).items() if k.endswith("attention_scaling")})
+                       for m in self.rotaries]
+        self.layers = layer_table(self.config)
+        self.partial = _partial(self.config, self.rotaries)
 
     def reset(self) -> None:
-        for m, inv, cached, scaling in self._state:
+        for m, buffers, cached, scaling in self._state:
             for name in [k for k in vars(m) if k.endswith("long_inv_freq")]:
                 delattr(m, name)
-            m.register_buffer("inv_freq", inv.clone(), persistent=False)
+            for name, inv in buffers.items():
+                m.register_buffer(name, inv.clone(), persistent=False)
             if cached is not None:
                 m.max_seq_len_cached = cached
-            if scaling is not None:
-                m.attention_scaling = scaling
+            for name, value in scaling.items():
+                setattr(m, name, value)
 
     def new_cache(self) -> Any:
         if self.encoder_decoder:
@@ -230,12 +321,15 @@ class HFRunner(Runner):
         if cache is not None:
             kwargs[self.cache_kw] = cache
         if position_ids is not None and self.takes_positions:
-            kwargs["position_ids"] = position_ids
+            kwargs[self.position_kw] = position_ids
         with self._precision():
             if self.encoder_decoder:
-                enc = self.encoder_ids.expand(ids.shape[0], -1)
-                out = self.model(input_ids=enc, decoder_input_ids=ids,
-                                 decoder_attention_mask=attention_mask, **kwargs)
+                enc = self.encoder_ids.expand(ids.shape[0], *self.encoder_ids.shape[1:])
+                if enc.is_floating_point():              # features: in the model's dtype
+                    enc = enc.to(next(self.model.parameters()).dtype)
+                kwargs[self.encoder_kw] = enc
+                out = self.model(decoder_input_ids=ids, decoder_attention_mask=attention_mask,
+                                 **kwargs)
             else:
                 out = self.model(input_ids=ids, attention_mask=attention_mask, **kwargs)
         return _logits_of(out)
@@ -301,6 +395,97 @@ class HFRunner(Runner):
         finally:
             for m, fwd in originals.items():
                 m.forward = fwd
+
+    @contextlib.contextmanager
+    def attention_inputs(self) -> Iterator[list[tuple[Any, Any]] | None]:
+        """Within the block, the (query, key) each eager attention call receives — after the
+        rotation — are appended to the yielded list, in call order (layer 0 first); yields
+        ``None`` when the model's attention does not go through its module's
+        ``eager_attention_forward``."""
+        import sys
+
+        modules = {sys.modules.get(type(m).__module__) for m in self.model.modules()
+                   if "Attention" in type(m).__name__}
+        modules = {m for m in modules if m is not None and hasattr(m, "eager_attention_forward")}
+        if not modules:
+            yield None
+            return
+        seen: list[tuple[Any, Any]] = []
+        originals = {m: m.eager_attention_forward for m in modules}
+
+        def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+            def eager(module: Any, query: Any, key: Any, *args: Any, **kwargs: Any) -> Any:
+                seen.append((query.detach().clone(), key.detach().clone()))
+                return fn(module, query, key, *args, **kwargs)
+            return eager
+
+        for m, fn in originals.items():
+            m.eager_attention_forward = wrap(fn)
+        try:
+            yield seen
+        finally:
+            for m, fn in originals.items():
+                m.eager_attention_forward = fn
+
+    @contextlib.contextmanager
+    def windows_as(self, sliding: bool) -> Iterator[bool]:
+        """Within the block every layer gets the sliding-window mask (``sliding=True``, the
+        window of the local layers) or the full causal one (``False``); nothing else changes
+        (Gemma 3's layers keep their own bases).  The model's modules call transformers'
+        ``create_causal_mask`` / ``create_sliding_window_causal_mask`` by name: those names are
+        swapped.  Yields False when the model has no window or no such names."""
+        import sys
+
+        text = _text_config(self.config)
+        if not getattr(text, "sliding_window", None) or \
+                not any(row.get("window") for row in self.layers):
+            yield False
+            return
+        names = ("create_causal_mask", "create_sliding_window_causal_mask")
+        modules = {sys.modules.get(type(m).__module__) for m in self.model.modules()}
+        modules = {m for m in modules if m is not None and all(hasattr(m, n) for n in names)}
+        if not modules:
+            yield False
+            return
+        saved = {m: (m.create_causal_mask, m.create_sliding_window_causal_mask)
+                 for m in modules}
+        for m, (full, window) in saved.items():
+            if sliding:
+                m.create_causal_mask = window
+            else:
+                m.create_sliding_window_causal_mask = full
+        try:
+            yield True
+        finally:
+            for m, (full, window) in saved.items():
+                m.create_causal_mask, m.create_sliding_window_causal_mask = full, window
+
+    @contextlib.contextmanager
+    def table_offset(self, offset: int) -> Iterator[bool]:
+        """Within the block the learned position table of the decoder reads row p + offset
+        for position p (its rows moved up by ``offset``): a model that counts pads as positions,
+        made explicit.  Yields False when no position table is found."""
+        import torch
+
+        text = _text_config(self.config)
+        names = ("wpe", "embed_positions", "position_embeddings")
+        tables = [m for name, m in self.model.named_modules()
+                  if isinstance(m, torch.nn.Embedding) and name.split(".")[-1] in names
+                  and "encoder" not in name]
+        if not tables or offset < 1 or (getattr(text, "is_encoder_decoder", False)
+                                        and len(tables) > 1):
+            yield False
+            return
+        saved = [(m, m.weight.data.clone()) for m in tables]
+        for m, w in saved:
+            moved = w.clone()
+            moved[:-offset] = w[offset:]
+            m.weight.data = moved
+        try:
+            yield True
+        finally:
+            for m, w in saved:
+                m.weight.data = w
 
     def frequencies_by_position(self, prompt: int) -> Any:
         return self._by_position(lambda pos: (pos + 1).clamp(min=prompt))

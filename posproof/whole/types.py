@@ -95,11 +95,12 @@ TYPES: dict[str, tuple[str, str, str]] = {
     "mbart": ("absolute", _SEQ2SEQ, "learned tables, encoder–decoder"),
     "pegasus": ("absolute", _SEQ2SEQ, "sinusoidal tables, encoder–decoder"),
     "marian": ("absolute", _SEQ2SEQ, "sinusoidal tables, encoder–decoder"),
+    "whisper": ("absolute", "AutoModelForSpeechSeq2Seq", "learned decoder table; the audio "
+                "encoder is fed log-mel frames"),
 }
 
 #: model_type → why check-model refuses it.
 REFUSED: dict[str, str] = {
-    "whisper": "its encoder takes audio features (input_features), not token ids",
     "jamba": "its attention layers carry no positions (the Mamba layers order the tokens)",
     "mamba": "a state-space model: no attention positions",
     "mamba2": "a state-space model: no attention positions",
@@ -118,8 +119,8 @@ def refusal(model_type: object) -> str | None:
 
     >>> refusal("llama") is None
     True
-    >>> refusal("whisper").split(": ")[0]
-    "model_type='whisper' is refused"
+    >>> refusal("mamba").split(": ")[0]
+    "model_type='mamba' is refused"
     """
     if isinstance(model_type, str) and model_type in TYPES:
         return None
@@ -162,4 +163,8 @@ def doc_with_table(text: str) -> str:
     start = text.index(_START) + len(_START)
     end = text.index(_END)
     text = text[:start] + "\n" + "\n".join(table_lines()) + "\n" + text[end:]
+    refused = "; ".join(f"`{k}` ({REFUSED[k]})" for k in sorted(REFUSED))
+    text = re.sub(r"^Refused, in one line and before torch is imported: .*$",
+                  lambda _: f"Refused, in one line and before torch is imported: {refused}.",
+                  text, count=1, flags=re.M)
     return re.sub(r"\b(\d+|N) model types\b", f"{len(TYPES)} model types", text, count=1)
