@@ -332,8 +332,9 @@ def _digest(data: bytes) -> str:
 def run_tests(tree: Path, tests: Sequence[str], timeout: float) -> tuple[str, int | None, str]:
     """Run pytest on ``tests`` in ``tree``: (``passed`` | ``failed`` | ``timeout`` | ``error``,
     exit status, the tail of its output).  Its own process group, killed whole on timeout."""
-    env = dict(os.environ, PYTHONPATH=str(tree), PYTHONDONTWRITEBYTECODE="1",
-               PYTHONHASHSEED="0")
+    env = {k: v for k, v in os.environ.items()      # not a worker of an outer pytest-xdist
+           if not k.startswith(("PYTEST_XDIST", "PYTEST_CURRENT_TEST"))}
+    env.update(PYTHONPATH=str(tree), PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0")
     cmd = [sys.executable, "-m", "pytest", "-x", "-q", "--no-header", "-p", "no:cacheprovider",
            "-p", "no:randomly", *tests]
     proc = subprocess.Popen(cmd, cwd=tree, env=env, stdout=subprocess.PIPE,
