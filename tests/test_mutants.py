@@ -81,3 +81,18 @@ def test_every_mutant_is_killed() -> None:
                          text=True, timeout=1800)
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
     assert "mutants killed (100 %)" in run.stdout
+
+
+def test_the_killing_tests_are_in_the_fast_tier() -> None:
+    """Each mutant is killed by a test of the fast tier: none of the named tests is marked
+    slow (on the function, or on its whole module)."""
+    for m in mutants.MUTANTS:
+        for node in m.tests:
+            path, _, name = node.partition("::")
+            if not path.startswith("tests/"):
+                continue
+            text = (ROOT / path).read_text("utf-8")
+            assert not re.search(r"^pytestmark\s*=.*slow", text, re.M), (m.id, path)
+            head = re.search(rf"((?:^@.*\n(?:^ .*\n)*)*)^def {re.escape(name)}\(", text, re.M)
+            assert head is not None, (m.id, node)
+            assert "mark.slow" not in head.group(1), (m.id, node)
