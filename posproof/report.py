@@ -139,7 +139,10 @@ class Report:
 
     @property
     def ok(self) -> bool:
-        return all(p.ok for p in self.theorems) and all(c.ok for c in self.checks)
+        """Every theorem proved and every check passed — and something was decided: an empty
+        report is no OK (its verdict line says "nothing was decided")."""
+        return bool(self.theorems or self.checks) and all(p.ok for p in self.theorems) \
+            and all(c.ok for c in self.checks)
 
     @property
     def refuted(self) -> bool:

@@ -154,3 +154,34 @@ def test_an_integer_power_of_a_ball_around_zero_is_finite():
     assert decide(Sign("f(1)²", tiny, "positive", env={"h": HAIR}))[0] == "confirmed"
     assert decide(Sign("f(1)³", (KERNEL) ** 3, "negative", env={"h": HAIR}))[0] == "confirmed"
     assert decide(Sign("f(1)⁻²", KERNEL ** -2, "positive", env={"h": HAIR}))[0] == "confirmed"
+
+
+# ------------------------------------------------------------------ mutants (issue 29 item 6)
+def test_a_spot_at_the_edge_of_its_radius_is_confirmed_only_inside():
+    """A ball straddling an end of [value − radius, value + radius] decides nothing: the
+    quantity 3 + 10⁻¹⁰⁰ (written so that no precision makes its ball exact) lies outside
+    [1, 3], and at 256 bits every ball of it meets 3 from both sides."""
+    three = sp.log(8) / sp.log(2)
+    outside = three + sp.Rational(1, 10**100)
+    assert decide(Spot("3 + 10⁻¹⁰⁰", outside, 2.0, 1.0), max_bits=256)[0] == "undecided"
+    assert decide(Spot("3 + 10⁻¹⁰⁰", outside, 2.0, 1.0))[0] == "refuted"
+    assert decide(Spot("3 − 10⁻¹⁰⁰", three - sp.Rational(1, 10**100), 2.0, 1.0)
+                  )[0] == "confirmed"
+
+
+def test_every_family_report_is_audited(monkeypatch):
+    """families.run audits what a family's operation returns: a planted wrong evidence
+    turns its verdict unknown, and every verdict with evidence carries an audit."""
+    from posproof import families
+    from posproof.families import t5
+
+    report = families.check("t5:num_buckets=8,max_distance=16")
+    assert report.checks
+    assert all(c.evidence is None or c.evidence.audit is not None for c in report.checks)
+    assert report.audit_summary()["not audited"] == 0
+
+    wrong = Sign("π − 355/113", sp.pi - sp.Rational(355, 113), "positive")
+    monkeypatch.setattr(t5, "prove", lambda obj, options: Report({}, [_proof("proved", wrong)]))
+    planted = families.prove("t5:num_buckets=8,max_distance=16")
+    assert planted["demo"].status == "unknown"
+    assert "disagrees" in planted["demo"].note

@@ -78,3 +78,16 @@ def test_cli(capsys):
     assert main(["prove", "vaswani:dim=8", "--theorem", THEOREM]) == 2
     assert "rotary spec" in capsys.readouterr().err
     assert main(["prove", DYNAMIC, "--theorem", THEOREM, "--theorem", "norm"]) == 2
+
+
+def test_undecided_frequencies_are_not_proved_equal(monkeypatch):
+    """A pair whose frequencies before and after the switch are certified neither equal nor
+    different leaves the theorem unknown, never proved (issue 29 item 6 mutant)."""
+    from posproof.proofs import cache_consistency
+
+    monkeypatch.setattr(cache_consistency, "compare", lambda a, b: None)
+    rot = parse_spec("rope:dim=16,base=10000,scaling=dynamic,factor=2,"
+                     "original_max_position_embeddings=64")
+    proof = cache_consistency.prove_cache_consistency(rot)["cache-consistency"]
+    assert proof.status == "unknown"
+    assert "could not be certified" in proof.note

@@ -351,3 +351,27 @@ def test_check_impl_takes_a_config_json(tmp_path: Path, monkeypatch: pytest.Monk
     np.save(tmp_path / "slopes.npy", alibi(8).slopes_array())
     (tmp_path / "slopesmod.py").write_text("import numpy as np\nS = np.load('slopes.npy')\n")
     assert run("check-impl", "slopesmod:S", str(bloom), capsys=capsys)[0] == 0
+
+
+# issue 29 item 7: an option passed is given whatever its value (0 == False in Python)
+@pytest.mark.parametrize(("spec", "option"), [
+    ("t5:num_buckets=32,max_distance=128", {"length": 0}),
+    ("xpos:dim=64", {"dps": 0}),
+    ("xpos:dim=64", {"length": 0}),
+])
+def test_an_option_given_as_zero_is_given(spec: str, option: dict) -> None:
+    from posproof import families
+    from posproof.errors import InvalidParameter
+
+    with pytest.raises(InvalidParameter, match=f"does not take {next(iter(option))}"):
+        families.check(spec, **option)
+
+
+@pytest.mark.parametrize("argv", [["check", "xpos:dim=64", "--dps", "0"],
+                                  ["check", "t5:num_buckets=32,max_distance=128", "--dps", "0"]])
+def test_an_option_given_as_zero_is_refused_on_the_command_line(
+        argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert "does not take dps" in err

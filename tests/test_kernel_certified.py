@@ -354,3 +354,17 @@ def test_long_sums_that_cancel_exactly_are_ties() -> None:
     crossing = kernel.first_crossing(0, stop=10)
     assert crossing is not None
     assert crossing.delta == 4
+
+
+def test_an_undecided_distance_at_the_maximum_is_no_collision(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """ω = 2π(1 + 10⁻¹⁰⁰): the distance at Δ = 1 is 2|sin(π·10⁻¹⁰⁰)| > 0, which 256 bits cannot
+    tell from 0: the collision is undecided (None) and says so, never True (issue 29 item 6)."""
+    monkeypatch.setattr(kernel_module, "BUDGET_BITS", 256)
+    monkeypatch.setattr(kernel_module, "_SYMPY_TERMS", 0)
+    kernel = OffsetKernel([2 * sp.pi * (1 + sp.Rational(1, 10**100))])
+    assert kernel.decide([1], kind="gap").sign is None
+    ext = kernel.maximum(1, 4)
+    assert ext.delta == 1
+    assert ext.collision is None
+    assert "undecided" in ext.note

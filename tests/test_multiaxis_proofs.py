@@ -431,6 +431,20 @@ def test_mrope_section_claim_without_a_rotary():
     assert mrope(10000, 128, [16, 24, 24]).n_pairs == 64
 
 
+def test_mrope_section_claim_with_an_odd_head_dim_is_refuted():
+    """head_dim 9: 9 // 2 = 4 = 2 + 1 + 1, yet a head of odd size has no pairs to split
+    (issue 29 item 6: the parity test is what refutes it, the sum alone agrees)."""
+    from posproof.proofs.multiaxis.claims import mrope_section_claim
+
+    odd = mrope_section_claim(9, [2, 1, 1])
+    assert odd.status == "refuted"
+    assert "head_dim=9 is odd" in odd.steps[0].statement
+    assert mrope_section_claim(9, [2, 1, 1], interleaved=True).status == "refuted"
+    assert mrope_section_claim(8, [2, 1, 1]).status == "proved"        # the even neighbour
+    with pytest.raises(InvalidEncoding):
+        mrope(10000, 9, [2, 1, 1])
+
+
 def test_prove_multi_convention_claim():
     enc = multi_preset("pe-3d", dim=12)
     statuses = _statuses(prove_multi(enc, claim_convention="column", theorems=["norm"]))

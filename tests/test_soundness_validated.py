@@ -267,3 +267,15 @@ def test_big_integers_are_factored_completely_or_not_at_all() -> None:
     assert _prime_factors((2**521 - 1) * (2**607 - 1)) is None     # no partial answer
     assert _prime_factors((2**127 - 1) ** 3 * 10) is None          # root 2^127−1 > 10^30
     assert _prime_factors(2**5000) is None                          # above 4096 bits
+
+
+def test_a_rewrite_that_changes_the_value_proves_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """irrational() concludes from SymPy's a + b·√n rewrite only when the rewrite's value
+    agrees with the expression's: a planted SymPy bug (radsimp answering 1 + √2 for the
+    rational CANCELLING_SURDS) must not make a rational irrational."""
+    from posproof import validated
+
+    assert irrational(CANCELLING_SURDS) is None
+    monkeypatch.setattr(validated.sp, "radsimp", lambda expr: 1 + sp.sqrt(2))
+    assert irrational(CANCELLING_SURDS) is None
+    assert irrational(1 + sp.sqrt(2)) is not None          # the planted rewrite's own value

@@ -310,13 +310,13 @@ def _explain(args: argparse.Namespace) -> int:
     from ..model.scaling import Scaling, float_frequencies
 
     probe = read_config(args.config, default_theta=args.default_theta, layout=args.layout,
-                        layer=args.layer)
+                        layer=args.layer, theta_hint="--default-theta 10000")
     length = args.length or probe.max_position_embeddings
     if length is None:
         raise InvalidParameter(f"{args.config}: no max_position_embeddings; pass --length")
     seq_len = args.seq_len or length
     cfg = read_config(args.config, default_theta=args.default_theta, layout=args.layout,
-                      seq_len=seq_len, layer=args.layer)
+                      seq_len=seq_len, layer=args.layer, theta_hint="--default-theta 10000")
     rot = cfg.rotary(seq_len)
     train = (getattr(args, "train_length", None) or cfg.params.get(
         "original_max_position_embeddings") or cfg.max_position_embeddings)

@@ -11,8 +11,15 @@ __all__ = ["Options"]
 
 @dataclass(frozen=True)
 class Options:
-    """What a command asked for. ``None`` (or empty) is "not given": an operation uses its
-    own default, and an option given to an operation that does not read it is refused."""
+    """What a command asked for. ``None`` (or an empty list, or ``general=False``) is "not
+    given": an operation uses its own default, and an option given to an operation that does
+    not read it is refused — whatever its value (``length=0`` and ``dps=0`` are given).
+
+    >>> Options(length=0, dps=0, dtypes=(), general=False).given()
+    ['length', 'dps']
+    >>> Options(claims={"claim_block": 0, "claim_first": None}).given()
+    ['claim_block']
+    """
 
     theorems: Sequence[str] | None = None
     general: bool = False
@@ -46,9 +53,9 @@ class Options:
             if f.name in ("timeout", "budget"):
                 if getattr(self, f"{f.name}_given"):
                     out.append(f.name)
-            elif value not in (None, False, (), []):
+            elif not _absent(value):
                 out.append(f.name)
-        out += [k for k, v in self.claims.items() if v not in (None, False)]
+        out += [k for k, v in self.claims.items() if not _absent(v)]
         return out
 
     def timeout_kw(self) -> dict[str, Any]:
@@ -60,3 +67,11 @@ class Options:
         from ..measure.checks import DEFAULT_MAX_LEN
 
         return DEFAULT_MAX_LEN if self.length is None else self.length
+
+
+def _absent(value: Any) -> bool:
+    """``None``, ``False`` or an empty sequence: not given. Compared by identity and type, so
+    that ``0`` (``0 == False``) and ``0.0`` count as given."""
+    if value is None or value is False:
+        return True
+    return isinstance(value, (tuple, list, dict, set)) and len(value) == 0

@@ -205,19 +205,22 @@ def _one_of(where: str, found: dict[str, Any], what: str) -> Any:
 
 
 def read_config(source: Any, *, default_theta: Any = None, layout: str | None = None,
-                seq_len: int | None = None, layer: str | None = None) -> RopeConfig:
+                seq_len: int | None = None, layer: str | None = None,
+                theta_hint: str = "default_theta=10000") -> RopeConfig:
     """Read the RoPE settings of a HF-style ``config.json`` (a path or a dict).
 
     ``default_theta`` is used only when the config has no rope_theta (and is
     then reported in ``notes``); ``layout`` overrides the layout HF's modeling
     code uses (``half`` = rotate_half for most models); ``seq_len`` selects the
     table of ``dynamic`` and ``longrope``; ``layer`` picks one entry of a
-    ``rope_parameters`` nested per layer type.
+    ``rope_parameters`` nested per layer type.  ``theta_hint``: how the caller's user passes
+    a default theta (``explain`` names its own option), named by the refusal of a
+    config without rope_theta — a suggestion the command that prints it accepts.
 
     >>> read_config({"head_dim": 64, "max_position_embeddings": 2048})
     Traceback (most recent call last):
     ...
-    posproof.errors.InvalidParameter: <dict>: no rope_theta (nor rope_scaling.rope_theta, rotary_emb_base); HF would silently use 10000 — pass default_theta=10000 (--default-theta 10000) if that is what the model was trained with
+    posproof.errors.InvalidParameter: <dict>: no rope_theta (nor rope_scaling.rope_theta, rotary_emb_base); HF would silently use 10000 — pass default_theta=10000 if that is what the model was trained with
     >>> read_config({"rope_scaling": {"type": "linear", "rope_type": "dynamic", "factor": 2},
     ...              "rope_theta": 1e4, "head_dim": 64})
     Traceback (most recent call last):
@@ -313,8 +316,8 @@ def read_config(source: Any, *, default_theta: Any = None, layout: str | None = 
         if default_theta is None:
             raise InvalidParameter(
                 f"{where}: no rope_theta (nor {block_name}.rope_theta, rotary_emb_base); HF "
-                "would silently use 10000 — pass default_theta=10000 (--default-theta 10000) "
-                "if that is what the model was trained with")
+                f"would silently use 10000 — pass {theta_hint} if that is what the model was "
+                "trained with")
         theta = default_theta
         notes.append(f"rope_theta missing: using default_theta={default_theta} as passed "
                      "explicitly")

@@ -53,6 +53,12 @@ _BOOL_KEYS = ("truncate", "mrope_interleaved")
 MULTI_SPEC_KINDS = ("mrope", "axial-rope", "sincos-2d", "pe-2d", "pe-3d")
 
 
+def _theta_hint(path: Any) -> str:
+    """How a SPEC passes a default theta for the config at ``path`` (every command that takes a
+    SPEC accepts it)."""
+    return f"the SPEC rope:config={path},default_theta=10000"
+
+
 def _spec_value(key: str, text: str) -> Any:
     text = text.strip()
     if key in _INT_KEYS:
@@ -168,7 +174,7 @@ def parse_spec(text: Any, *, seq_len: int | None = None, multi: bool = False,
                                    f"check / check-impl {text}")
         return _bias(spec)
     if spec.config is not None:
-        cfg = read_config(spec.config, seq_len=seq_len)
+        cfg = read_config(spec.config, seq_len=seq_len, theta_hint=_theta_hint(spec.config))
         return cfg.multi_rotary() if multi and cfg.mrope_section else cfg.rotary(seq_len)
     values = dict(spec.params)
     values.pop("grid", None)          # where to measure, not what the encoding is
@@ -196,7 +202,8 @@ def parse_spec(text: Any, *, seq_len: int | None = None, multi: bool = False,
                                        f"{', '.join(params)}")
             length = extra.get("seq_len", seq_len)
             cfg = read_config(path, default_theta=extra.get("default_theta"),
-                              layout=extra.get("layout"), seq_len=length)
+                              layout=extra.get("layout"), seq_len=length,
+                              theta_hint=_theta_hint(path))
             if multi and cfg.mrope_section:
                 return cfg.multi_rotary()
             return cfg.rotary(length, name=name)

@@ -1,0 +1,454 @@
+"""Hand-made mutants of the code that decides verdicts, and the tests that must kill them.
+
+    python scripts/mutants.py                 # every mutant (about 4 minutes on 2 cores)
+    python scripts/mutants.py --quick         # the mutants marked quick (CI's full tier)
+    python scripts/mutants.py --list          # the mutants, without running anything
+    python scripts/mutants.py --only audit-zero-excluding verdict-unknown-theorem
+    python scripts/mutants.py --check         # only that every old text occurs exactly once
+
+Each mutant is a file, an exact old text (occurring exactly once in it), a new text, and the
+pytest node ids that must fail once the old text is replaced.  The tree is copied to a
+temporary directory (tracked and untracked-but-not-ignored files, never the checkout
+itself); in the copy, each mutant is written, the named tests run in their own process
+group under a timeout (killed as a group when it expires), and the file is restored and
+compared with its original before the next mutant.  A mutant is
+
+* ``killed``   — the tests failed (pytest exit status 1);
+* ``survived`` — they passed: a test is missing;
+* ``timeout``  — no verdict within the timeout (the issue-29 verdict.py mutant ran its tests
+  past 300 s): not a kill, the killing test must be fast;
+* ``error``    — any other exit status (a collection error, no test collected).
+
+Before the mutants, the named tests run once on the unmutated copy: a test that fails there
+kills nothing.  A stale mutant (its old text found 0 or several times, e.g. after the code
+was edited) is an error reported before anything runs.  Exit status 0 when every mutant is
+killed, 1 when one is not, 2 for a stale mutant or a failing baseline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One change of a verdict-deciding line and the tests that must notice it."""
+
+    id: str
+    file: str
+    old: str
+    new: str
+    tests: tuple[str, ...]
+    what: str
+    quick: bool = False      # in the --quick subset (CI's full tier)
+
+
+def _m(id: str, file: str, old: str, new: str, tests: Sequence[str], what: str, *,
+       quick: bool = False) -> Mutant:
+    return Mutant(id, file, old, new, tuple(tests), what, quick)
+
+
+AUDIT_T = "tests/test_audit.py"
+KERNEL_T = "tests/test_kernel_certified.py"
+JUDGED_T = "tests/test_judged.py"
+CACHE_T = "tests/test_cache_consistency.py"
+VALID_T = "tests/test_soundness_validated.py"
+
+MUTANTS: list[Mutant] = [
+    # ---------------------------------------------------------------- posproof/verdict.py
+    _m("verdict-unknown-theorem", "posproof/verdict.py",
+       'ok = bool(theorems or checks) and counts["refuted"] == 0 and counts["unknown"] == 0 \\',
+       'ok = bool(theorems or checks) and counts["refuted"] == 0 \\',
+       ["tests/test_verdict.py::test_an_unknown_theorem_is_never_ok"],
+       "an unknown theorem still gives OK", quick=True),
+    _m("verdict-unknown-check", "posproof/verdict.py",
+       'and failed == 0 and all(_get(c, "status") == "pass" for c in checks)',
+       "and failed == 0",
+       ["tests/test_verdict.py::test_an_unknown_check_is_never_ok"],
+       "an unknown check still gives OK", quick=True),
+    _m("verdict-nothing-decided", "posproof/verdict.py",
+       "ok = bool(theorems or checks) and", "ok = True and",
+       ["tests/test_verdict.py::test_the_verdict_word_of_a_report"],
+       "a verdict with nothing decided is OK"),
+    _m("verdict-any-refutation-expected", "posproof/verdict.py",
+       '_get(p, "status") == "refuted" and _get(p, "name") in expected',
+       '_get(p, "status") == "refuted" and bool(expected)',
+       ["tests/test_verdict.py::test_only_the_expected_refutation_counts_apart"],
+       "any refutation counts as expected once one name is expected"),
+    # ---------------------------------------------------------------- posproof/report.py
+    _m("report-ok-ignores-checks", "posproof/report.py",
+       "and all(c.ok for c in self.checks)", "and True",
+       ["tests/test_verdict.py::test_the_verdict_word_of_a_report"],
+       "Report.ok ignores the checks", quick=True),
+    _m("report-empty-ok", "posproof/report.py",
+       "return bool(self.theorems or self.checks) and all(p.ok",
+       "return True and all(p.ok",
+       ["tests/test_verdict.py::test_the_verdict_word_of_a_report"],
+       "an empty Report is ok"),
+    _m("report-sampled-bare-pass", "posproof/report.py",
+       'if self.status == "pass" and self.sampled:', "if False:",
+       [f"{AUDIT_T}::test_a_sampled_pass_never_prints_as_a_bare_pass"],
+       "a sampled pass prints as a bare pass"),
+    # ---------------------------------------------------------------- posproof/evidence.py
+    _m("evidence-undecided-agrees", "posproof/evidence.py",
+       'return self.status in ("confirmed", "nothing to audit")',
+       'return self.status != "refuted"',
+       [f"{AUDIT_T}::test_an_undecided_audit_turns_a_pass_unknown_and_the_report_not_ok"],
+       "an undecided audit agrees with the verdict", quick=True),
+    _m("evidence-sample-not-sampled", "posproof/evidence.py",
+       'return self.coverage == "sample" and self.covered != self.total',
+       'return self.coverage == "sample" and self.covered > self.total',
+       [f"{AUDIT_T}::test_a_sampled_pass_never_prints_as_a_bare_pass"],
+       "a sample of part of the cases is not labelled sampled"),
+    # ---------------------------------------------------------------- posproof/audit.py
+    _m("audit-zero-excluding", "posproof/audit.py",
+       'return "refuted" if (ball > 0 or ball < 0) else "zero-consistent"',
+       'return "zero-consistent"',
+       [f"{AUDIT_T}::test_a_sign_a_hair_from_zero_is_decided_both_ways"],
+       "zero confirmed for a ball that excludes 0", quick=True),
+    _m("audit-positive-upper-end", "posproof/audit.py",
+       'return "confirmed" if ball > 0 else ("refuted" if ball <= 0 else None)',
+       'return "confirmed" if ball.upper() > 0 else ("refuted" if ball <= 0 else None)',
+       [f"{AUDIT_T}::test_a_sign_a_hair_from_zero_is_decided_both_ways"],
+       "positive confirmed by the upper end of the ball"),
+    _m("audit-negative-straddling", "posproof/audit.py",
+       'return "confirmed" if ball < 0 else ("refuted" if ball >= 0 else None)',
+       'return "confirmed" if not ball > 0 else ("refuted" if ball >= 0 else None)',
+       [f"{AUDIT_T}::test_a_sign_a_hair_from_zero_is_decided_both_ways"],
+       "negative confirmed for a ball straddling 0"),
+    _m("audit-disjoint-enclosure", "posproof/audit.py",
+       "return not (ball.upper() < a.lower() or ball.lower() > b.upper())",
+       "return True",
+       [f"{AUDIT_T}::test_an_enclosure_the_engine_reported_must_meet_the_auditors_ball"],
+       "an engine enclosure disjoint from the auditor's ball is accepted"),
+    _m("audit-zero-at-64-bits", "posproof/audit.py",
+       "if prec >= min(ZERO_BITS, max_bits):", "if True:",
+       [f"{AUDIT_T}::test_a_sign_a_hair_from_zero_is_decided_both_ways",
+        f"{AUDIT_T}::test_exact_zero_is_consistent_and_never_certified_nonzero"],
+       "an exact zero confirmed at 64 bits"),
+    _m("audit-refuted-item", "posproof/audit.py",
+       '        if status == "refuted":\n            result = Audit("refuted", name, n, why)',
+       '        if False:\n            result = Audit("refuted", name, n, why)',
+       [f"{AUDIT_T}::test_a_planted_wrong_evidence_value_turns_the_verdict_unknown"],
+       "a refuted item does not refute the evidence"),
+    _m("audit-refuted-verdict-kept", "posproof/audit.py",
+       '_DOWNGRADE = {"proved": "unknown", "refuted": "unknown", "pass": "unknown",',
+       '_DOWNGRADE = {"proved": "unknown", "pass": "unknown",',
+       [f"{AUDIT_T}::test_a_planted_wrong_evidence_value_turns_the_verdict_unknown",
+        f"{KERNEL_T}::test_planted_wrong_sign_turns_the_check_unknown"],
+       "a refuted verdict on false evidence stays refuted"),
+    _m("audit-spot-overlap", "posproof/audit.py",
+       "if ball.lower() >= lo.upper() and ball.upper() <= hi.lower():",
+       "if ball.upper() >= lo.lower() and ball.lower() <= hi.upper():",
+       [f"{AUDIT_T}::test_a_spot_at_the_edge_of_its_radius_is_confirmed_only_inside"],
+       "a spot confirmed when its ball only overlaps the radius"),
+    _m("audit-undecided-confirmed", "posproof/audit.py",
+       'result = (Audit("undecided", name, len(evidence.items), undecided) if undecided',
+       'result = (Audit("undecided", name, len(evidence.items), undecided) if False',
+       [f"{AUDIT_T}::test_unevaluable_quantities_are_undecided_not_confirmed",
+        f"{AUDIT_T}::test_an_undecided_audit_turns_a_pass_unknown_and_the_report_not_ok"],
+       "an undecided item leaves the evidence confirmed"),
+    _m("audit-undecided-no-downgrade", "posproof/audit.py",
+       "if not result.agrees and status in _DOWNGRADE:",
+       'if result.status == "refuted" and status in _DOWNGRADE:',
+       [f"{AUDIT_T}::test_an_undecided_audit_turns_a_pass_unknown_and_the_report_not_ok"],
+       "an undecided audit leaves a pass standing"),
+    _m("audit-nonzero-straddling", "posproof/audit.py",
+       'return "confirmed" if (ball > 0 or ball < 0) else None',
+       'return "confirmed" if ball.mid() != 0 else None',
+       [f"{AUDIT_T}::test_exact_zero_is_consistent_and_never_certified_nonzero"],
+       "nonzero confirmed for a ball around 0 whose midpoint is not 0"),
+    # ---------------------------------------------------------------- posproof/validated.py
+    _m("validated-first-surd-only", "posproof/validated.py",
+       "roots = [t for t in expr.args if not t.is_Rational]\n",
+       "roots = [t for t in expr.args if not t.is_Rational][:1]\n",
+       [f"{VALID_T}::test_two_surds_that_cancel_are_never_called_irrational",
+        f"{VALID_T}::test_a_ratio_with_cancelling_surds_has_a_period_not_none"],
+       "_irrational_quadratic: only the first of several non-rational terms checked",
+       quick=True),
+    _m("validated-sign-touching-zero", "posproof/validated.py",
+       "            if x > 0:\n                return 1\n",
+       "            if x >= 0:\n                return 1\n",
+       [f"{VALID_T}::test_sign_of_an_enclosure_touching_zero_is_not_certified"],
+       "sign: an enclosure [0, b] certified positive"),
+    _m("validated-abs-straddling", "posproof/validated.py",
+       "return ctx.mpf([0, max(-a, b)])", "return ctx.mpf([0, max(a, b)])",
+       [f"{VALID_T}::test_abs_of_an_interval_straddling_zero_reaches_both_ends"],
+       "|x| of a straddling interval misses its lower end"),
+    _m("validated-exceeds-one-end", "posproof/validated.py",
+       "if a > t_hi or -b > t_hi:", "if b > t_hi or -a > t_hi:",
+       ["posproof/validated.py::posproof.validated.exceeds"],
+       "exceeds: one end of the enclosure beyond the threshold is enough"),
+    _m("validated-rewrite-unchecked", "posproof/validated.py",
+       "if rewritten is not None and not _overlap(x, enclose(rewritten, prec=400)):",
+       "if False:",
+       [f"{VALID_T}::test_a_rewrite_that_changes_the_value_proves_nothing"],
+       "irrational: the a + b·√n rewrite's value not compared with the expression's"),
+    # ---------------------------------------------------------------- proofs/multiaxis/claims.py
+    _m("mrope-odd-head-dim", "posproof/proofs/multiaxis/claims.py",
+       "if head_dim % 2 or sum(secs) != n:", "if sum(secs) != n:",
+       ["tests/test_multiaxis_proofs.py::test_mrope_section_claim_with_an_odd_head_dim_is_refuted"],
+       "mrope_section_claim: odd head_dim 9, sections [2,1,1] proved", quick=True),
+    _m("mrope-sum-short", "posproof/proofs/multiaxis/claims.py",
+       "if head_dim % 2 or sum(secs) != n:", "if head_dim % 2 or sum(secs) > n:",
+       ["tests/test_multiaxis_proofs.py::test_mrope_section_claim_without_a_rotary"],
+       "mrope_section_claim: sections summing short of head_dim/2 proved"),
+    # ---------------------------------------------------------------- measure/kernel.py
+    _m("kernel-uncertified-crossing", "posproof/measure/kernel.py",
+       "found = (i, dec, dec.sign is not None and holds(dec.sign))",
+       "found = (i, dec, dec.sign is None or holds(dec.sign))",
+       [f"{KERNEL_T}::test_an_undecided_sign_is_unknown"],
+       "an undecided sign taken as a crossing", quick=True),
+    _m("kernel-exact-tie", "posproof/measure/kernel.py",
+       "return sign == (-1 if below else 1)", "return sign in ((-1, 0) if below else (1, 0))",
+       [f"{KERNEL_T}::test_decay_at_an_exact_zero_is_not_negative"],
+       "an exact tie counted as a crossing"),
+    _m("kernel-undecided-collision", "posproof/measure/kernel.py",
+       "        if gap.sign == 0:\n            collision: bool | None = True",
+       "        if gap.sign != 1:\n            collision: bool | None = True",
+       [f"{KERNEL_T}::test_an_undecided_distance_at_the_maximum_is_no_collision"],
+       "an undecided distance at the maximum taken as a collision"),
+    _m("kernel-candidates-at-float-max", "posproof/measure/kernel.py",
+       "idx = np.flatnonzero(values >= best - 2 * eps)",
+       "idx = np.flatnonzero(values >= best)",
+       [f"{KERNEL_T}::test_maximum_near_ties_from_both_sides"],
+       "maximum: offsets within the float64 error of the largest value dropped"),
+    _m("kernel-float-decides", "posproof/measure/kernel.py",
+       "sure = v < thr - eps if below else v > thr + eps",
+       "sure = v < thr if below else v > thr",
+       [f"{KERNEL_T}::test_decay_on_both_sides_of_zero",
+        f"{KERNEL_T}::test_kernel_first_negative_from_both_sides"],
+       "a float64 value within its error bound settles a crossing"),
+    # ---------------------------------------------------------------- testing/core/judging.py
+    _m("judging-vacuous-judged", "posproof/testing/core/judging.py",
+       "vac = tol >= tolerance.vacuous", "vac = tol > 100 * tolerance.vacuous",
+       [f"{JUDGED_T}::test_an_entry_is_judged_only_below_two"],
+       "an entry whose tolerance covers every value counted as judged", quick=True),
+    _m("judging-pass-with-nothing-judged", "posproof/testing/core/judging.py",
+       'status = "pass" if within and coverage.judged > 0 else',
+       'status = "pass" if within else',
+       [f"{JUDGED_T}::test_a_table_judged_nowhere_does_not_pass"],
+       "a check that judged no entry passes"),
+    _m("judging-meaningful-at-any", "posproof/testing/core/judging.py",
+       "return self.judged > 0 and 2 * self.judged >= self.total",
+       "return self.judged > 0",
+       [f"{JUDGED_T}::test_identify_refuses_a_match_judged_at_less_than_half",
+        f"{JUDGED_T}::test_the_column_index_bug_is_not_offered_angles_bfloat16"],
+       "a hypothesis judged at under half the entries is offered"),
+    _m("judging-sample-evidence-all", "posproof/testing/core/judging.py",
+       "if self.complete and (self.population is None or self.population <= self.total):",
+       "if self.complete:",
+       [f"{JUDGED_T}::test_a_callable_checked_at_some_positions_is_a_sample"],
+       "a sampled check's evidence claims every entry"),
+    # ---------------------------------------------------------------- proofs/cache_consistency.py
+    _m("cache-longrope-no-switch", "posproof/proofs/cache_consistency.py",
+       "s = length + 1\n", "s = length\n",
+       [f"{CACHE_T}::test_longrope_switch_from_both_sides"],
+       "LongRoPE compared with itself before the switch: proved"),
+    _m("cache-lower-frequency-unchanged", "posproof/proofs/cache_consistency.py",
+       "elif c != 0:", "elif c > 0:",
+       [f"{CACHE_T}::test_dynamic_ntk_is_refuted_with_a_certified_counterexample"],
+       "a frequency that fell after the switch counted as unchanged"),
+    _m("cache-undecided-proved", "posproof/proofs/cache_consistency.py",
+       "        if undecided:\n            return Report(",
+       "        if False:\n            return Report(",
+       [f"{CACHE_T}::test_undecided_frequencies_are_not_proved_equal"],
+       "frequencies not certified equal or different proved consistent"),
+    # ---------------------------------------------------------------- posproof/families
+    _m("options-zero-not-given", "posproof/families/options.py",
+       "    if value is None or value is False:\n        return True\n",
+       "    if not value:\n        return True\n",
+       ["tests/test_families.py::test_an_option_given_as_zero_is_given"],
+       "an option given as 0 is not given (0 == False)"),
+    _m("families-extra-option-accepted", "posproof/families/__init__.py",
+       "extra = [k for k in options.given() if k not in taken]", "extra = []",
+       ["tests/test_families.py::test_an_option_given_as_zero_is_given"],
+       "an option the family does not take is ignored"),
+    _m("families-no-audit", "posproof/families/__init__.py",
+       "    audit_report(report)          # every verdict's evidence, re-checked by the auditor",
+       "    pass",
+       [f"{AUDIT_T}::test_every_family_report_is_audited"],
+       "a family's report is not audited"),
+]
+
+
+# ------------------------------------------------------------------------------- running
+def stale(mutants: Sequence[Mutant], root: Path = ROOT) -> list[str]:
+    """One message per mutant whose old text does not occur exactly once in its file."""
+    out = []
+    for m in mutants:
+        path = root / m.file
+        if not path.is_file():
+            out.append(f"stale mutant {m.id}: {m.file} does not exist")
+            continue
+        n = path.read_text("utf-8").count(m.old)
+        if n != 1:
+            where = "not found" if n == 0 else f"found {n} times"
+            out.append(f"stale mutant {m.id}: its old text is {where} in {m.file} (the code "
+                       f"changed: refresh the mutant in scripts/mutants.py): {m.old!r}")
+        if m.old == m.new:
+            out.append(f"mutant {m.id}: the new text is the old one")
+    return out
+
+
+def _files(root: Path) -> list[str]:
+    """Tracked and untracked-but-not-ignored files (what a checkout plus new work holds)."""
+    try:
+        out = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=root,
+                             capture_output=True, check=True).stdout.decode()
+        return [f for f in out.split("\0") if f and (root / f).is_file()]
+    except (OSError, subprocess.CalledProcessError):
+        skip = {".git", ".venv", ".venv-ci", "__pycache__", ".pytest_cache", "site"}
+        return [str(p.relative_to(root)) for p in root.rglob("*")
+                if p.is_file() and not skip & set(p.relative_to(root).parts)]
+
+
+def copy_tree(root: Path, dest: Path) -> None:
+    for rel in _files(root):
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(root / rel, target)
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def run_tests(tree: Path, tests: Sequence[str], timeout: float) -> tuple[str, int | None, str]:
+    """Run pytest on ``tests`` in ``tree``: (``passed`` | ``failed`` | ``timeout`` | ``error``,
+    exit status, the tail of its output).  Its own process group, killed whole on timeout."""
+    env = {k: v for k, v in os.environ.items()      # not a worker of an outer pytest-xdist
+           if not k.startswith(("PYTEST_XDIST", "PYTEST_CURRENT_TEST"))}
+    env.update(PYTHONPATH=str(tree), PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0")
+    cmd = [sys.executable, "-m", "pytest", "-x", "-q", "--no-header", "-p", "no:cacheprovider",
+           "-p", "no:randomly", *tests]
+    proc = subprocess.Popen(cmd, cwd=tree, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, _ = proc.communicate()
+        return "timeout", None, out.decode(errors="replace")[-2000:]
+    text = out.decode(errors="replace")[-2000:]
+    status = {0: "passed", 1: "failed"}.get(proc.returncode, "error")
+    return status, proc.returncode, text
+
+
+def apply_and_run(tree: Path, m: Mutant, timeout: float) -> tuple[str, float, str]:
+    """Write the mutant into ``tree``, run its tests, restore the file (checked)."""
+    path = tree / m.file
+    original = path.read_bytes()
+    text = original.decode("utf-8")
+    if text.count(m.old) != 1:
+        raise RuntimeError(f"stale mutant {m.id} in the copy")
+    start = time.perf_counter()
+    try:
+        path.write_text(text.replace(m.old, m.new), encoding="utf-8")
+        status, _rc, out = run_tests(tree, m.tests, timeout)
+    finally:
+        path.write_bytes(original)
+    if _digest(path.read_bytes()) != _digest(original):
+        raise RuntimeError(f"{m.file} was not restored after mutant {m.id}")
+    outcome = {"failed": "killed", "passed": "survived"}.get(status, status)
+    return outcome, time.perf_counter() - start, out
+
+
+def module_of(m: Mutant) -> str:
+    return m.file
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="only the mutants marked quick")
+    parser.add_argument("--only", nargs="+", metavar="ID", help="only these mutants")
+    parser.add_argument("--list", action="store_true", help="list the mutants and exit")
+    parser.add_argument("--check", action="store_true",
+                        help="only check that every old text occurs exactly once")
+    parser.add_argument("--timeout", type=float, default=120.0,
+                        help="seconds per mutant's tests (default 120)")
+    parser.add_argument("--no-baseline", action="store_true",
+                        help="skip running the tests on the unmutated tree first")
+    parser.add_argument("--verbose", "-v", action="store_true",
+                        help="print the test output of mutants not killed")
+    args = parser.parse_args(argv)
+
+    ids = [m.id for m in MUTANTS]
+    dup = [i for i, n in Counter(ids).items() if n > 1]
+    if dup:
+        print(f"mutants.py: duplicate mutant ids {dup}", file=sys.stderr)
+        return 2
+    chosen = [m for m in MUTANTS if (not args.quick or m.quick)]
+    if args.only:
+        unknown = sorted(set(args.only) - set(ids))
+        if unknown:
+            print(f"mutants.py: unknown mutant ids {unknown}; see --list", file=sys.stderr)
+            return 2
+        chosen = [m for m in chosen if m.id in args.only]
+    if args.list:
+        for m in chosen:
+            print(f"{m.id:36} {m.file:40} {m.what}")
+        return 0
+    problems = stale(MUTANTS)
+    if problems:
+        for p in problems:
+            print(p, file=sys.stderr)
+        return 2
+    if args.check:
+        print(f"{len(MUTANTS)} mutants, every old text found exactly once")
+        return 0
+
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="posproof-mutants-") as tmp:
+        tree = Path(tmp) / "tree"
+        copy_tree(ROOT, tree)
+        if not args.no_baseline:
+            tests = sorted({t for m in chosen for t in m.tests})
+            status, rc, out = run_tests(tree, tests, args.timeout * 4)
+            if status != "passed":
+                print(out, file=sys.stderr)
+                print(f"mutants.py: the named tests do not pass on the unmutated tree "
+                      f"({status}, exit {rc}): a failing test kills nothing", file=sys.stderr)
+                return 2
+            print(f"baseline: {len(tests)} named tests pass on the unmutated tree "
+                  f"({time.perf_counter() - start:.0f} s)", flush=True)
+        results: list[tuple[Mutant, str]] = []
+        for m in chosen:
+            outcome, seconds, out = apply_and_run(tree, m, args.timeout)
+            results.append((m, outcome))
+            print(f"{outcome:9} {m.id:36} {seconds:5.1f} s  {m.what}", flush=True)
+            if outcome != "killed" and args.verbose:
+                print(out)
+    per_module: dict[str, Counter] = {}
+    for m, outcome in results:
+        per_module.setdefault(module_of(m), Counter())[outcome] += 1
+    print("\nkill rate per module:")
+    for module, counts in sorted(per_module.items()):
+        total = sum(counts.values())
+        print(f"  {module:44} {counts['killed']}/{total}")
+    killed = sum(outcome == "killed" for _, outcome in results)
+    print(f"\n{killed}/{len(results)} mutants killed "
+          f"({100 * killed / max(len(results), 1):.0f} %) in {time.perf_counter() - start:.0f} s")
+    missed = [m.id for m, outcome in results if outcome != "killed"]
+    if missed:
+        print(f"not killed: {', '.join(missed)}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
