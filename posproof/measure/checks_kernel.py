@@ -65,11 +65,11 @@ def _label(dec: Decision) -> str:
     return text
 
 
-def _gap_item(kernel: OffsetKernel, ext: Extreme) -> list[Sign]:
+def gap_item(kernel: OffsetKernel, ext: Extreme) -> list[Sign]:
     return _signs(kernel, [d for d in ext.decisions if d.kind == "gap"][:1], 1)
 
 
-def _extreme_spot(kernel: OffsetKernel, ext: Extreme) -> Spot:
+def extreme_spot(kernel: OffsetKernel, ext: Extreme) -> Spot:
     return kernel.spot_item(f"float64 scan value f({ext.delta}) within its bound", [ext.delta],
                             [], ext.f, ext.bound)
 
@@ -114,7 +114,7 @@ def separation(ctx: Context) -> Check:
                  f"; argmin Δ={ext.delta}{' confirmed' if ext.decided else ' (see note)'}; "
                  f"distance certified to {ext.dps} digits by interval arithmetic")
     evidence = Evidence(
-        "certified scan", "all", items=[_extreme_spot(kernel, ext), *_gap_item(kernel, ext)],
+        "certified scan", "all", items=[extreme_spot(kernel, ext), *gap_item(kernel, ext)],
         details={"bound": ext.bound, "offsets_scanned": length - 1,
                  "candidates": ext.candidates, "truncated": ext.truncated,
                  "argmax_decided": ext.decided})
@@ -172,7 +172,7 @@ def near_return(ctx: Context) -> Check:
     certified = (f"float64 GEMM kernel, bound {ext.bound:.1e} on f; argmin compared by interval "
                  f"arithmetic ({ext.candidates} candidate(s)), distance certified to "
                  f"{ctx.dps} digits; tolerance = {tol_text}")
-    items: list[Any] = [_extreme_spot(kernel, ext), *_gap_item(kernel, ext)]
+    items: list[Any] = [extreme_spot(kernel, ext), *gap_item(kernel, ext)]
     items += _crossing_items(kernel, crossing, scan, diff=False)
     if crossing is not None:
         certified += (f"; first crossing decided by certified signs at Δ and Δ−1 "
@@ -224,7 +224,7 @@ def periodicity(ctx: Context) -> Check:
                                        details={"proof": proof.status},
                                        unaudited="the proof engine left periodicity undecided: "
                                        "no numeric claim is made"))
-    sep_items: list[Any] = [] if sep is None else _gap_item(kernel, sep)
+    sep_items: list[Any] = [] if sep is None else gap_item(kernel, sep)
     if sep is not None and (sep.collision is None or not sep.consistent):
         values.update(period=str(period) if period is not None else "aperiodic",
                       summary="whether an exact return occurs before L is undecided")
@@ -287,7 +287,7 @@ def periodicity(ctx: Context) -> Check:
                   f"Δ < {p} certified > 0 (float64 GEMM + interval arithmetic)")
     items = _signs(kernel, [at_p], 1)
     if before is not None:
-        items += _gap_item(kernel, before)
+        items += gap_item(kernel, before)
     evidence = Evidence("proof engine + certified scan", "all", items=items,
                         details={"integer_period": p})
     if before is not None and before.collision is None:

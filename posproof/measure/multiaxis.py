@@ -52,7 +52,7 @@ from ..model.multirope import MultiAxisRotary
 from ..precise import DEFAULT_DPS
 from ..report import Check, Report
 from .checks_context import AUDIT_DTYPES, fmt, g, inconsistent, not_applicable
-from .checks_kernel import _extreme_spot, _gap_item
+from .checks_kernel import extreme_spot, gap_item
 from .dtypes import TRIG_ULPS, U, angles_in_dtype, dtype_model, first_unrepresentable_integer
 from .kernel import Extreme, OffsetKernel
 from .scan_limits import check_scan_work
@@ -352,7 +352,7 @@ def _separation(ctx: _Grid) -> Check:
     for a, e in enumerate(sep.per_axis):
         if e is not None:
             kern = ctx.kernel.kernels[a]
-            items += [_extreme_spot(kern, e), *_gap_item(kern, e)]
+            items += [extreme_spot(kern, e), *gap_item(kern, e)]
     evidence = Evidence("certified scan per axis", "all", items,
                         {"axes": [None if e is None else {"bound": e.bound,
                                                           "candidates": e.candidates}

@@ -518,7 +518,7 @@ def spec_disagreement(data: dict[str, Any], info: ModelInfo) -> str | None:
     return f"posproof's SPEC reading of this config differs: {', '.join(diff)}; {built}"
 
 
-def _auto_class(kind: str) -> Any:
+def auto_class(kind: str) -> Any:
     import transformers
 
     return getattr(transformers, KNOWN[kind][1])
@@ -531,7 +531,7 @@ def _make(cls: Any, config: Any) -> Any:
     return make(config, dtype=torch.float64)
 
 
-def _eager(config: Any) -> None:
+def make_eager(config: Any) -> None:
     """Eager attention and eager (float64-capable) experts, on the config and its parts."""
     parts = [config] + [getattr(config, sub) for sub in ("text_config", "vision_config",
                                                         "encoder", "decoder")
@@ -558,8 +558,8 @@ def build_model(data: dict[str, Any], *, seed: int = 0, layers: int = 2,
     standard["model_type"] = kind
     small = shrink(standard, layers=layers, family=family)
     config = transformers_config(small)
-    _eager(config)
-    cls = _auto_class(kind)
+    make_eager(config)
+    cls = auto_class(kind)
 
     def meta_model() -> Any:
         with torch.device("meta"):

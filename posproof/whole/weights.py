@@ -168,7 +168,7 @@ def load_weights(directory: Path, *, layers: int | None = None,
     import torch
     import transformers
 
-    from .build import KNOWN, MAX_BYTES, _auto_class, _eager
+    from .build import KNOWN, MAX_BYTES, auto_class, make_eager
 
     limit = MAX_BYTES if max_bytes is None else max_bytes
     files = weight_files(directory)
@@ -201,8 +201,8 @@ def load_weights(directory: Path, *, layers: int | None = None,
                                "knows (posproof check-model --list)")
     total_layers = keep_layers(config, None)
     kept = keep_layers(config, layers)
-    _eager(config)              # eager attention, and experts that run in float64
-    cls = _auto_class(kind)
+    make_eager(config)              # eager attention, and experts that run in float64
+    cls = auto_class(kind)
     from transformers.utils import logging as hf_logging
 
     verbosity = hf_logging.get_verbosity()
