@@ -147,6 +147,8 @@ class Kernel:
     def __init__(self, dim: int, length: int) -> None:
         self.n, self.length = dim // 2, length
         self.c = np.arange(self.n, dtype=np.float64) * (2.0 / dim)
+        self.c2 = self.c ** 2
+        self._at: tuple[float, np.ndarray] | None = None   # the last (t, θ(t)): reused
         self.gamma = self.n * U / (1 - self.n * U)
         self.evals = 0
         self.likely_good = False
@@ -156,15 +158,24 @@ class Kernel:
         self.deadline: float | None = None  # safety net: a process_time() value, or None
         self.stopped: str | None = None     # "work" or "time" once :meth:`spent` said so
 
+    def theta(self, t: float) -> np.ndarray:
+        """θ_k = exp(−c_k·t) in float64 (the same array, bit for bit, for the same t: the
+        last one is kept, as the sweep asks for it several times per point)."""
+        if self._at is not None and self._at[0] == t:
+            return self._at[1]
+        theta = np.exp(-self.c * t)
+        self._at = (t, theta)
+        return theta
+
     def slope(self, a: float) -> float:
         """S with |∂B(m)/∂t| ≤ m·S on [a, ∞)."""
-        return float((self.c * np.exp(-self.c * a)).sum()) * (1 + 1e-9)
+        return float((self.c * self.theta(a)).sum()) * (1 + 1e-9)
 
     def curvature(self, a: float) -> tuple[float, float]:
         """(S2, S3) with |∂²B(m)/∂t²| ≤ m²·S2 + m·S3 on [a, ∞)."""
-        theta = np.exp(-self.c * a)
-        return (float((self.c ** 2 * theta ** 2).sum()) * (1 + 1e-9),
-                float((self.c ** 2 * theta).sum()) * (1 + 1e-9))
+        theta = self.theta(a)
+        return (float((self.c2 * theta ** 2).sum()) * (1 + 1e-9),
+                float((self.c2 * theta).sum()) * (1 + 1e-9))
 
     def spread(self, t: float, ms: np.ndarray | None, a: float, radius: float
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -256,7 +267,7 @@ class Kernel:
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any]:
         """(m, B(m; t) in float64, error bound per m, (∂B/∂t, its error bound) or None);
         ``ms`` None: every m from ``start`` to L."""
-        theta = np.exp(-self.c * t)
+        theta = self.theta(t)
         rho = (2.1 * abs(t) + 4) * U
         total = float(theta.sum())
         self.evals += 1
@@ -274,15 +285,23 @@ class Kernel:
             if ms is None:
                 return every, vals, errs, deriv
             return ms, vals[ms], errs[ms], (deriv[0][ms], bound[ms])
-        self.work += (2 * ms.size + 4 * int(np.count_nonzero(np.diff(ms) != 1))) * self.n \
-            + CALL_WORK
         weight = self.c * theta             # w_k = c_k θ_k, within ρ + 2u relative
-        vals, deriv, steps = np.empty(ms.size), np.empty(ms.size), np.empty(ms.size)
         chunk = max(1, (1 << 20) // self.n)     # bounded memory; a run split here restarts
-        for i in range(0, ms.size, chunk):
-            part = slice(i, i + chunk)
-            vals[part], sins, steps[part] = _runs(ms[part], theta)
-            deriv[part] = ms[part] * (sins @ weight)
+        if 0 < ms.size <= chunk:    # one chunk (the sweep's pools): the same numbers, leaner
+            fresh = np.empty(ms.size, dtype=bool)
+            fresh[0] = True
+            np.not_equal(ms[1:] - ms[:-1], 1, out=fresh[1:])
+            vals, sins, steps = _runs(ms, theta, fresh)
+            deriv = ms * (sins @ weight)
+            breaks = int(np.count_nonzero(fresh)) - 1
+        else:
+            vals, deriv, steps = np.empty(ms.size), np.empty(ms.size), np.empty(ms.size)
+            for i in range(0, ms.size, chunk):
+                part = slice(i, i + chunk)
+                vals[part], sins, steps[part] = _runs(ms[part], theta)
+                deriv[part] = ms[part] * (sins @ weight)
+            breaks = int(np.count_nonzero(np.diff(ms) != 1))
+        self.work += (2 * ms.size + 4 * breaks) * self.n + CALL_WORK
         # term k: the phase m·θ_k off by mθ_k(ρ + 2u) (θ's error and the product's), the
         # run's recurrence by (9 + 9.1·j)·u (see _runs), the sum over k by γ_n·Σ|terms|
         walk = (9 + 9.1 * steps) * U
@@ -294,7 +313,8 @@ class Kernel:
         return ms, vals, errs, (deriv, bound)
 
 
-def _runs(ms: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _runs(ms: np.ndarray, theta: np.ndarray, fresh: np.ndarray | None = None
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(Σ_k cos(mθ_k), [sin(mθ_k)]_k, j) for sorted distinct m, by runs of consecutive m.
 
     A run m0, m0 + 1, … starts from z0 = e^{i·fl(m0·θ)} (one cos and sin per k) and
@@ -304,18 +324,24 @@ def _runs(ms: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, np
     Lemma 3.5), so |P_j − e^{ijθ}| ≤ j·(5.66u + 2.83u)·1.01 ≤ 8.6u·j while 8.6u·j ≪ 1,
     and z0·P_j is within 5.66u + 3u + 8.6u·j·1.01 ≤ (9 + 9.1j)·u; the phase m0·θ itself
     is within m0·θ·u, covered by the caller's m·θ·(ρ + 2u).  The real and imaginary
-    parts are each within the same bound."""
-    fresh = np.r_[True, np.diff(ms) != 1]
+    parts are each within the same bound.  ``fresh`` (optional): where a run starts
+    (``np.diff(ms) != 1`` after a leading True), when the caller has it."""
+    if fresh is None:
+        fresh = np.r_[True, np.diff(ms) != 1]
     starts = np.flatnonzero(fresh)
     run = np.cumsum(fresh) - 1
     steps = np.arange(ms.size) - starts[run]
-    w = np.cos(theta) + 1j * np.sin(theta)
     power = np.empty((int(steps.max(initial=0)) + 1, theta.size), dtype=np.complex128)
     power[0] = 1.0
-    power[1:] = w
+    power.real[1:] = np.cos(theta)      # w = e^{iθ}: cos θ + i·sin θ, the same numbers
+    power.imag[1:] = np.sin(theta)
     np.cumprod(power, axis=0, out=power)
     phase = np.multiply.outer(ms[starts].astype(np.float64), theta)
-    z = (np.cos(phase) + 1j * np.sin(phase))[run] * power[steps]
+    head = np.empty(phase.shape, dtype=np.complex128)
+    np.cos(phase, out=head.real)
+    np.sin(phase, out=head.imag)
+    z = head.take(run, axis=0)
+    z *= power.take(steps, axis=0)
     return z.real.sum(axis=1), z.imag, steps.astype(np.float64)
 
 

@@ -48,11 +48,20 @@ TOP_FROM = 131072
 
 def _evaluate(kernel: Kernel, t: float, ms: np.ndarray | None, start: int = 0
               ) -> dict[str, Any]:
+    """B(m; t) and ∂B/∂t with their bounds at t, and the slope and curvature bounds valid
+    on [t, ∞): ``rate`` = m·S and ``q`` = (m²S₂ + m·S₃)(1 + 10⁻⁹) per m, built on demand
+    (:func:`_rate_q`) for the m that :func:`_bad_intervals` looks at."""
     ms, vals, errs, (deriv, dbound) = kernel.values(t, ms, start)
     s2, s3 = kernel.curvature(t)
-    mf = ms.astype(np.float64)
     return {"t": t, "m": ms, "v": vals, "e": errs, "d": deriv, "de": dbound,
-            "rate": mf * kernel.slope(t), "q": (mf * mf * s2 + mf * s3) * (1 + 1e-9)}
+            "slope": kernel.slope(t), "s2": s2, "s3": s3}
+
+
+def _rate_q(ev: dict[str, Any], ms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(m·S, (m²S₂ + m·S₃)(1 + 10⁻⁹)) for these m of the evaluation ``ev`` (elementwise: the
+    same numbers for an m whichever others are asked with it)."""
+    mf = ms.astype(np.float64)
+    return mf * ev["slope"], (mf * mf * ev["s2"] + mf * ev["s3"]) * (1 + 1e-9)
 
 
 def _pad(t: float, h: np.ndarray) -> np.ndarray:
@@ -61,9 +70,15 @@ def _pad(t: float, h: np.ndarray) -> np.ndarray:
 
 
 def _bad_intervals(ev: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(m, lo, hi): B(m; t + h) < 0 certified for h ∈ [lo, hi] (lo = 0 means from t itself)."""
-    t, c, rate, q = ev["t"], ev["v"] + ev["e"], ev["rate"], ev["q"]
-    b = ev["d"] + ev["de"]
+    """(m, lo, hi): B(m; t + h) < 0 certified for h ∈ [lo, hi] (lo = 0 means from t itself).
+
+    Only an m with c = V + ε < 0 (both bounds) or D + δ < 0 (Taylor) can have an
+    interval: the others are dropped first, and every number below is elementwise."""
+    t, c, b = ev["t"], ev["v"] + ev["e"], ev["d"] + ev["de"]
+    keep = np.flatnonzero((c < 0) | (b < 0))
+    m = ev["m"][keep]
+    c, b = c[keep], b[keep]
+    rate, q = _rate_q(ev, m)
     out_m, out_lo, out_hi = [], [], []
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         # the slope bound: c + rate·h < 0 on [0, −c/rate)
@@ -72,12 +87,12 @@ def _bad_intervals(ev: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarr
         hi = hi - _pad(t, hi) - _SHRINK * hi
         far = hi + _pad(t, hi)
         ok = (hi > 0) & (c[neg] + rate[neg] * far + 8 * U * (np.abs(c[neg]) + rate[neg] * far) < 0)
-        out_m.append(ev["m"][neg][ok])
+        out_m.append(m[neg][ok])
         out_lo.append(np.zeros(int(ok.sum())))
         out_hi.append(hi[ok])
         # Taylor: c + b·h + ½q·h² < 0 between its roots (stable formulas)
         disc = b * b - 2 * q * c
-        pick = (disc > 0) & (q > 0) & ((c < 0) | (b < 0))
+        pick = (disc > 0) & (q > 0)      # (c < 0) | (b < 0) holds for every kept m
         c2, b2, q2 = c[pick], b[pick], q[pick]
         root = np.sqrt(disc[pick])
         s = -0.5 * (b2 + np.copysign(root, b2))
@@ -93,7 +108,7 @@ def _bad_intervals(ev: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarr
             terms = np.abs(c2) + np.abs(b2) * h + 0.5 * q2 * h * h
             return c2 + b2 * h + 0.5 * q2 * h * h + 8 * U * terms
         ok = (hi > lo) & (bound(near) < 0) & (bound(far) < 0)
-        out_m.append(ev["m"][pick][ok])
+        out_m.append(m[pick][ok])
         out_lo.append(lo[ok])
         out_hi.append(hi[ok])
     return np.concatenate(out_m), np.concatenate(out_lo), np.concatenate(out_hi)
@@ -101,9 +116,28 @@ def _bad_intervals(ev: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarr
 
 def _chain(t: float, ms: np.ndarray, lo: np.ndarray, hi: np.ndarray
            ) -> list[tuple[float, int]]:
-    """The bad pieces from t: [(end offset, witness)], each starting where the last ended."""
+    """The bad pieces from t: [(end offset, witness)], each starting where the last ended.
+
+    Greedy: from x = 0, of the intervals with lo ≤ x the one reaching furthest (the first
+    of them, in order of lo, on a tie), while it reaches past x."""
     if not ms.size:
         return []
+    if ms.size <= 64:       # the usual few intervals: the same walk in plain Python
+        los, his, mm = lo.tolist(), hi.tolist(), ms.tolist()
+        order = sorted(range(len(los)), key=los.__getitem__)      # stable, as argsort's
+        chain: list[tuple[float, int]] = []
+        x = 0.0
+        while True:
+            best, j = -math.inf, -1
+            for i in order:
+                if los[i] > x:
+                    break
+                if his[i] > best:
+                    best, j = his[i], i
+            if j < 0 or best <= x:
+                return chain
+            x = best
+            chain.append((x, mm[j]))
     order = np.argsort(lo, kind="stable")
     lo, hi, ms = lo[order], hi[order], ms[order]
     best = np.maximum.accumulate(hi)
@@ -111,7 +145,7 @@ def _chain(t: float, ms: np.ndarray, lo: np.ndarray, hi: np.ndarray
     arg = np.flatnonzero(np.r_[True, hi[1:] > best[:-1]])
     where[arg] = arg
     where = np.maximum.accumulate(where)
-    chain: list[tuple[float, int]] = []
+    chain = []
     x = 0.0
     while True:
         k = int(np.searchsorted(lo, x, side="right")) - 1
