@@ -35,6 +35,8 @@ from .basekernel import Kernel
 from .metrics import U
 
 _SHRINK = 1e-6
+#: Up to this many candidate m, :func:`_bad_intervals` works in Python floats (fewer calls).
+FEW = 24
 #: The lowest m of the last broad evaluation kept in the pool (a guess, no rigour needed).
 SEEDS = 8
 #: The broad evaluations tried in turn when the pool certifies no step: m from L·(1 − x)
@@ -44,6 +46,20 @@ TOP = (0.125, 0.5, 1.0)
 #: (below, its saving does not pay for the call: measured in work units, L = 65536 … 262144).
 TOP_LEAST = 32768
 TOP_FROM = 131072
+
+
+def _lowest_few(values: np.ndarray, count: int) -> np.ndarray:
+    """The indices of the ``count`` lowest values (``np.argpartition``'s, all of them when
+    there are no more), without partitioning a long array: the (count+1)-th lowest of every
+    64th value is at least the (count+1)-th lowest of all, so the values up to it hold the
+    ``count`` lowest (a guess's seeds: no rigour rests on it)."""
+    if values.size <= count:
+        return np.arange(values.size)
+    if values.size > 64 * (count + 1):
+        cut = np.partition(values[::64], count)[count]
+        near = np.flatnonzero(values <= cut)
+        return near[np.argpartition(values[near], count)[:count]]
+    return np.argpartition(values, count)[:count]
 
 
 def _evaluate(kernel: Kernel, t: float, ms: np.ndarray | None, start: int = 0
@@ -79,6 +95,12 @@ def _bad_intervals(ev: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarr
     m = ev["m"][keep]
     c, b = c[keep], b[keep]
     rate, q = _rate_q(ev, m)
+    with np.errstate(over="ignore", invalid="ignore"):
+        disc = b * b - 2 * q * c
+        some = np.flatnonzero(((c < 0) & (rate > 0)) | ((disc > 0) & (q > 0)))
+    if some.size <= FEW:
+        return _bad_few(t, m[some].tolist(), c[some].tolist(), b[some].tolist(),
+                        rate[some].tolist(), q[some].tolist(), disc[some].tolist())
     out_m, out_lo, out_hi = [], [], []
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         # the slope bound: c + rate·h < 0 on [0, −c/rate)
@@ -112,6 +134,41 @@ def _bad_intervals(ev: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarr
         out_lo.append(lo[ok])
         out_hi.append(hi[ok])
     return np.concatenate(out_m), np.concatenate(out_lo), np.concatenate(out_hi)
+
+
+def _bad_few(t: float, ms: list[int], c: list[float], b: list[float], rate: list[float],
+             q: list[float], disc: list[float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_bad_intervals` for a few m, in Python floats: the same IEEE double operations
+    in the same order (no fused multiply-add in either), so the same numbers."""
+    pad = 4 * U
+    base = abs(t) + 1
+    out: list[tuple[int, float, float]] = []
+    for i, m in enumerate(ms):              # the slope bound
+        if c[i] < 0 and rate[i] > 0:
+            hi = -c[i] / rate[i]
+            hi = hi - pad * (base + abs(hi)) - _SHRINK * hi
+            far = hi + pad * (base + abs(hi))
+            if hi > 0 and (c[i] + rate[i] * far + 8 * U * (abs(c[i]) + rate[i] * far) < 0):
+                out.append((m, 0.0, hi))
+    for i, m in enumerate(ms):              # Taylor, between the roots
+        if not (disc[i] > 0 and q[i] > 0):
+            continue
+        ci, bi, qi = c[i], b[i], q[i]
+        s = -0.5 * (bi + math.copysign(math.sqrt(disc[i]), bi))
+        r1, r2 = s / (0.5 * qi), ci / s
+        lo, hi = max(min(r1, r2), 0.0), max(r1, r2)
+        cut = pad * (base + abs(hi)) + _SHRINK * (hi - lo)
+        lo = lo + cut if lo > 0 else 0.0
+        hi = hi - cut
+        near = lo - pad * (base + abs(hi)) if lo > 0 else 0.0
+        far = hi + pad * (base + abs(hi))
+        if hi > lo and all(ci + bi * h + 0.5 * qi * h * h
+                           + 8 * U * (abs(ci) + abs(bi) * h + 0.5 * qi * h * h) < 0
+                           for h in (near, far)):
+            out.append((m, lo, hi))
+    return (np.array([o[0] for o in out], dtype=np.int64),
+            np.array([o[1] for o in out], dtype=np.float64),
+            np.array([o[2] for o in out], dtype=np.float64))
 
 
 def _chain(t: float, ms: np.ndarray, lo: np.ndarray, hi: np.ndarray
@@ -232,8 +289,7 @@ def sweep_bad(kernel: Kernel, t_lo: float, t_end: float,
                 continue        # a short range costs about as much as every m
             ev = _evaluate(kernel, t, None, kernel.length - int(kernel.length * part))
             upper = ev["v"] + ev["e"]
-            low = (np.argpartition(upper, SEEDS)[:SEEDS] if upper.size > SEEDS
-                   else np.arange(upper.size))
+            low = _lowest_few(upper, SEEDS)
             seeds = [(int(m), t) for m in ev["m"][low] if m > 0]
             new = bad(ev)
         if new == t:
