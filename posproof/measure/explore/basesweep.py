@@ -36,7 +36,7 @@ from .metrics import U
 
 _SHRINK = 1e-6
 #: Up to this many candidate m, :func:`_bad_intervals` works in Python floats (fewer calls).
-FEW = 24
+FEW = 8
 #: The lowest m of the last broad evaluation kept in the pool (a guess, no rigour needed).
 SEEDS = 8
 #: The broad evaluations tried in turn when the pool certifies no step: m from L·(1 − x)
@@ -92,6 +92,8 @@ def _bad_intervals(ev: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarr
     interval: the others are dropped first, and every number below is elementwise."""
     t, c, b = ev["t"], ev["v"] + ev["e"], ev["d"] + ev["de"]
     keep = np.flatnonzero((c < 0) | (b < 0))
+    if keep.size <= FEW:
+        return _bad_few(ev, ev["m"][keep].tolist(), c[keep].tolist(), b[keep].tolist())
     m = ev["m"][keep]
     c, b = c[keep], b[keep]
     rate, q = _rate_q(ev, m)
@@ -99,8 +101,7 @@ def _bad_intervals(ev: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarr
         disc = b * b - 2 * q * c
         some = np.flatnonzero(((c < 0) & (rate > 0)) | ((disc > 0) & (q > 0)))
     if some.size <= FEW:
-        return _bad_few(t, m[some].tolist(), c[some].tolist(), b[some].tolist(),
-                        rate[some].tolist(), q[some].tolist(), disc[some].tolist())
+        return _bad_few(ev, m[some].tolist(), c[some].tolist(), b[some].tolist())
     out_m, out_lo, out_hi = [], [], []
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         # the slope bound: c + rate·h < 0 on [0, −c/rate)
@@ -136,12 +137,21 @@ def _bad_intervals(ev: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarr
     return np.concatenate(out_m), np.concatenate(out_lo), np.concatenate(out_hi)
 
 
-def _bad_few(t: float, ms: list[int], c: list[float], b: list[float], rate: list[float],
-             q: list[float], disc: list[float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`_bad_intervals` for a few m, in Python floats: the same IEEE double operations
-    in the same order (no fused multiply-add in either), so the same numbers."""
+def _bad_few(ev: dict[str, Any], ms: list[int], c: list[float], b: list[float]
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_bad_intervals` for a few m (with their c = V + ε and D + δ), in Python
+    floats: the same IEEE double operations in the same order as the vectorised path and
+    :func:`_rate_q` (no fused multiply-add in either), so the same numbers."""
+    t, slope, s2, s3 = ev["t"], ev["slope"], ev["s2"], ev["s3"]
     pad = 4 * U
     base = abs(t) + 1
+    rate, q, disc = [], [], []
+    for m, ci, bi in zip(ms, c, b):
+        mf = float(m)
+        qi = (mf * mf * s2 + mf * s3) * (1 + 1e-9)
+        rate.append(mf * slope)
+        q.append(qi)
+        disc.append(bi * bi - 2 * qi * ci)
     out: list[tuple[int, float, float]] = []
     for i, m in enumerate(ms):              # the slope bound
         if c[i] < 0 and rate[i] > 0:
