@@ -105,7 +105,7 @@ def certified_value(expr: sp.Expr, env: dict[Any, Any], start_bits: int = 64,
 
 
 def _kernel_values(theta: np.ndarray, length: int, weight: np.ndarray | None = None,
-                   start: int = 0
+                   start: int = 0, small_products: bool = False
                    ) -> tuple[np.ndarray, float] | tuple[np.ndarray, float, np.ndarray, float]:
     """B(m) = Σ_k cos(mθ_k) for m = start … L from float64 θ taken as exact: (values, bound);
     with ``weight`` also W(m) = Σ_k w_k sin(mθ_k) and its bound.
@@ -127,9 +127,11 @@ def _kernel_values(theta: np.ndarray, length: int, weight: np.ndarray | None = N
     out = np.empty((rows, right.shape[1]))
     left = np.multiply.outer(start + np.arange(rows, dtype=np.float64) * block, theta)
     left = np.hstack([np.cos(left), np.sin(left)])
-    # products under OpenBLAS's 2^18 multiply-adds stay on one thread: two threads cost
-    # twice the CPU on this shared machine for ~10 % less wall time
-    step = max(1, (1 << 18) // right.size)
+    # a few large products (bounded memory).  ``small_products``: products of at most 2^18
+    # multiply-adds (one row each from L ~ 2^16), below OpenBLAS's threading threshold, as
+    # before issue 27: 3x the wall time at L = 2^20, kept for the float64 values a report
+    # shows.  The bound above holds for any order of each sum: no guarantee changes.
+    step = max(1, (1 << (18 if small_products else 26)) // right.size)
     for q0 in range(0, rows, step):
         np.matmul(left[q0:q0 + step], right, out=out[q0:q0 + step])
     gamma = n * U / (1 - n * U)
@@ -272,10 +274,11 @@ class Kernel:
                 r = np.maximum(r, 2 * room / (lin + np.sqrt(lin * lin + 2 * quad * room)))
         return np.where(room > 0, r * (1 - 1e-6), 0.0)
 
-    def values(self, t: float, ms: np.ndarray | None, start: int = 0
+    def values(self, t: float, ms: np.ndarray | None, start: int = 0, small_products: bool = False
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any]:
         """(m, B(m; t) in float64, error bound per m, (∂B/∂t, its error bound) or None);
-        ``ms`` None: every m from ``start`` to L."""
+        ``ms`` None: every m from ``start`` to L.  ``small_products``: the GEMM in small products
+        (slower; the float64 values a report shows stay those of earlier versions)."""
         theta = self.theta(t)
         rho = (2.1 * abs(t) + 4) * U
         total = float(theta.sum())
@@ -284,7 +287,8 @@ class Kernel:
             start = start if ms is None else 0
             self.work += (self.length - start + 1) * self.n // 4 + CALL_WORK
             weight = self.c * theta         # w_k = c_k θ_k, within ρ + 2u relative
-            vals, eps, wvals, weps = _kernel_values(theta, self.length, weight, start)
+            vals, eps, wvals, weps = _kernel_values(theta, self.length, weight, start,
+                                                    small_products)
             every = np.arange(start, self.length + 1)
             errs = eps + 1.01 * every * total * rho
             # ∂B/∂t = m·W(m); W's terms also move by w_k·mθ_k·ρ (θ) and w_k·(ρ + 2u) (w)
