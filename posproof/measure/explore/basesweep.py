@@ -146,7 +146,7 @@ def _bad_few(ev: dict[str, Any], ms: list[int], c: list[float], b: list[float]
     pad = 4 * U
     base = abs(t) + 1
     rate, q, disc = [], [], []
-    for m, ci, bi in zip(ms, c, b):
+    for m, ci, bi in zip(ms, c, b, strict=True):
         mf = float(m)
         qi = (mf * mf * s2 + mf * s3) * (1 + 1e-9)
         rate.append(mf * slope)
