@@ -104,6 +104,53 @@ def certified_value(expr: sp.Expr, env: dict[Any, Any], start_bits: int = 64,
     return last
 
 
+@lru_cache(maxsize=1)
+def _openblas() -> tuple[Any, Any] | None:
+    """(get_num_threads, set_num_threads) of the OpenBLAS that NumPy's wheel bundles, or
+    None (another BLAS, or not found: then products stay small)."""
+    import ctypes
+    import glob
+    import os
+
+    where = os.path.join(os.path.dirname(os.path.dirname(np.__file__)), "numpy.libs")
+    for path in sorted(glob.glob(os.path.join(where, "*openblas*"))):
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for get, put in (("scipy_openblas_get_num_threads64_",
+                          "scipy_openblas_set_num_threads64_"),
+                         ("openblas_get_num_threads64_", "openblas_set_num_threads64_"),
+                         ("openblas_get_num_threads", "openblas_set_num_threads")):
+            if hasattr(lib, get) and hasattr(lib, put):
+                getter, setter = getattr(lib, get), getattr(lib, put)
+                getter.restype, setter.argtypes = ctypes.c_int, [ctypes.c_int]
+                return getter, setter
+    return None
+
+
+class _one_blas_thread:
+    """``with _one_blas_thread(want) as single:`` — when ``want`` and NumPy's OpenBLAS is
+    reachable, it runs on one thread inside the block (its previous count is put back
+    after) and ``single`` is True; otherwise nothing changes and ``single`` is False."""
+
+    def __init__(self, want: bool) -> None:
+        self.api = _openblas() if want else None
+        self.before = 1
+
+    def __enter__(self) -> bool:
+        if self.api is None:
+            return False
+        self.before = int(self.api[0]())
+        if self.before != 1:
+            self.api[1](1)
+        return True
+
+    def __exit__(self, *exc: object) -> None:
+        if self.api is not None and self.before != 1:
+            self.api[1](self.before)
+
+
 def _kernel_values(theta: np.ndarray, length: int, weight: np.ndarray | None = None,
                    start: int = 0, small_products: bool = False
                    ) -> tuple[np.ndarray, float] | tuple[np.ndarray, float, np.ndarray, float]:
@@ -127,13 +174,17 @@ def _kernel_values(theta: np.ndarray, length: int, weight: np.ndarray | None = N
     out = np.empty((rows, right.shape[1]))
     left = np.multiply.outer(start + np.arange(rows, dtype=np.float64) * block, theta)
     left = np.hstack([np.cos(left), np.sin(left)])
-    # a few large products (bounded memory).  ``small_products``: products of at most 2^18
-    # multiply-adds (one row each from L ~ 2^16), below OpenBLAS's threading threshold, as
-    # before issue 27: 3x the wall time at L = 2^20, kept for the float64 values a report
-    # shows.  The bound above holds for any order of each sum: no guarantee changes.
-    step = max(1, (1 << (18 if small_products else 26)) // right.size)
-    for q0 in range(0, rows, step):
-        np.matmul(left[q0:q0 + step], right, out=out[q0:q0 + step])
+    # Products of at most 2^18 multiply-adds (one row each from L ~ 2^16) stay below
+    # OpenBLAS's threading threshold: one thread, as a busy shared machine wants (two BLAS
+    # threads there cost 2-3x the wall time), but GEMV-like products are 3x slower than a
+    # few large ones.  So: large products on one BLAS thread when NumPy's OpenBLAS lets us
+    # say so (:func:`_one_blas_thread`), else the small ones.  ``small_products``: the small
+    # ones always (the float64 values a report shows stay those of before issue 27).  The
+    # bound above holds for any order of each sum: no guarantee depends on the choice.
+    with _one_blas_thread(not small_products) as single:
+        step = max(1, (1 << (26 if single else 18)) // right.size)
+        for q0 in range(0, rows, step):
+            np.matmul(left[q0:q0 + step], right, out=out[q0:q0 + step])
     gamma = n * U / (1 - n * U)
     per = 4.04 * U * length * float(theta.max()) + 16 * U
     eps = 1.01 * (n * per + 2 * gamma * n + U * n)

@@ -93,15 +93,19 @@ def _bad_intervals(ev: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarr
     t, c, b = ev["t"], ev["v"] + ev["e"], ev["d"] + ev["de"]
     keep = np.flatnonzero((c < 0) | (b < 0))
     if keep.size <= FEW:
-        return _bad_few(ev, ev["m"][keep].tolist(), c[keep].tolist(), b[keep].tolist())
+        got = _bad_few(ev, ev["m"][keep].tolist(), c[keep].tolist(), b[keep].tolist())
+        if got is not None:
+            return got
     m = ev["m"][keep]
     c, b = c[keep], b[keep]
     rate, q = _rate_q(ev, m)
     with np.errstate(over="ignore", invalid="ignore"):
         disc = b * b - 2 * q * c
         some = np.flatnonzero(((c < 0) & (rate > 0)) | ((disc > 0) & (q > 0)))
-    if some.size <= FEW:
-        return _bad_few(ev, m[some].tolist(), c[some].tolist(), b[some].tolist())
+    got = (_bad_few(ev, m[some].tolist(), c[some].tolist(), b[some].tolist())
+           if some.size <= FEW else None)
+    if got is not None:
+        return got
     out_m, out_lo, out_hi = [], [], []
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         # the slope bound: c + rate·h < 0 on [0, −c/rate)
@@ -138,10 +142,20 @@ def _bad_intervals(ev: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarr
 
 
 def _bad_few(ev: dict[str, Any], ms: list[int], c: list[float], b: list[float]
-             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """:func:`_bad_intervals` for a few m (with their c = V + ε and D + δ), in Python
     floats: the same IEEE double operations in the same order as the vectorised path and
-    :func:`_rate_q` (no fused multiply-add in either), so the same numbers."""
+    :func:`_rate_q` (no fused multiply-add in either), so the same numbers.  None when a
+    division by zero comes up (Python raises where NumPy gives ±inf): the caller then
+    takes the vectorised path."""
+    try:
+        return _bad_few_floats(ev, ms, c, b)
+    except ZeroDivisionError:
+        return None
+
+
+def _bad_few_floats(ev: dict[str, Any], ms: list[int], c: list[float], b: list[float]
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     t, slope, s2, s3 = ev["t"], ev["slope"], ev["s2"], ev["s3"]
     pad = 4 * U
     base = abs(t) + 1
@@ -186,25 +200,35 @@ def _chain(t: float, ms: np.ndarray, lo: np.ndarray, hi: np.ndarray
     """The bad pieces from t: [(end offset, witness)], each starting where the last ended.
 
     Greedy: from x = 0, of the intervals with lo ≤ x the one reaching furthest (the first
-    of them, in order of lo, on a tie), while it reaches past x."""
+    of them, in order of lo, on a tie), while it reaches past x.  A few intervals (the
+    usual case) are walked in plain Python (:func:`_chain_few`), the same walk."""
     if not ms.size:
         return []
-    if ms.size <= 64:       # the usual few intervals: the same walk in plain Python
-        los, his, mm = lo.tolist(), hi.tolist(), ms.tolist()
-        order = sorted(range(len(los)), key=los.__getitem__)      # stable, as argsort's
-        chain: list[tuple[float, int]] = []
-        x = 0.0
-        while True:
-            best, j = -math.inf, -1
-            for i in order:
-                if los[i] > x:
-                    break
-                if his[i] > best:
-                    best, j = his[i], i
-            if j < 0 or best <= x:
-                return chain
-            x = best
-            chain.append((x, mm[j]))
+    if ms.size <= 64:
+        return _chain_few(lo.tolist(), hi.tolist(), ms.tolist())
+    return _chain_arrays(ms, lo, hi)
+
+
+def _chain_few(los: list[float], his: list[float], mm: list[int]) -> list[tuple[float, int]]:
+    """:func:`_chain` on lists."""
+    order = sorted(range(len(los)), key=los.__getitem__)      # stable, as argsort's
+    chain: list[tuple[float, int]] = []
+    x = 0.0
+    while True:
+        best, j = -math.inf, -1
+        for i in order:
+            if los[i] > x:
+                break
+            if his[i] > best:
+                best, j = his[i], i
+        if j < 0 or best <= x:
+            return chain
+        x = best
+        chain.append((x, mm[j]))
+
+
+def _chain_arrays(ms: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> list[tuple[float, int]]:
+    """:func:`_chain` on arrays (sorted once, running maxima)."""
     order = np.argsort(lo, kind="stable")
     lo, hi, ms = lo[order], hi[order], ms[order]
     best = np.maximum.accumulate(hi)
@@ -212,7 +236,7 @@ def _chain(t: float, ms: np.ndarray, lo: np.ndarray, hi: np.ndarray
     arg = np.flatnonzero(np.r_[True, hi[1:] > best[:-1]])
     where[arg] = arg
     where = np.maximum.accumulate(where)
-    chain = []
+    chain: list[tuple[float, int]] = []
     x = 0.0
     while True:
         k = int(np.searchsorted(lo, x, side="right")) - 1
