@@ -115,15 +115,16 @@ def test_runs_are_the_old_numbers_bit_for_bit(dim: int, t: float, runs: list) ->
 @settings(max_examples=60, deadline=None)
 @given(dim=st.sampled_from([8, 64, 128]), length=st.integers(2, 5000), t=st.floats(0.7, 30),
        runs=pools, few=st.sampled_from([0, 8, 10**9]))
-def test_bad_intervals_are_the_old_ones(dim: int, length: int, t: float, runs: list, few: int,
-                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_bad_intervals_are_the_old_ones(dim: int, length: int, t: float, runs: list,
+                                        few: int) -> None:
     """Python floats for a few m, NumPy for more: the old intervals, bit for bit, from a
     pool and from every m."""
-    monkeypatch.setattr(basesweep, "FEW", few)
     kernel = Kernel(dim, length)
     ms = np.unique(np.concatenate([np.arange(a, a + n) for a, n in runs])) % (length + 1)
-    for ev in (_evaluate(kernel, t, np.unique(ms)), _evaluate(kernel, t, None)):
-        assert _same(_bad_intervals(ev), _old_bad_intervals(ev))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(basesweep, "FEW", few)
+        for ev in (_evaluate(kernel, t, np.unique(ms)), _evaluate(kernel, t, None)):
+            assert _same(_bad_intervals(ev), _old_bad_intervals(ev))
 
 
 finite = st.floats(-1e3, 1e3, allow_nan=False)
@@ -138,16 +139,17 @@ finite = st.floats(-1e3, 1e3, allow_nan=False)
        s3=st.sampled_from([0.0, 5e-324, 0.7]), t=st.sampled_from([0.5, 20.0, -0.0]),
        few=st.sampled_from([0, 10**9]))
 def test_bad_intervals_hostile_numbers(c: list, b: list, slope: float, s2: float, s3: float,
-                                       t: float, few: int,
-                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    """Signed zeros, subnormal rates and curvatures (a division by zero in Python floats),
-    overflowing discriminants: both paths give the old intervals."""
-    monkeypatch.setattr(basesweep, "FEW", few)
+                                       t: float, few: int) -> None:
+    """Signed zeros, subnormal rates and curvatures (m = 1 with S₃ the least subnormal: a
+    division by zero in Python floats), overflowing discriminants: both paths give the old
+    intervals."""
     n = len(c)
-    ev = {"t": t, "m": np.arange(n, dtype=np.int64) * 7, "v": np.array(c),
+    ev = {"t": t, "m": np.arange(n, dtype=np.int64), "v": np.array(c),
           "e": np.zeros(n), "d": np.array(b[:n]), "de": np.zeros(n),
           "slope": slope, "s2": s2, "s3": s3}
-    assert _same(_bad_intervals(ev), _old_bad_intervals(ev))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(basesweep, "FEW", few)
+        assert _same(_bad_intervals(ev), _old_bad_intervals(ev))
 
 
 @settings(max_examples=200, deadline=None)
@@ -200,9 +202,9 @@ def test_large_products_are_within_the_stated_bound(length: int, t: float) -> No
 
 
 def _old_paths(monkeypatch: pytest.MonkeyPatch) -> None:
-    def kernel_values(*args: Any, **kwargs: Any) -> Any:
-        kwargs["small_products"] = True
-        return _kernel_values(*args, **kwargs)
+    def kernel_values(theta: np.ndarray, length: int, weight: Any = None, start: int = 0,
+                      small_products: bool = True) -> Any:
+        return _kernel_values(theta, length, weight, start, small_products=True)
     monkeypatch.setattr(basekernel, "_kernel_values", kernel_values)
     monkeypatch.setattr(basekernel, "_runs", lambda ms, theta, fresh=None: _old_runs(ms, theta))
     monkeypatch.setattr(basesweep, "_bad_intervals", _old_bad_intervals)
