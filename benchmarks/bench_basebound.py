@@ -5,6 +5,7 @@
     python benchmarks/bench_basebound.py --only table    # or: --only whole
     python benchmarks/bench_basebound.py --only table --jobs 2   # rows on both cores
     python benchmarks/bench_basebound.py --table-up-to 131072 --whole-length 262144
+    python benchmarks/bench_basebound.py --only whole --no-old --whole-work 1e11
 
 Targets (issue 27 §6): Men et al.'s table (d = 128, L = 1K … 1M, each row's certified
 smallest good base in [2, 1e12], searched up to the first island) in ≤ 60 s, and the base
@@ -74,7 +75,7 @@ def table(root: str, rows: list[int], label: str, jobs: int = 1) -> tuple[float,
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         results = dict(zip(sorted(rows, reverse=True),
                            pool.map(lambda n: run(root, {"length": n, "first_only": True}),
-                                    sorted(rows, reverse=True))))
+                                    sorted(rows, reverse=True)), strict=True))
     wall = time.perf_counter() - start
     cpu = 0.0
     undecided = 0
@@ -98,6 +99,9 @@ def main() -> int:
                         help="last row of the table (default 1048576)")
     parser.add_argument("--whole-length", type=int, default=2**20, metavar="L",
                         help="context length of the whole-range search (default 1048576)")
+    parser.add_argument("--whole-work", type=float, default=None, metavar="N",
+                        help="work budget of the whole-range search, new code only "
+                             "(default: the code's default, 2e10)")
     parser.add_argument("--no-old", action="store_true", help="run the new code only")
     parser.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
                         help="table rows computed N processes at a time, largest first, as "
@@ -125,7 +129,10 @@ def main() -> int:
         print(f"base bound, d=128, L={length}, the whole range [2, 1e12]:")
         got = {}
         for name, root in sides:
-            r = got[name] = run(root, {"length": length, "first_only": False})
+            task = {"length": length, "first_only": False}
+            if args.whole_work is not None and name == "new":
+                task["work_budget"] = int(args.whole_work)
+            r = got[name] = run(root, task)
             print(f"  {name}: {r['wall']:.1f} s wall ({r['cpu']:.1f} s CPU); undecided "
                   f"{r['undecided']}; smallest good base {r['bound']}; islands {r['islands']}; "
                   f"all good from {r['above']}"

@@ -109,7 +109,8 @@ def test_runs_are_the_old_numbers_bit_for_bit(dim: int, t: float, runs: list) ->
     ms = np.unique(np.concatenate([np.arange(a, a + n) for a, n in runs]))
     theta = np.exp(-np.arange(dim // 2) * (2.0 / dim) * t)
     new, old = _runs(ms, theta), _old_runs(ms, theta)
-    assert _same(new[:1] + new[2:], old[:1] + old[2:]) and np.array_equal(new[1], old[1])
+    assert _same(new[:1] + new[2:], old[:1] + old[2:])
+    assert np.array_equal(new[1], old[1])
 
 
 @settings(max_examples=60, deadline=None)
@@ -187,7 +188,8 @@ def test_large_products_are_within_the_stated_bound(length: int, t: float) -> No
     weight = kernel.c * theta
     big = _kernel_values(theta, length, weight)
     small = _kernel_values(theta, length, weight, small_products=True)
-    assert big[1] == small[1] and big[3] == small[3]
+    assert big[1] == small[1]
+    assert big[3] == small[3]
     assert np.abs(big[0] - small[0]).max() <= 2 * big[1]
     assert np.abs(big[2] - small[2]).max() <= 2 * big[3]
     rng = np.random.default_rng(length)
@@ -252,9 +254,11 @@ def test_the_safety_clock_is_read_sparingly_but_still_fires() -> None:
     """The CPU clock is read once per CLOCK_WORK units; a time limit of 0 still stops the
     search at once, and says so."""
     bb = base_bound(4096, 128, time_budget=0.0)
-    assert bb.stopped_by == "time limit" and bb.undecided >= 1
+    assert bb.stopped_by == "time limit"
+    assert bb.undecided >= 1
     kernel = Kernel(128, 1024)
     kernel.deadline = -1.0
-    assert kernel.spent() and kernel.stopped == "time"
+    assert kernel.spent()
+    assert kernel.stopped == "time"
     kernel.work += 1            # stays stopped without another reading
     assert kernel.spent()
