@@ -262,3 +262,25 @@ def test_the_safety_clock_is_read_sparingly_but_still_fires() -> None:
     assert kernel.stopped == "time"
     kernel.work += 1            # stays stopped without another reading
     assert kernel.spent()
+
+
+def test_blas_thread_count_is_put_back() -> None:
+    """Large products run on one OpenBLAS thread and the previous count is put back after
+    (an exception inside too); without NumPy's OpenBLAS the products stay small."""
+    api = basekernel._openblas()
+    if api is None:
+        with basekernel._one_blas_thread(True) as single:
+            assert single is False
+        return
+    get = api[0]
+    before = get()
+    with basekernel._one_blas_thread(True) as single:
+        assert single is True
+        assert get() == 1
+    assert get() == before
+    with pytest.raises(ZeroDivisionError), basekernel._one_blas_thread(True):
+        _ = 1 / 0
+    assert get() == before
+    with basekernel._one_blas_thread(False) as single:
+        assert single is False
+        assert get() == before

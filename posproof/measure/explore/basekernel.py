@@ -11,6 +11,7 @@ evaluating them and the all-good tail of the range in one piece.
 from __future__ import annotations
 
 import math
+import threading
 import time
 from fractions import Fraction
 from functools import lru_cache
@@ -129,10 +130,15 @@ def _openblas() -> tuple[Any, Any] | None:
     return None
 
 
+_BLAS_LOCK = threading.Lock()
+
+
 class _one_blas_thread:
     """``with _one_blas_thread(want) as single:`` — when ``want`` and NumPy's OpenBLAS is
     reachable, it runs on one thread inside the block (its previous count is put back
-    after) and ``single`` is True; otherwise nothing changes and ``single`` is False."""
+    after) and ``single`` is True; otherwise nothing changes and ``single`` is False.
+    Such blocks run one at a time in a process (a lock), so a search in one thread never
+    sees another's count put back under it: its products are always one-thread ones."""
 
     def __init__(self, want: bool) -> None:
         self.api = _openblas() if want else None
@@ -141,14 +147,17 @@ class _one_blas_thread:
     def __enter__(self) -> bool:
         if self.api is None:
             return False
+        _BLAS_LOCK.acquire()
         self.before = int(self.api[0]())
         if self.before != 1:
             self.api[1](1)
         return True
 
     def __exit__(self, *exc: object) -> None:
-        if self.api is not None and self.before != 1:
-            self.api[1](self.before)
+        if self.api is not None:
+            if self.before != 1:
+                self.api[1](self.before)
+            _BLAS_LOCK.release()
 
 
 def _kernel_values(theta: np.ndarray, length: int, weight: np.ndarray | None = None,
