@@ -284,3 +284,22 @@ def test_blas_thread_count_is_put_back() -> None:
     with basekernel._one_blas_thread(False) as single:
         assert single is False
         assert get() == before
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 500), st.integers(0, 40)), max_size=8),
+       st.lists(st.tuples(st.integers(1, 500), st.integers(0, 40)), max_size=8))
+def test_pool_from_spans_is_the_old_union(first: list, second: list) -> None:
+    """The sweep's pool built from merged ranges is the old one: the union (np.union1d) of
+    the two families' arrays, each the concatenation of its merged ranges."""
+    def old_array(spans: list) -> np.ndarray:
+        merged = basesweep._merge_spans(spans)
+        return (np.concatenate([np.arange(lo, hi + 1) for lo, hi in merged]) if merged
+                else np.zeros(0, dtype=np.int64))
+    a = [(lo, lo + n) for lo, n in first]
+    b = [(lo, lo + n) for lo, n in second]
+    old = np.union1d(old_array(a), old_array(b))
+    new = basesweep._span_array(basesweep._merge_spans(basesweep._merge_spans(a)
+                                                       + basesweep._merge_spans(b)))
+    assert new.dtype == old.dtype
+    assert np.array_equal(new, old)

@@ -256,6 +256,14 @@ def _families(recent: list[tuple[int, float]], t: float, dim: int, length: int,
     phase by one pair).
     None when the pool would hold more than ``limit`` m (its ranges merged first, so no
     large array is built for nothing)."""
+    spans = _family_spans(recent, t, dim, length, drift, limit, relatives)
+    return None if spans is None else _span_array(spans)
+
+
+def _family_spans(recent: list[tuple[int, float]], t: float, dim: int, length: int,
+                  drift: tuple[float, float] = (-0.1, 0.6), limit: int | None = None,
+                  relatives: range = range(-1, 2)) -> list[list[int]] | None:
+    """:func:`_families` as merged, sorted ranges [lo, hi] of m (None: over ``limit``)."""
     spans = []
     for m, t_w in recent:
         gap = t - t_w
@@ -265,17 +273,35 @@ def _families(recent: list[tuple[int, float]], t: float, dim: int, length: int,
             hi = min(length, math.ceil(base * math.exp(drift[1] * gap)) + 2)
             if lo <= hi:
                 spans.append((lo, hi))
+    merged = _merge_spans(spans)
+    if limit is not None and _span_size(merged) > limit:
+        return None
+    return merged
+
+
+def _merge_spans(spans: list) -> list[list[int]]:
+    """Sorted disjoint, non-adjacent ranges holding the same integers as ``spans``."""
     merged: list[list[int]] = []
     for lo, hi in sorted(spans):
         if merged and lo <= merged[-1][1] + 1:
             merged[-1][1] = max(merged[-1][1], hi)
         else:
             merged.append([lo, hi])
-    if limit is not None and sum(hi - lo + 1 for lo, hi in merged) > limit:
-        return None
-    if not merged:
+    return merged
+
+
+def _span_size(spans: list[list[int]]) -> int:
+    return sum(hi - lo + 1 for lo, hi in spans)
+
+
+def _span_array(spans: list[list[int]]) -> np.ndarray:
+    """The integers of sorted disjoint ranges, in order (int64), in a few array operations."""
+    if not spans:
         return np.zeros(0, dtype=np.int64)
-    return np.concatenate([np.arange(lo, hi + 1) for lo, hi in merged])
+    lo = np.array([a for a, _ in spans], dtype=np.int64)
+    size = np.array([b - a + 1 for a, b in spans], dtype=np.int64)
+    before = np.cumsum(size) - size
+    return np.arange(int(size.sum()), dtype=np.int64) + np.repeat(lo - before, size)
 
 
 def sweep_bad(kernel: Kernel, t_lo: float, t_end: float,
@@ -306,16 +332,16 @@ def sweep_bad(kernel: Kernel, t_lo: float, t_end: float,
         tick(t)
         new = t
         if recent:
-            pool = _families(recent, t, 2 * kernel.n, kernel.length, limit=few)
-            if pool is not None and seeds:
-                more = _families(seeds, t, 2 * kernel.n, kernel.length,
-                                 limit=max(64, pool.size), relatives=range(1))
+            spans = _family_spans(recent, t, 2 * kernel.n, kernel.length, limit=few)
+            if spans is not None and seeds:
+                more = _family_spans(seeds, t, 2 * kernel.n, kernel.length,
+                                     limit=max(64, _span_size(spans)), relatives=range(1))
                 if more is None:
                     seeds = []          # too far from where they were found: a guess no more
                 else:
-                    pool = np.union1d(pool, more)
-            if pool is not None:
-                new = bad(_evaluate(kernel, t, pool))
+                    spans = _merge_spans(spans + more)
+            if spans is not None:
+                new = bad(_evaluate(kernel, t, _span_array(spans)))
         for part in TOP:   # the top of the m range first: most new witnesses are there
             if new != t:
                 break
