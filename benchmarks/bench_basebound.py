@@ -4,7 +4,9 @@
     python benchmarks/bench_basebound.py --old /tmp/old  # the old checkout (default /tmp/old)
     python benchmarks/bench_basebound.py --only table    # or: --only whole
     python benchmarks/bench_basebound.py --only table --jobs 2   # rows on both cores
+    python benchmarks/bench_basebound.py --only table --jobs 0   # every row in one process
     python benchmarks/bench_basebound.py --table-up-to 131072 --whole-length 262144
+    python benchmarks/bench_basebound.py --only whole --no-old --whole-work 1e11
 
 Targets (issue 27 §6): Men et al.'s table (d = 128, L = 1K … 1M, each row's certified
 smallest good base in [2, 1e12], searched up to the first island) in ≤ 60 s, and the base
@@ -52,13 +54,24 @@ print(json.dumps({"wall": wall, "cpu": cpu, "undecided": bb.undecided,
 """
 
 
-def run(root: str, task: dict) -> dict:
+#: every row of the table in this one process, one after the other (``--jobs 0``)
+CHILD_ROWS = ("import json, sys\n"
+              "for task in json.loads(sys.argv[1]):\n"
+              "    sys.argv[1:] = [json.dumps(task)]\n"
+              "    exec(CHILD)\n")
+
+
+def run(root: str, task: dict | list, child: str = CHILD) -> dict | list:
     env = dict(os.environ, PYTHONPATH=root)
-    done = subprocess.run([sys.executable, "-c", CHILD, json.dumps(task)], env=env,
+    code = child if child is CHILD else f"CHILD = {CHILD!r}\n" + child
+    done = subprocess.run([sys.executable, "-c", code, json.dumps(task)], env=env,
                           capture_output=True, text=True, check=False, cwd=root)
     if done.returncode:
         raise SystemExit(f"{root}: {done.stderr.strip()[-2000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    lines = done.stdout.strip().splitlines()
+    if isinstance(task, list):
+        return [json.loads(line) for line in lines[-len(task):]]
+    return json.loads(lines[-1])
 
 
 def load() -> str:
@@ -66,15 +79,19 @@ def load() -> str:
 
 
 def table(root: str, rows: list[int], label: str, jobs: int = 1) -> tuple[float, float, int]:
-    """The table's rows, ``jobs`` subprocesses at a time (largest L first): the wall time of
-    the whole batch as this process measures it, the rows' CPU summed, undecided summed."""
+    """The table's rows, ``jobs`` subprocesses at a time (largest L first; 0: every row in
+    one subprocess, one after the other): the wall time of the whole batch as this process
+    measures it, the rows' CPU summed, undecided summed."""
     from concurrent.futures import ThreadPoolExecutor
 
     start = time.perf_counter()
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        results = dict(zip(sorted(rows, reverse=True),
-                           pool.map(lambda n: run(root, {"length": n, "first_only": True}),
-                                    sorted(rows, reverse=True))))
+    order = sorted(rows, reverse=True)
+    if jobs == 0:       # one process: the imports once, every row in it, one after the other
+        got = run(root, [{"length": n, "first_only": True} for n in order], CHILD_ROWS)
+    else:
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            got = list(pool.map(lambda n: run(root, {"length": n, "first_only": True}), order))
+    results = dict(zip(order, got, strict=True))
     wall = time.perf_counter() - start
     cpu = 0.0
     undecided = 0
@@ -98,11 +115,15 @@ def main() -> int:
                         help="last row of the table (default 1048576)")
     parser.add_argument("--whole-length", type=int, default=2**20, metavar="L",
                         help="context length of the whole-range search (default 1048576)")
+    parser.add_argument("--whole-work", type=float, default=None, metavar="N",
+                        help="work budget of the whole-range search, new code only "
+                             "(default: the code's default, 2e10)")
     parser.add_argument("--no-old", action="store_true", help="run the new code only")
     parser.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
                         help="table rows computed N processes at a time, largest first, as "
                              "`posproof sweep --workers N` would (default 1: one after the "
-                             "other); the table's wall time is then the batch's")
+                             "other); the table's wall time is then the batch's; 0: every row "
+                             "in one process, one after the other (the imports once)")
     args = parser.parse_args()
     sides = [("new", HERE)] + ([] if args.no_old else [("old", args.old)])
     if not args.no_old and not os.path.isdir(os.path.join(args.old, "posproof")):
@@ -111,7 +132,8 @@ def main() -> int:
     if args.only in (None, "table"):
         rows = [n for n in TABLE if n <= args.table_up_to]
         print(f"Men et al.'s table, d=128, L={rows[0]}…{rows[-1]}, up to the first island "
-              f"({args.jobs} process{'es' if args.jobs > 1 else ''} at a time):")
+              + ("(every row in one process, one after the other):" if args.jobs == 0 else
+                 f"({args.jobs} process{'es' if args.jobs > 1 else ''} at a time):"))
         got = {name: table(root, rows, name, args.jobs) for name, root in sides}
         new = got["new"]
         print(f"table new: {new[0]:.1f} s wall ({new[1]:.1f} s CPU), undecided {new[2]}; "
@@ -125,7 +147,10 @@ def main() -> int:
         print(f"base bound, d=128, L={length}, the whole range [2, 1e12]:")
         got = {}
         for name, root in sides:
-            r = got[name] = run(root, {"length": length, "first_only": False})
+            task = {"length": length, "first_only": False}
+            if args.whole_work is not None and name == "new":
+                task["work_budget"] = int(args.whole_work)
+            r = got[name] = run(root, task)
             print(f"  {name}: {r['wall']:.1f} s wall ({r['cpu']:.1f} s CPU); undecided "
                   f"{r['undecided']}; smallest good base {r['bound']}; islands {r['islands']}; "
                   f"all good from {r['above']}"

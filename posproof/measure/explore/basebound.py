@@ -582,7 +582,7 @@ def _good_items(kernel: Kernel, dim: int, t: float, env: dict[Any, Any], where: 
     """For a base decided good: the decisive margin, i.e. the m with the smallest float64
     B(m) at the float t near it: its certified sign at the base (``env``), and its float64
     value at t with the rigorous bound (a Spot).  ([], why) when the sign is not certified."""
-    ms, vals, errs, _ = kernel.values(t, None)
+    ms, vals, errs, _ = kernel.values(t, None, small_products=True)
     order = np.argsort(vals)
     m = int(ms[order[0]])
     if skip and m in skip:

@@ -11,6 +11,7 @@ evaluating them and the all-good tail of the range in one piece.
 from __future__ import annotations
 
 import math
+import threading
 import time
 from fractions import Fraction
 from functools import lru_cache
@@ -38,6 +39,8 @@ SHARPEN_BITS = 1024
 CALL_WORK = 10_000
 #: Work units per bit of precision and pair of an exact enclosure (:func:`certified_value`).
 BIT_WORK = 250
+#: The safety net's clock is read once per this many work units (~0.1 s of CPU at most).
+CLOCK_WORK = 10**7
 
 
 @lru_cache(maxsize=4096)
@@ -102,8 +105,63 @@ def certified_value(expr: sp.Expr, env: dict[Any, Any], start_bits: int = 64,
     return last
 
 
+@lru_cache(maxsize=1)
+def _openblas() -> tuple[Any, Any] | None:
+    """(get_num_threads, set_num_threads) of the OpenBLAS that NumPy's wheel bundles, or
+    None (another BLAS, or not found: then products stay small)."""
+    import ctypes
+    import glob
+    import os
+
+    where = os.path.join(os.path.dirname(os.path.dirname(np.__file__)), "numpy.libs")
+    for path in sorted(glob.glob(os.path.join(where, "*openblas*"))):
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for get, put in (("scipy_openblas_get_num_threads64_",
+                          "scipy_openblas_set_num_threads64_"),
+                         ("openblas_get_num_threads64_", "openblas_set_num_threads64_"),
+                         ("openblas_get_num_threads", "openblas_set_num_threads")):
+            if hasattr(lib, get) and hasattr(lib, put):
+                getter, setter = getattr(lib, get), getattr(lib, put)
+                getter.restype, setter.argtypes = ctypes.c_int, [ctypes.c_int]
+                return getter, setter
+    return None
+
+
+_BLAS_LOCK = threading.Lock()
+
+
+class _one_blas_thread:
+    """``with _one_blas_thread(want) as single:`` — when ``want`` and NumPy's OpenBLAS is
+    reachable, it runs on one thread inside the block (its previous count is put back
+    after) and ``single`` is True; otherwise nothing changes and ``single`` is False.
+    Such blocks run one at a time in a process (a lock), so a search in one thread never
+    sees another's count put back under it: its products are always one-thread ones."""
+
+    def __init__(self, want: bool) -> None:
+        self.api = _openblas() if want else None
+        self.before = 1
+
+    def __enter__(self) -> bool:
+        if self.api is None:
+            return False
+        _BLAS_LOCK.acquire()
+        self.before = int(self.api[0]())
+        if self.before != 1:
+            self.api[1](1)
+        return True
+
+    def __exit__(self, *exc: object) -> None:
+        if self.api is not None:
+            if self.before != 1:
+                self.api[1](self.before)
+            _BLAS_LOCK.release()
+
+
 def _kernel_values(theta: np.ndarray, length: int, weight: np.ndarray | None = None,
-                   start: int = 0
+                   start: int = 0, small_products: bool = False
                    ) -> tuple[np.ndarray, float] | tuple[np.ndarray, float, np.ndarray, float]:
     """B(m) = Σ_k cos(mθ_k) for m = start … L from float64 θ taken as exact: (values, bound);
     with ``weight`` also W(m) = Σ_k w_k sin(mθ_k) and its bound.
@@ -125,11 +183,17 @@ def _kernel_values(theta: np.ndarray, length: int, weight: np.ndarray | None = N
     out = np.empty((rows, right.shape[1]))
     left = np.multiply.outer(start + np.arange(rows, dtype=np.float64) * block, theta)
     left = np.hstack([np.cos(left), np.sin(left)])
-    # products under OpenBLAS's 2^18 multiply-adds stay on one thread: two threads cost
-    # twice the CPU on this shared machine for ~10 % less wall time
-    step = max(1, (1 << 18) // right.size)
-    for q0 in range(0, rows, step):
-        np.matmul(left[q0:q0 + step], right, out=out[q0:q0 + step])
+    # Products of at most 2^18 multiply-adds (one row each from L ~ 2^16) stay below
+    # OpenBLAS's threading threshold: one thread, as a busy shared machine wants (two BLAS
+    # threads there cost 2-3x the wall time), but GEMV-like products are 3x slower than a
+    # few large ones.  So: large products on one BLAS thread when NumPy's OpenBLAS lets us
+    # say so (:func:`_one_blas_thread`), else the small ones.  ``small_products``: the small
+    # ones always (the float64 values a report shows stay those of before issue 27).  The
+    # bound above holds for any order of each sum: no guarantee depends on the choice.
+    with _one_blas_thread(not small_products) as single:
+        step = max(1, (1 << (26 if single else 18)) // right.size)
+        for q0 in range(0, rows, step):
+            np.matmul(left[q0:q0 + step], right, out=out[q0:q0 + step])
     gamma = n * U / (1 - n * U)
     per = 4.04 * U * length * float(theta.max()) + 16 * U
     eps = 1.01 * (n * per + 2 * gamma * n + U * n)
@@ -147,6 +211,8 @@ class Kernel:
     def __init__(self, dim: int, length: int) -> None:
         self.n, self.length = dim // 2, length
         self.c = np.arange(self.n, dtype=np.float64) * (2.0 / dim)
+        self.c2 = self.c ** 2
+        self._at: tuple[float, np.ndarray] | None = None   # the last (t, θ(t)): reused
         self.gamma = self.n * U / (1 - self.n * U)
         self.evals = 0
         self.likely_good = False
@@ -155,16 +221,26 @@ class Kernel:
         self.budget: int | None = None      # work units past which the search stops
         self.deadline: float | None = None  # safety net: a process_time() value, or None
         self.stopped: str | None = None     # "work" or "time" once :meth:`spent` said so
+        self._clock_at = 0                  # :meth:`spent` reads the clock from this work on
+
+    def theta(self, t: float) -> np.ndarray:
+        """θ_k = exp(−c_k·t) in float64 (the same array, bit for bit, for the same t: the
+        last one is kept, as the sweep asks for it several times per point)."""
+        if self._at is not None and self._at[0] == t:
+            return self._at[1]
+        theta = np.exp(-self.c * t)
+        self._at = (t, theta)
+        return theta
 
     def slope(self, a: float) -> float:
         """S with |∂B(m)/∂t| ≤ m·S on [a, ∞)."""
-        return float((self.c * np.exp(-self.c * a)).sum()) * (1 + 1e-9)
+        return float((self.c * self.theta(a)).sum()) * (1 + 1e-9)
 
     def curvature(self, a: float) -> tuple[float, float]:
         """(S2, S3) with |∂²B(m)/∂t²| ≤ m²·S2 + m·S3 on [a, ∞)."""
-        theta = np.exp(-self.c * a)
-        return (float((self.c ** 2 * theta ** 2).sum()) * (1 + 1e-9),
-                float((self.c ** 2 * theta).sum()) * (1 + 1e-9))
+        theta = self.theta(a)
+        return (float((self.c2 * theta ** 2).sum()) * (1 + 1e-9),
+                float((self.c2 * theta).sum()) * (1 + 1e-9))
 
     def spread(self, t: float, ms: np.ndarray | None, a: float, radius: float
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -236,9 +312,15 @@ class Kernel:
         if self.budget is not None and self.work > self.budget:
             self.stopped = self.stopped or "work"
             return True
-        if self.deadline is not None and time.process_time() > self.deadline:
-            self.stopped = self.stopped or "time"
+        if self.stopped == "time":
             return True
+        if self.deadline is not None and self.work >= self._clock_at:
+            # the process CPU clock costs up to ~0.1 ms a reading on a busy machine (the
+            # kernel sums every thread's time): read it once per CLOCK_WORK units of work
+            self._clock_at = self.work + CLOCK_WORK
+            if time.process_time() > self.deadline:
+                self.stopped = self.stopped or "time"
+                return True
         return False
 
     def reach(self, margin: np.ndarray, pick: np.ndarray) -> np.ndarray:
@@ -252,11 +334,12 @@ class Kernel:
                 r = np.maximum(r, 2 * room / (lin + np.sqrt(lin * lin + 2 * quad * room)))
         return np.where(room > 0, r * (1 - 1e-6), 0.0)
 
-    def values(self, t: float, ms: np.ndarray | None, start: int = 0
+    def values(self, t: float, ms: np.ndarray | None, start: int = 0, small_products: bool = False
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any]:
         """(m, B(m; t) in float64, error bound per m, (∂B/∂t, its error bound) or None);
-        ``ms`` None: every m from ``start`` to L."""
-        theta = np.exp(-self.c * t)
+        ``ms`` None: every m from ``start`` to L.  ``small_products``: the GEMM in small products
+        (slower; the float64 values a report shows stay those of earlier versions)."""
+        theta = self.theta(t)
         rho = (2.1 * abs(t) + 4) * U
         total = float(theta.sum())
         self.evals += 1
@@ -264,7 +347,8 @@ class Kernel:
             start = start if ms is None else 0
             self.work += (self.length - start + 1) * self.n // 4 + CALL_WORK
             weight = self.c * theta         # w_k = c_k θ_k, within ρ + 2u relative
-            vals, eps, wvals, weps = _kernel_values(theta, self.length, weight, start)
+            vals, eps, wvals, weps = _kernel_values(theta, self.length, weight, start,
+                                                    small_products)
             every = np.arange(start, self.length + 1)
             errs = eps + 1.01 * every * total * rho
             # ∂B/∂t = m·W(m); W's terms also move by w_k·mθ_k·ρ (θ) and w_k·(ρ + 2u) (w)
@@ -274,15 +358,23 @@ class Kernel:
             if ms is None:
                 return every, vals, errs, deriv
             return ms, vals[ms], errs[ms], (deriv[0][ms], bound[ms])
-        self.work += (2 * ms.size + 4 * int(np.count_nonzero(np.diff(ms) != 1))) * self.n \
-            + CALL_WORK
         weight = self.c * theta             # w_k = c_k θ_k, within ρ + 2u relative
-        vals, deriv, steps = np.empty(ms.size), np.empty(ms.size), np.empty(ms.size)
         chunk = max(1, (1 << 20) // self.n)     # bounded memory; a run split here restarts
-        for i in range(0, ms.size, chunk):
-            part = slice(i, i + chunk)
-            vals[part], sins, steps[part] = _runs(ms[part], theta)
-            deriv[part] = ms[part] * (sins @ weight)
+        if 0 < ms.size <= chunk:    # one chunk (the sweep's pools): the same numbers, leaner
+            fresh = np.empty(ms.size, dtype=bool)
+            fresh[0] = True
+            np.not_equal(ms[1:] - ms[:-1], 1, out=fresh[1:])
+            vals, sins, steps = _runs(ms, theta, fresh)
+            deriv = ms * (sins @ weight)
+            breaks = int(np.count_nonzero(fresh)) - 1
+        else:
+            vals, deriv, steps = np.empty(ms.size), np.empty(ms.size), np.empty(ms.size)
+            for i in range(0, ms.size, chunk):
+                part = slice(i, i + chunk)
+                vals[part], sins, steps[part] = _runs(ms[part], theta)
+                deriv[part] = ms[part] * (sins @ weight)
+            breaks = int(np.count_nonzero(np.diff(ms) != 1))
+        self.work += (2 * ms.size + 4 * breaks) * self.n + CALL_WORK
         # term k: the phase m·θ_k off by mθ_k(ρ + 2u) (θ's error and the product's), the
         # run's recurrence by (9 + 9.1·j)·u (see _runs), the sum over k by γ_n·Σ|terms|
         walk = (9 + 9.1 * steps) * U
@@ -294,7 +386,8 @@ class Kernel:
         return ms, vals, errs, (deriv, bound)
 
 
-def _runs(ms: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _runs(ms: np.ndarray, theta: np.ndarray, fresh: np.ndarray | None = None
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(Σ_k cos(mθ_k), [sin(mθ_k)]_k, j) for sorted distinct m, by runs of consecutive m.
 
     A run m0, m0 + 1, … starts from z0 = e^{i·fl(m0·θ)} (one cos and sin per k) and
@@ -304,18 +397,26 @@ def _runs(ms: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, np
     Lemma 3.5), so |P_j − e^{ijθ}| ≤ j·(5.66u + 2.83u)·1.01 ≤ 8.6u·j while 8.6u·j ≪ 1,
     and z0·P_j is within 5.66u + 3u + 8.6u·j·1.01 ≤ (9 + 9.1j)·u; the phase m0·θ itself
     is within m0·θ·u, covered by the caller's m·θ·(ρ + 2u).  The real and imaginary
-    parts are each within the same bound."""
-    fresh = np.r_[True, np.diff(ms) != 1]
+    parts are each within the same bound.  ``fresh`` (optional): where a run starts
+    (``np.diff(ms) != 1`` after a leading True), when the caller has it."""
+    if fresh is None:
+        fresh = np.r_[True, np.diff(ms) != 1]
     starts = np.flatnonzero(fresh)
     run = np.cumsum(fresh) - 1
     steps = np.arange(ms.size) - starts[run]
-    w = np.cos(theta) + 1j * np.sin(theta)
-    power = np.empty((int(steps.max(initial=0)) + 1, theta.size), dtype=np.complex128)
-    power[0] = 1.0
-    power[1:] = w
-    np.cumprod(power, axis=0, out=power)
+    # P_j = w^j, one row per k (a contiguous cumprod: the same products, in less time)
+    power = np.empty((theta.size, int(steps.max(initial=0)) + 1), dtype=np.complex128)
+    power[:, 0] = 1.0
+    power.real[:, 1:] = np.cos(theta)[:, None]   # w = e^{iθ}: cos θ + i·sin θ
+    power.imag[:, 1:] = np.sin(theta)[:, None]
+    np.cumprod(power, axis=1, out=power)
+    power = power.T
     phase = np.multiply.outer(ms[starts].astype(np.float64), theta)
-    z = (np.cos(phase) + 1j * np.sin(phase))[run] * power[steps]
+    head = np.empty(phase.shape, dtype=np.complex128)
+    np.cos(phase, out=head.real)
+    np.sin(phase, out=head.imag)
+    z = head.take(run, axis=0)
+    z *= power.take(steps, axis=0)
     return z.real.sum(axis=1), z.imag, steps.astype(np.float64)
 
 
