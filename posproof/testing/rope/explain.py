@@ -246,11 +246,26 @@ def _hypotheses(rot: Any, fp: Any, diffs: list[str], eps_angle: float,
         except PosproofError:
             fitted = None
         if fitted is not None and str(fitted.base) != str(rot.schedule.params().get("base")):
-            yield RotHypothesis("base", _cause(diffs, "base ", f"base {measured.base}"),
+            cause = _cause(diffs, "base ", f"base {measured.base}")
+            spec_base = _spec_base(rot)
+            if spec_base is not None and abs(float(fitted.base) - spec_base ** 2) <= \
+                    1e-9 * spec_base ** 2:
+                cause += (f" (= {_base_text(spec_base)}²: the frequencies an exponent 4i/d "
+                          "instead of 2i/d gives, 2·i/d with i already even)")
+            yield RotHypothesis("base", cause,
                                 f"base {measured.base}",
                                 RotModel.of(rot.with_schedule(fitted)))
         else:
             fitted = None
+    b = _spec_base(rot)
+    if b is not None:        # after the base: when the fit finds b², it says so itself
+        k = np.arange(rot.n_pairs, dtype=np.float64)
+        bt, r = _base_text(b), rot.rotary_dim
+        yield RotHypothesis(
+            "exponent-4i/d", f"exponent 4i/d instead of 2i/d: θ_i = {bt}^(−4i/{r}) (2·i/d "
+            "with i already even, arange(0, d, 2) doubled again), the frequencies of an "
+            f"effective base {_base_text(b * b)} = {bt}², not {bt}",
+            f"θ_i = {bt}^(−4i/{r})", replace(spec, theta=b ** (-4 * k / r)))
     if measured is not None and measured.rotary_dim != rot.rotary_dim and \
             2 <= measured.rotary_dim <= h:
         part = Rotary(rot.schedule, h, rotary_dim=measured.rotary_dim, layout=rot.layout)
@@ -396,8 +411,8 @@ def _column_index(rot: Any, spec: RotModel) -> Iterator[RotHypothesis]:
 
 
 def _exponents(rot: Any, spec: RotModel) -> Iterator[RotHypothesis]:
-    """Exponents over the wrong count: i/d for 2i/d (effective base √b), 4i/d, n−1, head_dim
-    for rotary_dim."""
+    """Exponents over the wrong count: head_dim for rotary_dim, i/d for 2i/d (effective base
+    √b), n−1.  (4i/d, base b², is told by the base hypothesis.)"""
     b = _spec_base(rot)
     if b is None:
         return
@@ -405,27 +420,25 @@ def _exponents(rot: Any, spec: RotModel) -> Iterator[RotHypothesis]:
     k = np.arange(n, dtype=np.float64)
     bt = _base_text(b)
     root = math.sqrt(b)
+    if r < h:              # first: with h = 2r the same frequencies as i/d over r
+        same = (f" (the same frequencies as an exponent i/d instead of 2i/d: effective base "
+                f"{_base_text(root)} = √{bt})" if h == 2 * r else "")
+        yield RotHypothesis(
+            "exponent-head-dim", f"exponent over head_dim {h}, not rotary_dim {r}: θ_k = "
+            f"{bt}^(−2k/{h}) (a partial rotary embedding's frequencies divide by the rotated "
+            f"channels){same}", f"θ_k = {bt}^(−2k/{h})",
+            replace(spec, theta=b ** (-2 * k / h)))
     yield RotHypothesis(
         "exponent-i/d", f"exponent i/d instead of 2i/d: θ_i = {bt}^(−i/{r}) with i = 0 … "
         f"{n - 1} the pair index (torch.arange(0, d // 2) / d where arange(0, d, 2) / d was "
         f"meant), the frequencies of an effective base {_base_text(root)} = √{bt}, not {bt}",
         f"θ_i = {bt}^(−i/{r})", replace(spec, theta=b ** (-k / r)))
-    yield RotHypothesis(
-        "exponent-4i/d", f"exponent 4i/d instead of 2i/d: θ_i = {bt}^(−4i/{r}) (2·i/d with i "
-        f"already even, arange(0, d, 2) doubled again), the frequencies of an effective base "
-        f"{_base_text(b * b)} = {bt}², not {bt}",
-        f"θ_i = {bt}^(−4i/{r})", replace(spec, theta=b ** (-4 * k / r)))
     if n >= 3:
         yield RotHypothesis(
             "exponent-n-1", f"exponent over n−1 = {n - 1} instead of n = {n}: θ_k = "
             f"{bt}^(−k/{n - 1}) (tensor2tensor's num_timescales − 1), so the slowest pair turns "
             f"with 1/{bt} instead of {bt}^(−{n - 1}/{n})",
             f"θ_k = {bt}^(−k/{n - 1})", replace(spec, theta=b ** (-k / (n - 1))))
-    if r < h:
-        yield RotHypothesis(
-            "exponent-head-dim", f"exponent over head_dim {h}, not rotary_dim {r}: θ_k = "
-            f"{bt}^(−2k/{h}) (a partial rotary embedding's frequencies divide by the rotated "
-            "channels)", f"θ_k = {bt}^(−2k/{h})", replace(spec, theta=b ** (-2 * k / h)))
 
 
 def phase_loss(name: str, theta: np.ndarray, positions: np.ndarray | None, *,
