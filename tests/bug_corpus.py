@@ -75,6 +75,15 @@ def column_index(d: int = D, max_len: int = L, twice: bool = False) -> np.ndarra
     return angle
 
 
+def pair_index(d: int = D, max_len: int = L) -> np.ndarray:
+    """``pos / 10000 ** (i / d)`` with i = 0 … d/2 − 1 the pair index (2i/d meant)."""
+    pos = np.arange(max_len)[:, None]
+    angle = pos / np.power(10000, np.arange(d // 2)[None, :] / d)
+    pe = np.zeros((max_len, d))
+    pe[:, 0::2], pe[:, 1::2] = np.sin(angle), np.cos(angle)
+    return pe
+
+
 def tensor2tensor(d: int = D, max_len: int = L, *, over_n: bool = False,
                   interleave: bool = False) -> np.ndarray:
     """tensor2tensor's get_timing_signal_1d in NumPy: [sin | cos], exponent over n−1."""
@@ -218,6 +227,8 @@ def _callable_offset() -> Callable[[np.ndarray], np.ndarray]:
 
 BUGS: list[Bug] = [
     Bug("column-index i/d", "issue 13: pos / 10000 ** (i / d)", column_index, "column-index"),
+    Bug("exponent i/d, pair index", "issue 29: 10000 ** (i / d) with i the pair index",
+        pair_index, "exponent-dim"),
     Bug("column-index 2i/d", "pitfalls: 2j/d instead of 2(j//2)/d", lambda: column_index(
         twice=True), "column-index-2j"),
     Bug("blog loop 2i/d, cos 2(i+1)/d", "blog posts: i steps by 2 and is doubled again",

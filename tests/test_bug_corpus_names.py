@@ -14,11 +14,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from bug_corpus import ROTARY_BUGS, ROTARY_VARIANTS, H, first_words, hf_rope, run
+from bug_corpus import ROTARY_BUGS, ROTARY_VARIANTS, H, first_words, hf_rope, pair_index, run
 
 import posproof
 from posproof.cli import app as cli
-from posproof.testing import assert_rotary, check_rotary
+from posproof.testing import assert_encoding, assert_rotary, check_encoding, check_rotary
 
 NAMED = ROTARY_BUGS + ROTARY_VARIANTS
 GENERIC_ANGLES = "angles formed in lower precision on purpose?"
@@ -79,6 +79,18 @@ def test_exponent_bug_says_the_effective_base() -> None:
     # rope_theta 500000: √500000 is no simple number, the exponent is still named
     report = check_rotary(hf_rope(exponent="i/d", base=500000.0), head_dim=H, base=500000)
     assert "effective base 707.107 = √500000" in _first_line(report)
+
+
+def test_exponent_bug_in_a_table_says_i_over_d_and_the_effective_base() -> None:
+    """`pos / 10000 ** (i / d)` over the pair index in a sinusoidal table: the same frequencies
+    as an exponent over 2d; both readings are named on the first line, with the base."""
+    report = check_encoding(pair_index(), "vaswani")
+    first = _first_line(report)
+    assert report.hypotheses[0]["fits"]
+    assert "exponent i/d instead of 2i/d" in first
+    assert "effective base 100 = √10000, not 10000" in first
+    with pytest.raises(AssertionError, match="exponent i/d instead of 2i/d"):
+        assert_encoding(pair_index(), "vaswani")
 
 
 def test_float16_angles_at_the_default_positions_are_named_with_the_phase_loss() -> None:
