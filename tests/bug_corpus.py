@@ -349,13 +349,15 @@ def hf_rope(*, base: float = 10000.0, rotate: Callable[[Any], Any] = _rotate_hal
             angles: str = "float32", shift: int = 0, rotary_dim: int | None = None,
             flip_freq: bool = False, scale: float = 1.0,
             interleave: bool = False, exponent: str = "2i/d", exp_dim: int | None = None,
-            positions_in: str | None = None) -> Callable[[Any, Any], Any]:
+            positions_in: str | None = None, divide: bool = False
+            ) -> Callable[[Any, Any], Any]:
     """HF's LlamaRotaryEmbedding + apply_rotary_pos_emb in torch, with the knobs bugs turn.
 
     ``exponent``: ``"2i/d"`` (correct: arange(0, d, 2) / d), ``"i/d"`` (arange(0, d // 2) / d),
     ``"c/d"`` (arange(0, d) / d over every column, cos/sin not duplicated), ``"n-1"``
     (arange(0, d // 2) / (d // 2 − 1)); ``exp_dim``: the d the exponent divides by (default
-    the rotated dims); ``positions_in``: the position ids built in that dtype first."""
+    the rotated dims); ``positions_in``: the position ids built in that dtype first;
+    ``divide``: the angles pos / θ (a kernel dividing by inv_freq)."""
     torch = _torch()
     dim = rotary_dim or H
     over = exp_dim or dim
@@ -374,7 +376,8 @@ def hf_rope(*, base: float = 10000.0, rotate: Callable[[Any], Any] = _rotate_hal
         if positions_in is not None:
             t = t.to(getattr(torch, positions_in)).float()
         t = t.to(dtype)
-        freqs = torch.outer(t, inv_freq.to(dtype)).float()
+        freqs = (torch.outer(t, 1.0 / inv_freq.to(dtype)) if divide
+                 else torch.outer(t, inv_freq.to(dtype))).float()
         emb = (freqs if exponent == "c/d" else torch.repeat_interleave(freqs, 2, dim=-1)
                if interleave else torch.cat((freqs, freqs), dim=-1))
         cos, sin = emb.cos() * scale, emb.sin() * scale
@@ -424,6 +427,8 @@ ROTARY_BUGS: list[Bug] = [
     Bug("rope: exponent over head_dim, partial rotary", "pitfalls: exponent over head_dim vs "
         "rotary_dim", lambda: hf_rope(rotary_dim=32, exp_dim=H), "exponent-head-dim",
         spec="rope", kwargs={"rotary_dim": 32}),
+    Bug("rope: pos / θ", "pitfalls: a kernel using pos/θ instead of pos·θ (flashinfer#3819)",
+        lambda: hf_rope(divide=True), "inverted", spec="rope"),
     Bug("rope: float16 position ids", "pitfalls: fp16 positions quantised past 2048",
         lambda: hf_rope(positions_in="float16"), "positions-float16", spec="rope",
         kwargs={"max_position": 32768}),
@@ -483,6 +488,7 @@ ROTARY_NAMES: dict[str, str] = {
     "exponent-4i/d": "exponent 4i/d instead of 2i/d",
     "exponent-head-dim": "exponent over head_dim 64, not rotary_dim 32",
     "positions-float16": "positions rounded to float16",
+    "inverted": "angles pos/θ instead of pos·θ",
 }
 
 ROTARY_CORRECT: list[Bug] = [

@@ -226,6 +226,11 @@ def _hypotheses(rot: Any, fp: Any, diffs: list[str], eps_angle: float,
                                                "frequency order is reversed: θ_k increases "
                                                "with the pair index k"),
                             "θ reversed", replace(spec, theta=spec.theta[::-1].copy()))
+    if rot.n_pairs >= 2 and np.all(spec.theta > 0):
+        yield RotHypothesis("inverted", "angles pos/θ instead of pos·θ: the impl divides the "
+                            "position by θ_k (θ inverted, θ_k = b^(+2k/d): the exponent's "
+                            "sign flipped), so it agrees with the spec only at position 0",
+                            "θ inverted (1/θ_k)", replace(spec, theta=1.0 / spec.theta))
     params = rot.schedule.params()
     if rot.schedule.family != "geometric" and "base" in params:
         try:
