@@ -453,6 +453,8 @@ ROTARY_VARIANTS: list[Bug] = [
     Bug("rope: exponent over the column index, adjacent", "GPT-J layout, arange(0, d) / d",
         lambda: hf_rope(exponent="c/d", rotate=_rotate_every_two), "column-index",
         spec="rope", kwargs={"layout": "adjacent"}),
+    Bug("rope: bfloat16 position ids", "pitfalls: bf16 positions quantised past 256",
+        lambda: hf_rope(positions_in="bfloat16"), "positions-bfloat16", spec="rope"),
     Bug("rope: exponent 4i/d", "blog posts: 2 * i / d with i already even",
         lambda: hf_rope(exp_dim=H // 2), "exponent-4i/d", spec="rope"),
     Bug("rope: exponent 4i/d, base 100", "2 * i / d with i already even, base 100",
@@ -488,6 +490,7 @@ ROTARY_NAMES: dict[str, str] = {
     "exponent-4i/d": "exponent 4i/d instead of 2i/d",
     "exponent-head-dim": "exponent over head_dim 64, not rotary_dim 32",
     "positions-float16": "positions rounded to float16",
+    "positions-bfloat16": "positions rounded to bfloat16",
     "inverted": "angles pos/θ instead of pos·θ",
 }
 

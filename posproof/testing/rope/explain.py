@@ -28,7 +28,7 @@ import numpy as np
 
 from ..absolute.hypotheses import ULPS, Outcome, order
 from ..core.arrays import dtype_eps
-from ..core.judging import judges_little
+from ..core.judging import VACUOUS, judges_little
 from ..identification import TOLERANCE
 
 _EPS32 = 2.0**-23
@@ -112,9 +112,12 @@ def explain_rotary(y: np.ndarray, positions: np.ndarray, rot: Any, fp: Any,
     if confirmed:
         best = min(confirmed)[1]
         ranked = [best] + [o for o in ranked if o is not best]
+        where = (f" at the {best.extra['judged']} of {best.extra['total']} entries its "
+                 "tolerance judges (at the others |m·θ| is too large to tell values apart)"
+                 if best.extra.get("judged") else "")
         text = (f"{best.cause} — confirmed: regenerating with {best.how} reproduces the impl "
-                f"to {best.residual:.2g} (every entry within its tolerance, the worst at "
-                f"{best.score:.2g} of it)")
+                f"to {best.residual:.2g}{where} (every {'judged ' if where else ''}entry "
+                f"within its tolerance, the worst at {best.score:.2g} of it)")
         return text, [o.to_dict() for o in ranked[:12]]
     text = (f"no explanation confirmed: none of {len(outcomes)} hypotheses reproduces the "
             "impl within its tolerance")
@@ -187,9 +190,15 @@ def _score(h: RotHypothesis, y: np.ndarray, positions: np.ndarray, eps: float,
         blind = bool(np.all(np.abs(y - spec) <= near[None]))
     b, s, c = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
     score, resid = float(ratio[b, s, c]), float(diff.max())
+    judged = tol < VACUOUS * amp             # (S, h): where the tolerance can tell values apart
+    extra = {}
+    if not judged.all() and judged.any():    # the residual where it is judged, and how much
+        resid = float(diff[:, judged].max())
+        extra = {"judged": int(judged.sum()) * m.head_dim, "total": int(judged.size) *
+                 m.head_dim}
     if noop or blind or judges_little(tol, amp):  # changes nothing, cannot be told from the
         score = math.inf                            # spec, or its tolerance accepts anything
-    return Outcome(h.key, h.cause, h.how, resid, float(tol[s, c]), score, score <= 1.0)
+    return Outcome(h.key, h.cause, h.how, resid, float(tol[s, c]), score, score <= 1.0, extra)
 
 
 def _cause(diffs: list[str], prefix: str, default: str) -> str:
