@@ -31,6 +31,7 @@ class Bug:
     spec: str = "vaswani"
     params: dict[str, Any] = field(default_factory=dict)
     kwargs: dict[str, Any] = field(default_factory=dict)   # check_encoding options
+    name: str = ""                    # the explanation's first words, when not the key's
 
 
 # --------------------------------------------------------------------------- code, as written
@@ -72,6 +73,15 @@ def column_index(d: int = D, max_len: int = L, twice: bool = False) -> np.ndarra
     angle[:, 0::2] = np.sin(angle[:, 0::2])
     angle[:, 1::2] = np.cos(angle[:, 1::2])
     return angle
+
+
+def pair_index(d: int = D, max_len: int = L) -> np.ndarray:
+    """``pos / 10000 ** (i / d)`` with i = 0 … d/2 − 1 the pair index (2i/d meant)."""
+    pos = np.arange(max_len)[:, None]
+    angle = pos / np.power(10000, np.arange(d // 2)[None, :] / d)
+    pe = np.zeros((max_len, d))
+    pe[:, 0::2], pe[:, 1::2] = np.sin(angle), np.cos(angle)
+    return pe
 
 
 def tensor2tensor(d: int = D, max_len: int = L, *, over_n: bool = False,
@@ -217,6 +227,8 @@ def _callable_offset() -> Callable[[np.ndarray], np.ndarray]:
 
 BUGS: list[Bug] = [
     Bug("column-index i/d", "issue 13: pos / 10000 ** (i / d)", column_index, "column-index"),
+    Bug("exponent i/d, pair index", "issue 29: 10000 ** (i / d) with i the pair index",
+        pair_index, "exponent-dim"),
     Bug("column-index 2i/d", "pitfalls: 2j/d instead of 2(j//2)/d", lambda: column_index(
         twice=True), "column-index-2j"),
     Bug("blog loop 2i/d, cos 2(i+1)/d", "blog posts: i steps by 2 and is doubled again",
@@ -336,21 +348,38 @@ def _rotate_every_two(x: Any) -> Any:             # GPT-J
 def hf_rope(*, base: float = 10000.0, rotate: Callable[[Any], Any] = _rotate_half,
             angles: str = "float32", shift: int = 0, rotary_dim: int | None = None,
             flip_freq: bool = False, scale: float = 1.0,
-            interleave: bool = False) -> Callable[[Any, Any], Any]:
-    """HF's LlamaRotaryEmbedding + apply_rotary_pos_emb in torch, with the knobs bugs turn."""
+            interleave: bool = False, exponent: str = "2i/d", exp_dim: int | None = None,
+            positions_in: str | None = None, divide: bool = False
+            ) -> Callable[[Any, Any], Any]:
+    """HF's LlamaRotaryEmbedding + apply_rotary_pos_emb in torch, with the knobs bugs turn.
+
+    ``exponent``: ``"2i/d"`` (correct: arange(0, d, 2) / d), ``"i/d"`` (arange(0, d // 2) / d),
+    ``"c/d"`` (arange(0, d) / d over every column, cos/sin not duplicated), ``"n-1"``
+    (arange(0, d // 2) / (d // 2 − 1)); ``exp_dim``: the d the exponent divides by (default
+    the rotated dims); ``positions_in``: the position ids built in that dtype first;
+    ``divide``: the angles pos / θ (a kernel dividing by inv_freq)."""
     torch = _torch()
     dim = rotary_dim or H
-    inv_freq = 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.int64).float() / dim))
+    over = exp_dim or dim
+    index = {"2i/d": lambda: torch.arange(0, dim, 2, dtype=torch.int64).float() / over,
+             "i/d": lambda: torch.arange(0, dim // 2).float() / over,
+             "c/d": lambda: torch.arange(0, dim).float() / over,
+             "n-1": lambda: torch.arange(0, dim // 2).float() / (dim // 2 - 1)}[exponent]()
+    inv_freq = 1.0 / (base ** index)
     if flip_freq:
         inv_freq = inv_freq.flip(0)
 
     def apply(x: Any, positions: Any) -> Any:
         x = torch.as_tensor(x)
         dtype = getattr(torch, angles)
-        t = (torch.as_tensor(positions) + shift).to(dtype)
-        freqs = torch.outer(t, inv_freq.to(dtype)).float()
-        emb = (torch.repeat_interleave(freqs, 2, dim=-1) if interleave
-               else torch.cat((freqs, freqs), dim=-1))
+        t = torch.as_tensor(positions) + shift
+        if positions_in is not None:
+            t = t.to(getattr(torch, positions_in)).float()
+        t = t.to(dtype)
+        freqs = (torch.outer(t, 1.0 / inv_freq.to(dtype)) if divide
+                 else torch.outer(t, inv_freq.to(dtype))).float()
+        emb = (freqs if exponent == "c/d" else torch.repeat_interleave(freqs, 2, dim=-1)
+               if interleave else torch.cat((freqs, freqs), dim=-1))
         cos, sin = emb.cos() * scale, emb.sin() * scale
         rot, rest = x[..., :dim], x[..., dim:]
         out = rot * cos + rotate(rot) * sin
@@ -386,7 +415,84 @@ ROTARY_BUGS: list[Bug] = [
         lambda: (lambda x, p: x), "identity", spec="rope"),
     Bug("rope: GPT-J pairs, R(−m), base 500000", "three conventions off at once",
         lambda: _gptj_flipped(), "fingerprint", spec="rope"),
+    Bug("rope: repeat_interleave cos/sin, rotate_half", "pitfalls: half-split vs interleaved "
+        "mixed up when converting (transformers#25199, nanotron#427)",
+        lambda: hf_rope(interleave=True), "mixup", spec="rope"),
+    Bug("rope: exponent i/d", "issue 29: 10000 ** (i / d) with the pair index",
+        lambda: hf_rope(exponent="i/d"), "exponent-i/d", spec="rope"),
+    Bug("rope: exponent over the column index", "pitfalls: 2j/d instead of 2(j//2)/d, "
+        "arange(0, d) / d", lambda: hf_rope(exponent="c/d"), "column-index", spec="rope"),
+    Bug("rope: exponent over n−1", "pitfalls: n vs n−1 in the exponent",
+        lambda: hf_rope(exponent="n-1"), "exponent-n-1", spec="rope"),
+    Bug("rope: exponent over head_dim, partial rotary", "pitfalls: exponent over head_dim vs "
+        "rotary_dim", lambda: hf_rope(rotary_dim=32, exp_dim=H), "exponent-head-dim",
+        spec="rope", kwargs={"rotary_dim": 32}),
+    Bug("rope: pos / θ", "pitfalls: a kernel using pos/θ instead of pos·θ (flashinfer#3819)",
+        lambda: hf_rope(divide=True), "inverted", spec="rope"),
+    Bug("rope: float16 position ids", "pitfalls: fp16 positions quantised past 2048",
+        lambda: hf_rope(positions_in="float16"), "positions-float16", spec="rope",
+        kwargs={"max_position": 32768}),
 ]
+
+#: The same bugs met another way: the reverse mix-up, float16 angles at the default largest
+#: position (65535 overflows float16) and at 4k positions.
+ROTARY_VARIANTS: list[Bug] = [
+    Bug("rope: cat cos/sin, rotate_every_two", "pitfalls: the mix-up the other way round",
+        lambda: hf_rope(rotate=_rotate_every_two), "mixup", spec="rope"),
+    Bug("rope: mix-up against an adjacent spec", "repeat_interleave + rotate_half checked "
+        "against GPT-J's layout", lambda: hf_rope(interleave=True), "mixup", spec="rope",
+        kwargs={"layout": "adjacent"}),
+    Bug("rope: float16 angles, default positions", "gpt-neox#1003 at max_position 65536",
+        lambda: hf_rope(angles="float16"), "angles-float16", spec="rope"),
+    Bug("rope: float16 angles, 4k positions", "gpt-neox#1003 at 4k",
+        lambda: hf_rope(angles="float16"), "angles-float16", spec="rope",
+        kwargs={"max_position": 4096}),
+    Bug("rope: exponent i/d, base 500000", "10000 ** (i / d) with rope_theta 500000",
+        lambda: hf_rope(exponent="i/d", base=500000.0), "exponent-i/d", spec="rope",
+        params={"base": 500000}),
+    Bug("rope: exponent over the column index, adjacent", "GPT-J layout, arange(0, d) / d",
+        lambda: hf_rope(exponent="c/d", rotate=_rotate_every_two), "column-index",
+        spec="rope", kwargs={"layout": "adjacent"}),
+    Bug("rope: bfloat16 position ids", "pitfalls: bf16 positions quantised past 256",
+        lambda: hf_rope(positions_in="bfloat16"), "positions-bfloat16", spec="rope"),
+    Bug("rope: exponent 4i/d", "blog posts: 2 * i / d with i already even",
+        lambda: hf_rope(exp_dim=H // 2), "exponent-4i/d", spec="rope"),
+    Bug("rope: exponent 4i/d, base 100", "2 * i / d with i already even, base 100",
+        lambda: hf_rope(exp_dim=H // 2, base=100.0), "base", spec="rope",
+        params={"base": 100}, name="base 10000, not 100 (= 100²: the frequencies an "
+        "exponent 4i/d"),
+]
+
+
+def first_words(bug: Bug) -> str:
+    """What the first line of the bug's explanation must start with: the bug's name."""
+    return bug.name or ROTARY_NAMES[bug.expected]
+
+
+#: The first words of the explanation for each rotary key: the bug's name.
+ROTARY_NAMES: dict[str, str] = {
+    "direction": "rotation direction is flipped",
+    "layout": "matches the adjacent layout, not half",
+    "base": "base 500000, not 10000",
+    "rotary-dim": "rotates 32 of 64 channels, not 64",
+    "offset": "positions offset by 1",
+    "reversed": "frequency order is reversed",
+    "scale": "cos and sin are scaled by 1.1",
+    "angles-float16": "float16 angles",
+    "angles-bfloat16": "bfloat16 angles",
+    "scaling-dropped": "the rope-llama3 scaling is not applied",
+    "identity": "no channel is rotated",
+    "fingerprint": "matches the adjacent layout, not half",
+    "mixup": "half-split/interleaved mix-up",
+    "exponent-i/d": "exponent i/d instead of 2i/d",
+    "column-index": "exponent over the column index",
+    "exponent-n-1": "exponent over n−1",
+    "exponent-4i/d": "exponent 4i/d instead of 2i/d",
+    "exponent-head-dim": "exponent over head_dim 64, not rotary_dim 32",
+    "positions-float16": "positions rounded to float16",
+    "positions-bfloat16": "positions rounded to bfloat16",
+    "inverted": "angles pos/θ instead of pos·θ",
+}
 
 ROTARY_CORRECT: list[Bug] = [
     Bug("rope: HF float32", "LlamaRotaryEmbedding (float32 angles, declared)", hf_rope, "",
@@ -408,7 +514,7 @@ def _gptj_flipped() -> Callable[[Any, Any], Any]:
 
 
 #: Every bug (tables and rotations) and every correct impl.
-ALL_BUGS = BUGS + ROTARY_BUGS
+ALL_BUGS = BUGS + ROTARY_BUGS + ROTARY_VARIANTS
 ALL_CORRECT = CORRECT + ROTARY_CORRECT
 
 

@@ -477,9 +477,12 @@ def _bases(enc: Any, spec: Model, omega_meas: np.ndarray) -> Iterator[Hypothesis
     m = n * math.log(b) / math.log(raw) if raw > 1 else 0.0
     if raw > 1 and abs(m - round(m)) < 1e-3 * m and round(m) not in (0, n):
         mm = round(m)
-        yield Hypothesis("exponent-dim", f"the exponent divides by {2 * mm}, not d = {2 * n}: "
-                         f"ω_k = {b:g}^(−2k/{2 * mm}) (the exponent over another dim: d_model "
-                         "vs head dim, or rotary_dim)", f"ω_k = b^(−2k/{2 * mm})",
+        root = math.sqrt(b)
+        same = (f", or exponent i/d instead of 2i/d (`{b:g} ** (i / d)` with i the pair index:"
+                f" effective base {root:.6g} = √{b:g}, not {b:g})" if mm == 2 * n else "")
+        yield Hypothesis("exponent-dim", f"the exponent divides by {2 * mm}, not d = {2 * n}"
+                         f"{same}: ω_k = {b:g}^(−2k/{2 * mm}) (the exponent over another dim: "
+                         "d_model vs head dim, or rotary_dim)", f"ω_k = b^(−2k/{2 * mm})",
                          replace(spec, omega=np.where(idx >= 0, b ** (-k / mm), 0.0)))
     for _, cand in nice(raw)[:4]:
         value = float(cand)

@@ -258,7 +258,8 @@ def rotary_message(report: ImplReport, label: str) -> str:
             f"|difference| {w['difference']:.3g} > tolerance {w['tolerance']:.3g} "
             f"({report.tolerance.get('formula', '')}); disagreeing positions: "
             f"{report.n_bad_positions} of {report.n_positions}")
-        if report.tolerance.get("angles") == "float64" and not precision_explained(report):
+        if report.tolerance.get("angles") == "float64" and not precision_explained(report) \
+                and _angles_relevant(report):
             lines.append(angles_hint(report.accepted_with_angles, report.angles_note)
                          .replace("x·ω", "m·θ"))
     for c in report.checks:
@@ -272,6 +273,22 @@ def rotary_message(report: ImplReport, label: str) -> str:
     if report.explanation:
         lines.append(_explanation_line(report.explanation))
     return "\n".join(lines)
+
+
+def _angles_relevant(report: ImplReport) -> bool:
+    """Whether a rotary failure can be a choice of angle precision, so that naming angles= is
+    relevant: some angles= accepts it, or no mistake is confirmed and the convention (layout,
+    direction, order, base) is the spec's.  A confirmed bug, a wrong base or layout gets no
+    angles= line."""
+    if report.accepted_with_angles is not None:
+        return True
+    best = report.hypotheses[0] if report.hypotheses and report.hypotheses[0].get("fits") \
+        else None
+    if best is not None:
+        return str(best.get("key", "")).startswith(PRECISION_KEYS)
+    if report.angles_note:
+        return True
+    return all(c.get("status") == "pass" for c in report.checks if c["name"] == "convention")
 
 
 def _explanation_line(explanation: str) -> str:

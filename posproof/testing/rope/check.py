@@ -28,7 +28,7 @@ from ..core.reports import (
 from ..identification import TOLERANCE
 from ..identification.families import nice
 from ..identification.measure import measure_phases
-from .explain import explain_rotary
+from .explain import explain_nonfinite, explain_rotary
 
 #: Largest position used by :func:`assert_rotary` unless ``max_position`` says otherwise.
 DEFAULT_MAX_POSITION = 1 << 16
@@ -221,7 +221,16 @@ def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None
                                            int(positions.size), int(positions.max()))
     label = encoding_label(rot)
     if not np.all(np.isfinite(y)):
-        return nonfinite(report, label, positions[~np.isfinite(y).all(axis=(0, 2))])
+        nonfinite(report, label, positions[~np.isfinite(y).all(axis=(0, 2))])
+        fp = _fingerprint(y[:, :64], h, eps) if np.all(np.isfinite(y[:, :64])) else \
+            "the impl returns NaN or inf at positions below 64"
+        found = explain_nonfinite(y, positions, rot, fp, _convention_check(fp, rot), eps,
+                                  tolerance.eps_angle)
+        if found is not None:
+            first_line = report.message
+            report.explanation, report.hypotheses = found
+            report.message = f"{first_line}\nmost likely: {report.explanation}"
+        return report
     expected = rot.apply(basis, positions)[:, 0]
     theta_c = np.zeros(h)
     for (i, j), w in zip(rot.pairs, rot.frequencies_float, strict=True):
@@ -475,7 +484,8 @@ def _convention_differences(fp: _Fingerprint, rot: Any) -> list[str]:
         if np.abs(measured - expected).max() > 1e-3 * expected.max():
             diffs.append("frequencies follow no RoPE base: θ = "
                          + ", ".join(f"{t:.4g}" for t in measured[:4]) + ", …")
-    if abs(fp.amplitude - 1) > 1e-3 and abs(fp.amplitude - rot.attention_factor_float) > 1e-3:
+    if abs(fp.amplitude - 1) > 1e-3 and abs(fp.amplitude - rot.attention_factor_float) > 1e-3 \
+            and not fp.notes:        # a scale only when cos² + sin² is one constant
         diffs.append(f"cos and sin are scaled by {fp.amplitude:.6g} (an attention factor?)")
     diffs += fp.notes
     return diffs
