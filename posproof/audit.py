@@ -309,11 +309,20 @@ def decide_identity(item: Sign, max_bits: int = AUDIT_BITS) -> tuple[str, str, d
     ('refuted', 2)
     """
     expr, env = item.exact_env()
-    variables = [s for s, v in env.items() if s in expr.free_symbols and v.is_Integer]
-    bound = {s: v for s, v in env.items() if s not in variables}
-    target = expr.xreplace(bound) if bound else expr
-    nf = (_identity_normal_form(target, variables) if not target.free_symbols - set(variables)
-          else "a symbol without a value")
+    if expr.free_symbols - set(env):
+        nf: NormalForm | str = "a symbol without a value"
+        variables: list[sp.Symbol] = []
+    else:
+        # every symbol a variable first (a normal form 0 then holds for every value of each);
+        # else positions only (integer-valued symbols), the others given their exact values:
+        # an identity may hold only at its parameters' values, never refuted for the others
+        variables = sorted(expr.free_symbols, key=str)
+        nf = _identity_normal_form(expr, variables)
+        positions = [s for s in variables if env[s].is_Integer]
+        if len(positions) < len(variables) and not (isinstance(nf, NormalForm) and nf.is_zero):
+            bound = {s: v for s, v in env.items() if s not in positions}
+            variables = positions
+            nf = _identity_normal_form(expr.xreplace(bound), variables)
     info: dict[str, Any] = {"coverage": "all", "identity": None}
     names = ", ".join(sorted(map(str, variables))) or "no variable"
     if isinstance(nf, NormalForm):
@@ -325,11 +334,17 @@ def decide_identity(item: Sign, max_bits: int = AUDIT_BITS) -> tuple[str, str, d
             return "refuted", (f"{item.label}: not an identity in {names}: its exponential-"
                                f"polynomial normal form has {nf.size} non-zero terms: "
                                f"{nf.text(160)}"), info
-        reason = f"a non-zero normal form not certainly non-zero ({'; '.join(nf.uncertain)})"
+        if variables:
+            # a normal form that is not 0 is almost surely a false identity: never confirmed
+            return "undecided", (f"{item.label}: its exponential-polynomial normal form has "
+                                 f"{nf.size} terms, not certainly non-zero "
+                                 f"({'; '.join(nf.uncertain)}): {nf.text(160)}"), info
+        # a constant: its ball at ZERO_BITS, as for any exact zero the engine proved
+        reason = "a normal form not certainly non-zero"
     else:
         reason = nf
     status, why = decide(item, max_bits)
-    if status == "confirmed" and variables:
+    if status == "confirmed" and expr.free_symbols:
         info["coverage"] = "sample"
         info["reason"] = reason
         why = f"{why}; at this point only (no decision procedure: {reason})"

@@ -73,6 +73,8 @@ class NotApplicable(ValueError):
 #   i:    0 or 1                                     — the imaginary unit
 Key = tuple[tuple, tuple, tuple, int, int]
 ONE: Key = ((), (), (), 0, 0)
+#: The denominator 1 (compared by identity).
+_UNIT: dict = {ONE: Fraction(1)}
 _I: Key = ((), (), (), 0, 1)
 _PI: Key = ((), (), (), 1, 0)
 
@@ -277,12 +279,56 @@ class _Walker:
         self.variables = {str(v) for v in variables}
         self.memo: dict[sp.Expr, Terms] = {}
         self.uncertain: set[str] = set()
+        #: Formal constants e^{β} (β algebraic): independent of each other, but not known
+        #: to be independent of π.
+        self.transcendental: set[str] = set()
 
     def walk(self, expr: sp.Expr) -> Terms:
+        """``expr`` as an exponential polynomial (no quotient by a sum)."""
+        num, den = self.walk_quotient(expr)
+        if den is not _UNIT:
+            raise NotApplicable("a quotient by a sum inside a function or a power")
+        return num
+
+    def walk_quotient(self, expr: sp.Expr) -> tuple[Terms, Terms]:
+        """``expr`` as num / den, den an exponential polynomial certainly not 0 (``_UNIT``
+        when 1)."""
         out = self.memo.get(expr)
         if out is None:
-            out = self.memo[expr] = self._node(expr)
+            out = self.memo[expr] = self._quotient(expr)
         return out
+
+    def _quotient(self, expr: sp.Expr) -> tuple[Terms, Terms]:
+        if expr.is_Add:
+            num, den = {}, _UNIT
+            for a in expr.args:
+                n, d = self.walk_quotient(a)
+                if d is den or d == den:
+                    num = _add(num, n)
+                else:
+                    num, den = _add(_mul(num, d), _mul(n, den)), _mul(den, d)
+                if len(num) > MAX_TERMS:
+                    raise NotApplicable(f"more than {MAX_TERMS} terms")
+            return num, den
+        if expr.is_Mul:
+            num, den = _const(1), _UNIT
+            for a in expr.args:
+                n, d = self.walk_quotient(a)
+                num = _mul(num, n)
+                if d is not _UNIT:
+                    den = d if den is _UNIT else _mul(den, d)
+            return num, den
+        if expr.is_Pow and expr.args[1].is_Integer and int(expr.args[1]) < 0:
+            n, d = self.walk_quotient(expr.args[0])
+            k = -int(expr.args[1])
+            if len(n) == 1:                      # a monomial: inverted exactly
+                return _mul(_power(_inverse(n), k), _power(d, k) if d is not _UNIT else
+                            _const(1)), _UNIT
+            if not n or self.uncertain or (self.transcendental and any(k[3] for k in n)):
+                # a denominator that may be 0 as a function: nothing is decided
+                raise NotApplicable("a quotient by a sum not certainly non-zero")
+            return (_power(d, k) if d is not _UNIT else _const(1)), _power(n, k)
+        return self._node(expr), _UNIT
 
     def _node(self, expr: sp.Expr) -> Terms:
         if expr.is_Integer or expr.is_Rational:
@@ -296,23 +342,11 @@ class _Walker:
         if expr is sp.I:
             return {_I: Fraction(1)}
         if expr is sp.E:
-            return self._exp(_const(1))
+            return self._real_exp(_const(1))
         if expr.is_Symbol:
             if str(expr) not in self.variables:
                 raise NotApplicable(f"the symbol {expr} has no role (not a variable)")
             return {((), ((str(expr), 1),), (), 0, 0): Fraction(1)}
-        if expr.is_Add:
-            out: Terms = {}
-            for a in expr.args:
-                out = _add(out, self.walk(a))
-            if len(out) > MAX_TERMS:
-                raise NotApplicable(f"more than {MAX_TERMS} terms")
-            return out
-        if expr.is_Mul:
-            out = _const(1)
-            for a in expr.args:
-                out = _mul(out, self.walk(a))
-            return out
         if expr.is_Pow:
             return self._pow(*expr.args)
         if isinstance(expr, sp.exp):
@@ -350,16 +384,21 @@ class _Walker:
         if base is sp.E:
             return self._exp(self.walk(exp))
         if base.is_Rational and base > 0:
-            # c^A = Π_p e^{k_p·log p·A}: real exponentials (formal generators)
+            # c^A = e^{A·log c} = Π_p e^{k_p·A·log p}
             a = self.walk(exp)
-            return self._real_exp(a, (("log", str(base)),))
+            c = Fraction(int(base.p), int(base.q))
+            out = _const(1)
+            for n, sign in ((c.numerator, 1), (c.denominator, -1)):
+                for p, k in _factor(n).items():
+                    out = _mul(out, self._real_exp(_scale(a, Fraction(sign * k)), p))
+            return out
         raise NotApplicable("a power with a non-rational exponent")
 
     # e^{a}: a split into its real and imaginary parts, each linear in the variables
     def _exp(self, a: Terms) -> Terms:
         re = {k: v for k, v in a.items() if not k[4]}
         im = {(k[0], k[1], k[2], k[3], 0): v for k, v in a.items() if k[4]}
-        return _mul(self._real_exp(re, ()), self._cis(im))
+        return _mul(self._real_exp(re), self._cis(im))
 
     def _linear(self, a: Terms) -> tuple[dict[tuple[str, tuple], Fraction], dict[tuple, Fraction]]:
         """a = Σ q·b·v + Σ q·b: ({(v, b): q}, {b: q}); b = (rad, π power)."""
@@ -384,22 +423,45 @@ class _Walker:
         for b, q in const.items():
             exact = _cis_pi(q) if b == ((), 1) else None
             if exact is None:
-                # e^{i·q·b}: a formal generator (true identities stay 0; a non-zero form is
-                # not certainly non-zero: e^{iπ/5}, e^{i} … satisfy relations not modelled)
-                self.uncertain.add(f"the constant phase {q}·{_basis_text(b)}")
+                # e^{i·q·b}: a formal generator.  True identities stay 0; a non-zero form is
+                # certainly non-zero only for an algebraic b (Lindemann–Weierstrass: e^{iβ_j}
+                # for Q-independent algebraic β_j are algebraically independent over the
+                # algebraic numbers) with no π in the coefficients; e^{iπ/5} satisfies
+                # relations not modelled here
+                if b[1]:
+                    self.uncertain.add(f"the constant phase {q}·{_basis_text(b)}")
+                self.transcendental.add(f"e^(i·{q}·{_basis_text(b)})")
                 exact = {(((("phase", b), q),), (), (), 0, 0): Fraction(1)}
             out = _mul(out, exact)
         return out
 
-    def _real_exp(self, a: Terms, scale: tuple) -> Terms:
-        """e^{a} (times the formal log ``scale``), a real linear form: formal generators."""
+    def _real_exp(self, a: Terms, log: int | None = None) -> Terms:
+        """e^{a} (``log``: e^{a·log p}, p prime), a real linear form.
+
+        Real frequencies b (algebraic) and q·log p are linearly independent over Q together
+        (Baker: 1, log p₁, … log p_n are linearly independent over the algebraic numbers),
+        so distinct exponent vectors are distinct functions; a frequency with π, or a
+        constant factor e^{q·b} other than a radical p^q, is a formal generator."""
         if not a:
             return _const(1)
         freqs, const = self._linear(a)
-        self.uncertain.add("a real exponential")
-        gens = [(("r", v, b, scale), q) for (v, b), q in freqs.items()]
-        gens += [(("rc", b, scale), q) for b, q in const.items()]
-        return {(tuple(sorted(gens)), (), (), 0, 0): Fraction(1)}
+        gens = []
+        for (v, b), q in freqs.items():
+            if b[1] or (log is not None and b != ((), 0)):
+                self.uncertain.add(f"a real exponential with frequency {_basis_text(b)}"
+                                   + (f"·log {log}" if log else ""))
+            gens.append((("r", v, b, log or 0), q))
+        out: Terms = {(tuple(sorted(gens)), (), (), 0, 0): Fraction(1)}
+        for b, q in const.items():
+            if log is not None and b == ((), 0):
+                out = _mul(out, _rational_power(Fraction(log), q))       # p^q exactly
+                continue
+            if b[1] or log is not None:
+                self.uncertain.add(f"the constant factor e^({q}·{_basis_text(b)}"
+                                   + (f"·log {log})" if log else ")"))
+            self.transcendental.add(f"e^({q}·{_basis_text(b)})")
+            out = _mul(out, {(((("rc", b, log or 0), q),), (), (), 0, 0): Fraction(1)})
+        return out
 
 
 def normal_form(expr: Any, variables: Iterable[sp.Symbol]) -> NormalForm:
@@ -407,6 +469,10 @@ def normal_form(expr: Any, variables: Iterable[sp.Symbol]) -> NormalForm:
     symbol must have been given its value); raises :class:`NotApplicable`."""
     variables = list(variables)
     w = _Walker(variables)
-    terms = w.walk(sp.sympify(expr))
+    # num / den = 0 exactly when num = 0: den is a non-zero exponential polynomial,
+    # analytic, so 0 only on a closed set without interior
+    terms, _ = w.walk_quotient(sp.sympify(expr))
+    if w.transcendental and any(k[3] for k in terms):
+        w.uncertain.add(f"π beside {sorted(w.transcendental)[0]}")
     return NormalForm(terms, not w.uncertain, tuple(sorted(w.uncertain)),
                       tuple(sorted(str(v) for v in variables)))
