@@ -260,10 +260,12 @@ def _key_text(k: Key) -> str:
     gens, poly, rad, pi, i = k
     parts = []
     for g, q in gens:
-        if g[0] == "w":
-            parts.append(f"e^(i·{q}·{_basis_text(g[2])}·{g[1]})")
-        else:
-            parts.append(f"{g[0]}[{g[1:]}]^{q}")
+        if g[0] == "w":                                 # e^{i·q·b·v}
+            b = _basis_text(g[2])
+            scale = "" if q == 1 else "-" if q == -1 else f"({q})·"
+            parts.append(f"e^({scale}i·{'' if b == '1' else b + '·'}{g[1]})")
+        else:                                           # a formal generator
+            parts.append(f"{g[0]}[{', '.join(map(str, g[1:]))}]^({q})")
     parts += [f"{v}^{n}" for v, n in poly]
     parts += [f"{p}^{r}" for p, r in rad]
     if pi:

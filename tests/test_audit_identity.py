@@ -201,3 +201,18 @@ def test_rotary_proofs_are_decided_for_every_m_and_n() -> None:
     _decided(report)
     relative = report["rotary:relative"]
     assert {str(s) for i in relative.evidence.items for s in i.expr.free_symbols} == {"m", "n"}
+
+
+def test_the_verdict_line_says_how_many_were_confirmed_at_sample_points_only() -> None:
+    from posproof.audit import audit_report
+    from posproof.report import Report
+    from posproof.verdict import verdict_text
+
+    sampled = Proof("floor", "s", "proved", evidence=_evidence(sp.floor(X) - X, [{X: 7}]))
+    decided = Proof("norm", "s", "proved", evidence=_evidence(TRUE[4], [{X: 7}]))
+    report = audit_report(Report({"name": "demo"}, [sampled, decided], []))
+    summary = report.audit_summary()
+    assert summary["confirmed"] == 2
+    assert summary["sampled"] == 1
+    line = verdict_text(report.theorems, audited=summary)
+    assert "2 confirmed (1 at sample points only)" in line
