@@ -434,13 +434,15 @@ def audit(evidence: Evidence, max_bits: int = AUDIT_BITS) -> Audit:
         evidence.audit = result
         return result
     undecided = None
-    identities: dict[str, dict[str, Any]] = {}
+    identities: dict[int, dict[str, Any]] = {}
     sampled: list[str] = []
     for n, item in enumerate(evidence.items, 1):
         if _is_identity(item):
             status, why, info = decide_identity(item, max_bits)
             if info["identity"] is not None:
-                identities.setdefault(info["identity"]["sha256"], info["identity"])
+                # one record per residual (the same residual recurs at each point)
+                identities.setdefault(hash((item.expr, info["identity"]["sha256"])),
+                                      info["identity"])
             if status == "confirmed" and info["coverage"] == "sample":
                 sampled.append(f"{item.label} ({info['reason']})")
         else:
