@@ -223,6 +223,8 @@ class NormalForm:
     #: Why a non-zero normal form would not be certain (formal generators).
     uncertain: tuple[str, ...]
     variables: tuple[str, ...]
+    #: Terms of the residual's summands before they cancel (the size of what was compared).
+    expanded: int = 0
 
     @property
     def is_zero(self) -> bool:
@@ -246,8 +248,10 @@ class NormalForm:
         return hashlib.sha256(full.encode()).hexdigest()[:16]
 
     def record(self) -> dict[str, Any]:
-        return {"normal_form": self.text(), "terms": self.size, "sha256": self.digest(),
-                "variables": list(self.variables), "certain": self.certain}
+        return {"decision": "exponential-polynomial normal form (posproof.expoly, exact)",
+                "normal_form": self.text(), "terms": self.size, "sha256": self.digest(),
+                "expanded_terms": self.expanded, "variables": list(self.variables),
+                "certain": self.certain}
 
 
 def _basis_text(b: tuple) -> str:
@@ -473,8 +477,11 @@ def normal_form(expr: Any, variables: Iterable[sp.Symbol]) -> NormalForm:
     w = _Walker(variables)
     # num / den = 0 exactly when num = 0: den is a non-zero exponential polynomial,
     # analytic, so 0 only on a closed set without interior
-    terms, _ = w.walk_quotient(sp.sympify(expr))
+    expr = sp.sympify(expr)
+    terms, _ = w.walk_quotient(expr)
+    expanded = sum(len(w.memo[a][0]) for a in expr.args if a in w.memo) if expr.is_Add \
+        else len(terms)
     if w.transcendental and any(k[3] for k in terms):
         w.uncertain.add(f"π beside {sorted(w.transcendental)[0]}")
     return NormalForm(terms, not w.uncertain, tuple(sorted(w.uncertain)),
-                      tuple(sorted(str(v) for v in variables)))
+                      tuple(sorted(str(v) for v in variables)), expanded)
