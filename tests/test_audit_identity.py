@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import pytest
 import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from posproof import preset, prove
 from posproof.audit import apply, audit, decide_identity
@@ -216,3 +218,28 @@ def test_the_verdict_line_says_how_many_were_confirmed_at_sample_points_only() -
     assert summary["sampled"] == 1
     line = verdict_text(report.theorems, audited=summary)
     assert "2 confirmed (1 at sample points only)" in line
+
+
+# --------------------------------------------------------------------------- random identities
+_FREQS = [sp.Integer(1), sp.Rational(1, 3), sp.sqrt(2), W, sp.pi / 2]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(-3, 3), st.integers(0, 4), st.integers(0, 4),
+                          st.booleans(), st.booleans()), min_size=1, max_size=3),
+       st.integers(1, 5))
+def test_random_trig_products_agree_with_their_expansion_and_a_planted_term_is_seen(
+        terms, k) -> None:
+    # Σ c·f(a·x + b·δ) written two ways (SymPy's expand_trig of the sum of angles is a
+    # true identity): the normal form of the difference is 0; adding k·sin(π·x) is refuted
+    expr = sp.Integer(0)
+    for c, a, b, use_sin, second in terms:
+        fa, fb = _FREQS[a], _FREQS[b]
+        arg = fa * X + (fb * D if second else 0)
+        expr += c * (sp.sin(arg) if use_sin else sp.cos(arg))
+    expanded = sp.expand_trig(sp.expand(expr))
+    nf = normal_form(expr - expanded, [X, D])
+    assert nf.is_zero, (expr, expanded)
+    wrong = normal_form(expr - expanded + k * sp.sin(sp.pi * X), [X, D])
+    assert not wrong.is_zero
+    assert wrong.certain
