@@ -59,6 +59,8 @@ MAX_TERMS = 1 << 15
 _MAX_POWER = 64
 #: Largest integer factored (a radicand's numerator or denominator).
 _MAX_FACTOR = 10 ** 40
+#: Trial division up to this bound; a cofactor above its square must be prime.
+_TRIAL = 1 << 16
 
 
 class NotApplicable(ValueError):
@@ -161,9 +163,15 @@ def _inverse(a: Terms) -> Terms:
 
 
 def _factor(n: int) -> dict[int, int]:
+    """The prime factors of ``n`` (small ones by trial division; a large cofactor must be
+    prime, else nothing is decided: a hard factorisation is never attempted)."""
     if n > _MAX_FACTOR:
         raise NotApplicable(f"a radicand with {len(str(n))} digits")
-    return {int(p): int(k) for p, k in sp.factorint(n).items()}
+    out = {int(p): int(k) for p, k in sp.factorint(n, limit=_TRIAL).items()}
+    for p in out:
+        if p > _TRIAL * _TRIAL and not sp.isprime(p):
+            raise NotApplicable(f"a radicand with a {len(str(p))}-digit composite factor")
+    return out
 
 
 def _rational_power(c: Fraction, e: Fraction) -> Terms:
