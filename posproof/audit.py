@@ -288,8 +288,9 @@ def decide_identity(item: Sign, max_bits: int = AUDIT_BITS) -> tuple[str, str, d
     """The auditor's decision about an identity residual (a ``zero`` item whose symbols are
     positions, given integer values): ``(status, why, info)``.
 
-    The residual, as a function of every real value of its integer-valued symbols (the
-    others replaced by their exact values), is rewritten as an exponential polynomial
+    The residual, as a function of every real value of its symbols (and, when that is not
+    0, of its integer-valued symbols only, the others replaced by their exact values: an
+    identity may hold at its parameters' values only), is rewritten as an exponential polynomial
     (:mod:`posproof.expoly`, exact rational arithmetic over a basis whose independence is a
     theorem).  A normal form 0 confirms the identity for every value (``info["coverage"]``
     ``"all"``); a non-zero normal form whose generators are certainly independent refutes
@@ -308,14 +309,17 @@ def decide_identity(item: Sign, max_bits: int = AUDIT_BITS) -> tuple[str, str, d
     >>> status, info["identity"]["terms"]
     ('refuted', 2)
     """
-    expr, env = item.exact_env()
+    try:
+        expr, env = item.exact_env()
+    except (TypeError, ValueError, sp.SympifyError):
+        status, why = decide(item, max_bits)              # says why, undecided
+        return status, why, {"coverage": "all", "identity": None}
     if expr.free_symbols - set(env):
         nf: NormalForm | str = "a symbol without a value"
         variables: list[sp.Symbol] = []
     else:
         # every symbol a variable first (a normal form 0 then holds for every value of each);
-        # else positions only (integer-valued symbols), the others given their exact values:
-        # an identity may hold only at its parameters' values, never refuted for the others
+        # else positions only (integer-valued symbols), the others given their exact values
         variables = sorted(expr.free_symbols, key=str)
         nf = _identity_normal_form(expr, variables)
         positions = [s for s in variables if env[s].is_Integer]
