@@ -45,10 +45,11 @@ from typing import Any
 import sympy as sp
 
 from .evidence import Audit, Evidence, Sign, Spot
+from .expoly import NormalForm, NotApplicable, normal_form
 
 __all__ = ["AUDIT_BITS", "ENGINE", "ArbUnavailable", "apply", "apply_all", "arb_ball", "audit",
            "audit_report",
-           "decide"]
+           "decide", "decide_identity"]
 
 #: Largest precision (bits) the auditor works at: about 4900 digits.
 AUDIT_BITS = 1 << 14
@@ -260,8 +261,108 @@ def _meets(flint: Any, ball: Any, lo: str | None, hi: str | None) -> bool:
     return not (ball.upper() < a.lower() or ball.lower() > b.upper())
 
 
+#: Normal forms of identity residuals already decided (the same residual recurs at each of
+#: a proof's points): bounded, cleared when full.
+_NORMAL_FORMS: dict[tuple[sp.Expr, tuple[str, ...]], NormalForm | str] = {}
+_NORMAL_FORMS_SIZE = 1 << 10
+
+
+def _identity_normal_form(expr: sp.Expr, variables: list[sp.Symbol]) -> NormalForm | str:
+    """The normal form of an identity residual, or why none applies (cached)."""
+    key = (expr, tuple(sorted(map(str, variables))))
+    found = _NORMAL_FORMS.get(key)
+    if found is None:
+        try:
+            found = normal_form(expr, variables)
+        except NotApplicable as exc:
+            found = str(exc)
+        except (ValueError, TypeError, ZeroDivisionError, RecursionError) as exc:
+            found = f"{type(exc).__name__}: {exc}"
+        if len(_NORMAL_FORMS) >= _NORMAL_FORMS_SIZE:
+            _NORMAL_FORMS.clear()
+        _NORMAL_FORMS[key] = found
+    return found
+
+
+def decide_identity(item: Sign, max_bits: int = AUDIT_BITS) -> tuple[str, str, dict[str, Any]]:
+    """The auditor's decision about an identity residual (a ``zero`` item whose symbols are
+    positions, given integer values): ``(status, why, info)``.
+
+    The residual, as a function of every real value of its symbols (and, when that is not
+    0, of its integer-valued symbols only, the others replaced by their exact values: an
+    identity may hold at its parameters' values only), is rewritten as an exponential polynomial
+    (:mod:`posproof.expoly`, exact rational arithmetic over a basis whose independence is a
+    theorem).  A normal form 0 confirms the identity for every value (``info["coverage"]``
+    ``"all"``); a non-zero normal form whose generators are certainly independent refutes
+    it — also when the residual vanishes at every integer or at every point evaluated.
+    Otherwise (no decision procedure applies) the residual is evaluated at the item's
+    point with Arb balls and a confirmation covers that point only
+    (``info["coverage"]`` ``"sample"``).  ``info["identity"]`` records the normal form
+    (printed, its size, a sha256 prefix).
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x")
+    >>> decide_identity(Sign("r", sp.sin(2 * x) - 2 * sp.sin(x) * sp.cos(x), "zero",
+    ...                      {x: 7}))[0]
+    'confirmed'
+    >>> status, why, info = decide_identity(Sign("r", 5 * sp.sin(sp.pi * x), "zero", {x: 7}))
+    >>> status, info["identity"]["terms"]
+    ('refuted', 2)
+    """
+    try:
+        expr, env = item.exact_env()
+    except (TypeError, ValueError, sp.SympifyError):
+        status, why = decide(item, max_bits)              # says why, undecided
+        return status, why, {"coverage": "all", "identity": None}
+    if expr.free_symbols - set(env):
+        nf: NormalForm | str = "a symbol without a value"
+        variables: list[sp.Symbol] = []
+    else:
+        # every symbol a variable first (a normal form 0 then holds for every value of each);
+        # else positions only (integer-valued symbols), the others given their exact values
+        variables = sorted(expr.free_symbols, key=str)
+        nf = _identity_normal_form(expr, variables)
+        positions = [s for s in variables if env[s].is_Integer]
+        if len(positions) < len(variables) and not (isinstance(nf, NormalForm) and nf.is_zero):
+            bound = {s: v for s, v in env.items() if s not in positions}
+            variables = positions
+            nf = _identity_normal_form(expr.xreplace(bound), variables)
+    info: dict[str, Any] = {"coverage": "all", "identity": None}
+    names = ", ".join(sorted(map(str, variables))) or "no variable"
+    if isinstance(nf, NormalForm):
+        info["identity"] = {"item": item.label, **nf.record()}
+        if nf.is_zero:
+            return "confirmed", (f"{item.label}: identity decided for every real {names} "
+                                 "(exponential-polynomial normal form 0)"), info
+        if nf.certain:
+            return "refuted", (f"{item.label}: not an identity in {names}: its exponential-"
+                               f"polynomial normal form has {nf.size} non-zero terms: "
+                               f"{nf.text(160)}"), info
+        if variables:
+            # a normal form that is not 0 is almost surely a false identity: never confirmed
+            return "undecided", (f"{item.label}: its exponential-polynomial normal form has "
+                                 f"{nf.size} terms, not certainly non-zero "
+                                 f"({'; '.join(nf.uncertain)}): {nf.text(160)}"), info
+        # a constant: its ball at ZERO_BITS, as for any exact zero the engine proved
+        reason = "a normal form not certainly non-zero"
+    else:
+        reason = nf
+    status, why = decide(item, max_bits)
+    if status == "confirmed" and expr.free_symbols:
+        info["coverage"] = "sample"
+        info["reason"] = reason
+        why = f"{why}; at this point only (no decision procedure: {reason})"
+    return status, why, info
+
+
+def _is_identity(item: Sign | Spot) -> bool:
+    return isinstance(item, Sign) and item.relation == "zero"
+
+
 def decide(item: Sign | Spot, max_bits: int = AUDIT_BITS) -> tuple[str, str]:
-    """The auditor's answer about one item: (``confirmed`` | ``refuted`` | ``undecided``, why)."""
+    """The auditor's answer about one item: (``confirmed`` | ``refuted`` | ``undecided``, why).
+
+    Balls at the item's point only; :func:`decide_identity` decides an identity residual."""
     flint = _flint()
     try:
         expr, env = item.exact_env()
@@ -337,16 +438,35 @@ def audit(evidence: Evidence, max_bits: int = AUDIT_BITS) -> Audit:
         evidence.audit = result
         return result
     undecided = None
+    identities: dict[int, dict[str, Any]] = {}
+    sampled: list[str] = []
     for n, item in enumerate(evidence.items, 1):
-        status, why = decide(item, max_bits)
+        if _is_identity(item):
+            status, why, info = decide_identity(item, max_bits)
+            if info["identity"] is not None:
+                # one record per residual (the same residual recurs at each point)
+                identities.setdefault(hash((item.expr, info["identity"]["sha256"])),
+                                      info["identity"])
+            if status == "confirmed" and info["coverage"] == "sample":
+                sampled.append(f"{item.label} ({info['reason']})")
+        else:
+            status, why = decide(item, max_bits)
         if status == "refuted":
-            result = Audit("refuted", name, n, why)
+            result = Audit("refuted", name, n, why, identities=list(identities.values()))
             evidence.audit = result
             return result
         if status == "undecided" and undecided is None:
             undecided = why
-    result = (Audit("undecided", name, len(evidence.items), undecided) if undecided
-              else Audit("confirmed", name, len(evidence.items)))
+    records = list(identities.values())
+    if undecided:
+        result = Audit("undecided", name, len(evidence.items), undecided, identities=records)
+    elif sampled:
+        result = Audit("confirmed", name, len(evidence.items),
+                       f"{len(sampled)} identity residual(s) checked at their exact points "
+                       f"only, no decision procedure applies: {sampled[0]}",
+                       coverage="sample", identities=records)
+    else:
+        result = Audit("confirmed", name, len(evidence.items), identities=records)
     evidence.audit = result
     return result
 
@@ -374,6 +494,10 @@ def apply(verdict: Any, max_bits: int = AUDIT_BITS) -> Any:
                f"for '{status}': {result.detail}")
         old = getattr(verdict, "note", None)
         verdict.note = why if not old else f"{why}; {old}"
+    elif result.agrees and result.coverage == "sample" and status in ("proved", "pass"):
+        why = (f"audited on a sample: the independent audit ({result.engine}) {result.detail}")
+        old = getattr(verdict, "note", None)
+        verdict.note = why if not old else f"{old}; {why}"
     return verdict
 
 

@@ -174,10 +174,17 @@ class Audit:
     engine: str
     checked: int = 0
     detail: str | None = None
+    #: ``all`` when every item was decided; ``sample`` when an identity residual was only
+    #: evaluated at its points (no decision procedure applies to it).
+    coverage: str = "all"
+    #: The normal forms of the identity residuals the audit decided (printed, size, hash).
+    identities: list[dict[str, Any]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.status not in AUDIT_STATUSES:
             raise ValueError(f"audit status={self.status!r}; use one of {AUDIT_STATUSES}")
+        if self.coverage not in ("all", "sample"):
+            raise ValueError(f"audit coverage={self.coverage!r}; use 'all' or 'sample'")
 
     @property
     def agrees(self) -> bool:
@@ -188,6 +195,10 @@ class Audit:
                                "checked": self.checked}
         if self.detail:
             out["detail"] = self.detail
+        if self.coverage != "all":
+            out["coverage"] = self.coverage
+        if self.identities:
+            out["identities"] = self.identities
         return out
 
 

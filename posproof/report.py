@@ -194,4 +194,7 @@ def audit_summary(verdicts: Any) -> dict[str, Any]:
             continue
         out["evidence"] += 1
         out[ev.audit.status if ev.audit else "not audited"] += 1
+        if ev.audit is not None and ev.audit.agrees and ev.audit.coverage == "sample":
+            # confirmed at sample points only: no decision procedure for an identity
+            out["sampled"] = out.get("sampled", 0) + 1
     return out

@@ -126,6 +126,8 @@ def verdict_text(theorems: Iterable[Any] = (), checks: Iterable[Any] = (), *,
                      + (f", {unknown} unknown" if unknown else ""))
     if audited and (audited.get("evidence") or audited.get("without evidence")):
         parts.append(f"audit ({audited['engine']}): {audited['confirmed']} confirmed"
+                     + (f" ({audited['sampled']} at sample points only)"
+                        if audited.get("sampled") else "")
                      + "".join(f", {audited[k]} {k}"
                                for k in ("nothing to audit", "undecided", "refuted",
                                          "not audited", "without evidence")

@@ -293,9 +293,12 @@ def _evidence(rot: Rotary, name: str, seed: int) -> Any:
     rng = _rng(seed + 11)
     items = []
     picks = sorted({0, rot.n_pairs - 1}) if rot.n_pairs else []
+    # the residuals are kept in the symbols m, n (their exact values beside them), so the
+    # auditor decides each identity for every m, n, not only at this point
+    m, n = sp.symbols("m n")
     for k in picks:
         ch = tuple(rot.pairs[k])
-        m, n = rng.randrange(10**3, 10**6), -rng.randrange(10**3, 10**6)
+        env = {m: rng.randrange(10**3, 10**6), n: -rng.randrange(10**3, 10**6)}
         q = {c: rng.randint(-9, 9) for c in ch}
         kv = {c: rng.randint(-9, 9) for c in ch}
         rm, rn, rd = (rot.rotation_entries(t) for t in (m, n, n - m))
@@ -319,10 +322,11 @@ def _evidence(rot: Rotary, name: str, seed: int) -> Any:
                 {DELTA: m})) * (3 + 2 * i + j) for i in ch for j in ch])
         else:
             break
-        items.append(Sign(f"pair {k}: residual at m={m}, n={n}", expr, "zero"))
+        items.append(Sign(f"pair {k}: residual at m={env[m]}, n={env[n]}", expr, "zero",
+                          env={s: v for s, v in env.items() if s in expr.free_symbols}))
     if name == "pass_through":
-        items = [Sign(f"R(m)[{c},{c}] − 1 at m = 12345", rot.rotation_entries(12345).get(
-            (c, c), sp.Integer(0)) - 1, "zero") for c in rot.passthrough[:2]]
+        items = [Sign(f"R(m)[{c},{c}] − 1 at m = 12345", rot.rotation_entries(m).get(
+            (c, c), sp.Integer(0)) - 1, "zero", env={m: 12345}) for c in rot.passthrough[:2]]
     return Evidence("symbolic identity (block structure, generic pair identity)",
                     "structural", items, {"pairs": rot.n_pairs},
                     unaudited=None if items else "no column of this kind: the statement holds "

@@ -34,6 +34,8 @@ __all__ = ["XPOS_THEOREMS", "prove_xpos"]
 XPOS_THEOREMS = ("xpos:relative", "xpos:decay")
 
 _Z = sp.Symbol("z", positive=True)
+#: The positions of the evidence's residuals (their exact values in each item's env).
+_M, _N = sp.symbols("m n", integer=True)
 _A, _B = sp.symbols("a b", real=True)
 
 
@@ -68,20 +70,22 @@ def _relative_mp(xp: XPos, delta: int, q: list, k: list, freqs: list, zetas: lis
     return total
 
 
-def _pair_residual(xp: XPos, j: int, m: int, n: int, q: tuple[int, int],
+def _pair_residual(xp: XPos, j: int, m: Any, n: Any, q: tuple[int, int],
                    k: tuple[int, int]) -> sp.Expr:
-    """The exact residual of xpos:relative on pair j at (m, n) for integer q, k: 0 when true."""
+    """The exact residual of xpos:relative on pair j at (m, n) for integer q, k: 0 when true
+    (``m``, ``n`` integers or symbols: the identity for every m, n)."""
     w, z = xp.rotary.frequencies[j], xp.zetas()[j]
     b = xp.scale_base
 
-    def rot(t: int, v: tuple[int, int]) -> tuple[sp.Expr, sp.Expr]:
+    def rot(t: Any, v: tuple[int, int]) -> tuple[sp.Expr, sp.Expr]:
         c, s_ = sp.cos(w * t), sp.sin(w * t)
         return v[0] * c - v[1] * s_, v[0] * s_ + v[1] * c
+    m, n, b = sp.sympify(m), sp.sympify(n), sp.sympify(b)
     qa, qb = rot(m, q)
     ka, kb = rot(n, k)
-    lhs = z ** sp.Rational(m, b) * z ** sp.Rational(-n, b) * (qa * ka + qb * kb)
+    lhs = z ** (m / b) * z ** (-n / b) * (qa * ka + qb * kb)
     ga, gb = rot(n - m, k)
-    rhs = z ** sp.Rational(m - n, b) * (q[0] * ga + q[1] * gb)
+    rhs = z ** ((m - n) / b) * (q[0] * ga + q[1] * gb)
     return sp.Add(lhs, -rhs, evaluate=False)
 
 
@@ -92,8 +96,10 @@ def _relative_evidence(xp: XPos, seed: int) -> Evidence:
         m, n = rng.randrange(10**3, 10**5), rng.randrange(10**3, 10**5)
         q = (rng.randint(-9, 9), rng.randint(-9, 9))
         k = (rng.randint(-9, 9), rng.randint(-9, 9))
+        # kept in the symbols m, n with their values beside: the auditor decides the identity
+        # for every m, n
         items.append(Sign(f"pair {j}: score(m={m}, n={n}) − relative form", _pair_residual(
-            xp, j, m, n, q, k), "zero"))
+            xp, j, _M, _N, q, k), "zero", env={_M: m, _N: n}))
     return Evidence("symbolic identity (generic pair identity and power law)", "structural",
                     items, {"points_audited": len(items)})
 

@@ -250,17 +250,20 @@ def encoding_structure_items(enc: MultiAxisEncoding, seed: int = 0) -> list[Any]
     minus the 1-D block's own T_b(Δ_{a_b}) (each exactly 0)."""
     rng = _rng(seed + 17)
     delta = [rng.randrange(10, 10**5) * rng.choice([1, -1]) for _ in range(enc.axes)]
-    whole = enc.translation_entries(delta)
+    # in the symbols Δ_a, their values beside: the auditor decides the entries for every Δ
+    syms = axis_symbols(enc.axes, "delta")
+    whole = enc.translation_entries(list(syms))
     items = []
     for b in sorted({0, len(enc.blocks) - 1}):
         block = enc.blocks[b]
-        local = block.encoding.translation_entries(sp.Integer(delta[block.axis]), "row")
+        local = block.encoding.translation_entries(syms[block.axis], "row")
         cols = block.columns
         pairs = [(whole.get((cols[i], cols[j]), sp.Integer(0)), local[(i, j)])
                  for i, j in _edge_entries(local)]
         if pairs:
             items.append(entries_item(f"⊕ structure: T(Δ) − T_{b}(Δ_{enc.axis_names[block.axis]})"
-                                      f" on block {b}'s first entries, Δ = {delta}", pairs))
+                                      f" on block {b}'s first entries, Δ = {delta}", pairs,
+                                      dict(zip(syms, delta, strict=True))))
     return items
 
 
@@ -269,19 +272,21 @@ def rotary_structure_items(rot: MultiAxisRotary, seed: int = 0) -> list[Any]:
     the axis's 1-D R_a(p_a) (each exactly 0)."""
     rng = _rng(seed + 19)
     p = [rng.randrange(10, 10**5) * rng.choice([1, -1]) for _ in range(rot.axes)]
-    whole = rot.rotation_entries([sp.Integer(v) for v in p])
+    # in the symbols p_a, their values beside: the auditor decides the entries for every p
+    syms = axis_symbols(rot.axes, "p")
+    whole = rot.rotation_entries(list(syms))
     items = []
     for a in sorted({0, rot.axes - 1}):
         chans = rot.axis_channels(a)
         if not chans:
             continue
-        local = rot.axis_rotary(a).rotation_entries(sp.Integer(p[a]))
+        local = rot.axis_rotary(a).rotation_entries(syms[a])
         pairs = [(whole.get((chans[i], chans[j]), sp.Integer(0)), local[(i, j)])
                  for i, j in _edge_entries(local)]
         if pairs:
             items.append(entries_item(f"⊕ structure: R(p) − R_{rot.axis_names[a]}"
                                       f"(p_{rot.axis_names[a]}) on its first entries, p = {p}",
-                                      pairs))
+                                      pairs, dict(zip(syms, p, strict=True))))
     return items
 
 
