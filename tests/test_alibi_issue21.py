@@ -11,7 +11,7 @@ import pytest
 
 import posproof.measure.alibi as measure
 from posproof.errors import InvalidParameter
-from posproof.measure.alibi import toeplitz_bias_check
+from posproof.measure.alibi import RoundingModel, toeplitz_bias_check
 from posproof.model.alibi import MAX_BIAS_MAX, alibi, alibi_from_config
 from posproof.proofs.alibi import prove_alibi
 from posproof.testing.bias.alibi import check_alibi
@@ -73,18 +73,19 @@ def test_mpt_refutation_sign_direction():
     assert item.relation == "negative" and float(item.expr) < 0
 
 
-# --- slopes: the tolerance c·eps·|m| (c = 8 + 2n), from both sides ----------------------
+# --- slopes: the rounding model's bound ((1 + u)^s − 1)·m (+ s·η), from both sides -------------
 
 @pytest.mark.parametrize("factor,ok", [(0.8, True), (1.2, False)])
 def test_slope_tolerance_both_sides(factor, ok):
     n = 8
     s = alibi(n).slopes_array().copy()
-    c = 8 + 2 * n
-    s[3] *= 1 + factor * c * EPS64
+    model = RoundingModel.of(alibi(n), "float64")
+    bound = float(model.tolerance(s, 1.0, slope_only=True)[3])
+    s[3] += factor * bound
     assert check_alibi(s, n_heads=n).ok is ok
 
 
-# --- the diagonal (Δ = 0) is checked -------------------------------------------------------
+# --- the diagonal (Δ = 0) is checked: m̃·0 = 0 exactly, the model allows underflow only --------
 
 def _dense(n, length):
     m = alibi(n).slopes_array()
@@ -92,12 +93,11 @@ def _dense(n, length):
     return m, -m[:, None, None] * d[None].astype(np.float64)
 
 
-@pytest.mark.parametrize("factor,ok", [(0.8, True), (1.2, False)])
-def test_dense_diagonal_both_sides(factor, ok):
+@pytest.mark.parametrize("value,ok", [(0.0, True), (-0.0, True), (1e-300, False)])
+def test_dense_diagonal_both_sides(value, ok):
     n = 4
     m, b = _dense(n, 16)
-    tol = (8 + 2 * n) * EPS64 * m[2]               # at Δ = 0: c·eps·(m·0 + m)
-    b[2, 7, 7] = factor * tol
+    b[2, 7, 7] = value
     assert check_alibi(b, n_heads=n).ok is ok
 
 
@@ -111,10 +111,13 @@ def test_dense_diagonal_off_by_one_fails():
 
 @pytest.mark.parametrize("factor,ok", [(0.5, True), (3.0, False)])
 def test_key_only_both_sides(factor, ok):
+    """A free constant per row (the midrange of the residuals): one entry off by ε moves it by
+    ε/2 and leaves ε/2 at that entry, so 2× the model's bound at |Δ| ≤ k − 1 + |c|/m."""
     n, k = 4, 32
     m = alibi(n).slopes_array()
     b = (m[:, None] * np.arange(k)[None, :])[:, None, :].copy()
-    tol = (8 + 2 * n) * EPS64 * m[1] * (k - 1 + 1)  # c·eps·m·(max position + |const| + 1)
+    model = RoundingModel.of(alibi(n), "float64")
+    tol = float(model.tolerance(m, float(k - 1))[1])
     b[1, 0, 9] += factor * tol
     assert check_alibi(b, n_heads=n).ok is ok
 
@@ -152,7 +155,7 @@ def test_pairwise_wrong_at_one_entry_fails():
 def test_pairwise_one_entry_both_sides(factor, ok):
     n, i, j = 8, 301, 17
     m = alibi(n).slopes_array()
-    tol = (8 + 2 * n) * EPS64 * (m[5] * abs(i - j) + m[5])
+    tol = float(RoundingModel.of(alibi(n), "float64").tolerance(m, float(i - j))[5])
     _, f = _pairwise(n, (5, i, j, factor * tol))
     assert check_alibi(f, n_heads=n, seq_len=512).ok is ok
 
