@@ -228,6 +228,8 @@ def _key_only(values: np.ndarray, positions: np.ndarray, real: np.ndarray,
             ratio = err / tol
         if worst is not None:
             r, c = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
+            if ratio[r, c] == 0:                          # exact: the farthest key of row 0
+                r, c = 0, int(np.argmax(np.where(real[0], np.abs(positions[0]), -1)))
             worst.update(row=int(r), key=int(c), impl=float(values[r, c]),
                          position=float(positions[r, c]), const=float(const[r, 0]),
                          span=float(span[r, 0]), tolerance=float(tol[r, 0]))
