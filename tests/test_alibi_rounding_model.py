@@ -35,7 +35,7 @@ def _dense(slopes: np.ndarray, length: int = L, upper: str = "masked") -> np.nda
 
 
 # ------------------------------------------------------------------ item 1: false passes
-@pytest.mark.parametrize("n,factor", [(8, 1.02), (64, 1.12)])
+@pytest.mark.parametrize(("n", "factor"), [(8, 1.02), (64, 1.12)])
 def test_float16_bias_with_slopes_too_large_fails(n: int, factor: float) -> None:
     """NumPy float16, 256 positions: slopes 2 % too large at 8 heads, 12 % at 64 heads."""
     m = alibi(n).slopes_array() * factor
@@ -117,7 +117,8 @@ def test_correct_biases_computed_the_usual_ways_pass(n: int, dtype: torch.dtype)
         np_dtype = getattr(np, str(dtype).split(".")[1])
         m = alibi(n).slopes_array().astype(np_dtype)
         b = (m[:, None] * np.arange(L).astype(np_dtype))[:, None, :]
-        assert b.dtype == np_dtype and check_alibi(b, n_heads=n).ok
+        assert b.dtype == np_dtype
+        assert check_alibi(b, n_heads=n).ok
         assert check_alibi(m, n_heads=n).ok
 
 
@@ -155,7 +156,8 @@ def test_the_model_is_stated_and_no_wider_than_its_rounding() -> None:
     report = check_alibi(_dense(alibi(8).slopes_array()).astype(np.float32), n_heads=8)
     assert report.model.startswith("slopes formed in float32 by the reference rule, multiplied "
                                    "by Δ in float32: |error| ≤ ((1 + u)^k − 1)·|m·Δ|")
-    assert "u = 2^−24" in report.model and report.model in report.message
+    assert "u = 2^−24" in report.model
+    assert report.model in report.message
     # the bound: 4 roundings of 2^−24 at Δ = 255 for head 0, not (8 + 2·8)·2^−23
     m = alibi(8).slopes_array()
     tol = RoundingModel.of(alibi(8), "float32").tolerance(m, 255.0)
@@ -172,15 +174,18 @@ def test_the_audit_recomputes_the_bound_from_the_model() -> None:
     assert report.ok
     ev = report.evidence
     model = ev.details["rounding_model"]
-    assert model["u"] == str(2 ** -24 if False else "1/16777216") and model["k"] == [4] * 8
+    assert model["u"] == str(2 ** -24 if False else "1/16777216")
+    assert model["k"] == [4] * 8
     (item,) = ev.items
-    assert isinstance(item, Sign) and item.relation == "positive"
+    assert isinstance(item, Sign)
+    assert item.relation == "positive"
     assert {"u", "k", "eta", "m", "v"} <= {str(s) for s in item.env}
     assert ev.audit.status == "confirmed"
     # the same entry with a bound one rounding narrower than the value's error is refuted by
     # the auditor, whatever the engine said: it recomputes the bound, it does not read it
     d = item.to_dict()
-    assert "model bound" in d["label"] and json.dumps(d)
+    assert "model bound" in d["label"]
+    assert json.dumps(d)
     wrong = Sign(item.label, item.expr, "positive",
                  env={**item.env, "v": float(item.env["v"]) * (1 + 2e-6)})
     assert decide(wrong)[0] == "refuted"
@@ -190,12 +195,15 @@ def test_the_audit_recomputes_the_bound_from_the_model() -> None:
 def test_dense_and_pairwise_evidence_is_audited() -> None:
     m = alibi(4).slopes_array()
     report = check_alibi(_dense(m, 64), n_heads=4)
-    assert report.ok and report.evidence.audit.status == "confirmed"
-    assert report.evidence.items and report.evidence.items[0].env["Delta"] != 0
+    assert report.ok
+    assert report.evidence.audit.status == "confirmed"
+    assert report.evidence.items
+    assert report.evidence.items[0].env["Delta"] != 0
     f = report = check_alibi(lambda q, k: -m[:, None, None] * (np.asarray(q)[:, None]
                                                                - np.asarray(k)[None, :]),
                              n_heads=4, seq_len=64)
-    assert f.ok and f.evidence.audit.status == "confirmed"
+    assert f.ok
+    assert f.evidence.audit.status == "confirmed"
     assert "rounding_model" in f.evidence.details
 
 
@@ -207,29 +215,36 @@ def test_nan_or_large_positive_above_the_diagonal_fails_naming_entries() -> None
         d = np.arange(32)[:, None] - np.arange(32)[None, :]
         bias = np.where(d[None] < 0, value, bias)
         report = check_alibi(bias, n_heads=8)
-        assert not report.ok and report.status == "fail"
+        assert not report.ok
+        assert report.status == "fail"
         n_upper = 8 * 32 * 31 // 2
         assert f"{n_upper} of {n_upper} entries" in report.message
-        assert "bias[0, 0, 1] = " in report.message and word in report.message
+        assert "bias[0, 0, 1] = " in report.message
+        assert word in report.message
         with pytest.raises(AssertionError, match="above the diagonal"):
             assert_alibi(bias, n_heads=8)
     one = _dense(m, 32)
     one[3, 4, 20] = np.nan
     report = check_alibi(one, n_heads=8)
-    assert not report.ok and "bias[3, 4, 20] = nan" in report.message
+    assert not report.ok
+    assert "bias[3, 4, 20] = nan" in report.message
     assert "1 of 3968 entries" in report.message
 
 
 def test_masked_and_symmetric_pass_stating_so() -> None:
     m = alibi(8).slopes_array()
     masked = check_alibi(_dense(m, 32), n_heads=8)
-    assert masked.ok and masked.label == "pass" and masked.evidence.coverage == "all"
-    assert "masked" in masked.form and "masked" in masked.message
+    assert masked.ok
+    assert masked.label == "pass"
+    assert masked.evidence.coverage == "all"
+    assert "masked" in masked.form
+    assert "masked" in masked.message
     finfo = _dense(m, 32)
     finfo[np.isneginf(finfo)] = np.finfo(np.float32).min
     assert "masked" in check_alibi(finfo.astype(np.float32), n_heads=8).form
     sym = check_alibi(_dense(m, 32, "symmetric"), n_heads=8)
-    assert sym.ok and sym.label == "pass"
+    assert sym.ok
+    assert sym.label == "pass"
     assert sym.form.startswith("symmetric −m·|i − j|")
 
 
@@ -240,10 +255,34 @@ def test_lower_triangle_only_is_labelled_partial_coverage() -> None:
     for bias, word in ((np.where(d[None] < 0, 0.0, _dense(m, 32)), "zero"),
                        (_dense(m, 32, "continued"), "continued")):
         report = check_alibi(bias, n_heads=8)
-        assert report.ok and report.status == "pass"
+        assert report.ok
+        assert report.status == "pass"
         assert report.label == (f"pass (partial coverage: lower triangle only, "
                                 f"{total - upper} of {total} entries judged)")
-        assert report.label != "pass" and word in report.form
+        assert report.label != "pass"
+        assert word in report.form
         ev = report.evidence
         assert (ev.coverage, ev.covered, ev.total) == ("sample", total - upper, total)
         assert json.loads(json.dumps(report.to_dict(), default=str))["label"] == report.label
+
+
+# ------------------------------------------------------------------ check-impl
+def test_check_impl_fails_the_float16_bias_and_states_the_model(tmp_path, capsys) -> None:
+    from posproof.cli import main
+
+    mod = tmp_path / "bad_alibi.py"
+    mod.write_text("import numpy as np\n"
+                   "from posproof.model.alibi import alibi\n"
+                   "m = alibi(64).slopes_array() * 1.12\n"
+                   "BIAS = (m[:, None] * (np.arange(256) - 255))[:, None, :].astype(np.float16)\n"
+                   "GOOD = (alibi(64).slopes_array()[:, None] * np.arange(256))[:, None, :]"
+                   ".astype(np.float16)\n")
+    assert main(["check-impl", f"{mod}:BIAS", "--alibi", "--heads", "64"]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL" in out
+    assert "relative error" in out
+    assert "slopes formed in float16" in out
+    assert main(["check-impl", f"{mod}:GOOD", "--alibi", "--heads", "64"]) == 0
+    out = capsys.readouterr().out
+    assert "PASS" in out
+    assert "within the model: slopes formed in float16" in out
