@@ -125,11 +125,14 @@ class RoundingModel:
         return self.relative(slope_only).reshape(shape) * m * d + ks * float(self.eta) / 2 * (
             1 + d)
 
-    def text(self) -> str:
-        """The model as stated in a report."""
-        ks = sorted(set(self.k))
+    def text(self, slope_only: bool = False) -> str:
+        """The model as stated in a report (``slope_only``: for a slopes vector)."""
+        ks = sorted(set(self.slope_k if slope_only else self.k))
         span = f"{ks[0]}" if len(ks) == 1 else f"{ks[0]}…{ks[-1]} by head"
         p = self.u.denominator.bit_length() - 1
+        if slope_only:
+            return (f"slopes formed in {self.dtype} by the {self.rule} rule: |error| ≤ "
+                    f"((1 + u)^k − 1)·m + k·η, u = 2^−{p}, k = {span}")
         return (f"slopes formed in {self.dtype} by the {self.rule} rule, multiplied by Δ in "
                 f"{self.dtype}: |error| ≤ ((1 + u)^k − 1)·|m·Δ| + k·η/2·(1 + |Δ|), u = 2^−{p}, "
                 f"k = {span}")

@@ -12,16 +12,28 @@
   (MPT's), or ``f(q_positions, k_positions) → (heads, q, k)``, checked through its Toeplitz
   structure (:func:`posproof.measure.alibi.toeplitz_bias_check`).
 
-The values are judged at their working precision, read from the data (a float32 bias handed
-over as float64 is judged at float32's tolerance, and the report says so: see
+The tolerance is a stated model of the computation (:class:`~posproof.measure.alibi.
+RoundingModel`): the slopes formed in the judged dtype by the rule (BLOOM's ``pow(base, k)``,
+the paper's ``start·ratio^i``, MPT's ``1/2^e``: k_h roundings of u = 2^(−p)), multiplied by the
+integer offset Δ in that dtype; an entry may differ from −m·Δ by ((1 + u)^k_h − 1)·|m·Δ| (plus
+underflow) and no more.  A bias formed in float32 and cast to float16 errs less than the model
+of float16, so it passes; slopes off by more than their formation can make fail, and the report
+gives the slope of every head read from the data against the rule's exact 2^(−e_h)
+(``slope_errors``).  The report states the model (``model``), the evidence records it, and the
+audit recomputes the bound of the worst entry from it (u, k, η, the exact slope, Δ).
+
+The values are judged at their dtype or a coarser declared one (a float32 bias handed over as
+float64 fails at float64 and the failure says so: pass ``dtype="float32"``; see
 :mod:`posproof.testing.core.precision`).  A failure names an explanation only when regenerating
-the impl's output under that hypothesis reproduces it within the dtype's tolerance, and names
+the impl's output under that hypothesis reproduces it within the model, and names
 every one that does (none wins by its place in the list): another rule for a non-power-of-two
 head count (geometric 2^(−8(h+1)/n), the first n slopes of the next power of two, MPT with
 another ``alibi_bias_max`` or the reference rule), slopes reversed, the sign flipped, the power
 off by one, slopes rounded to bfloat16 or float16, query and key axes swapped, the attention
-mask ignored.  A dense bias says what it holds above the diagonal (``form``: the causal
-triangle masked, or the symmetric −m·|i − j| of a bidirectional ALiBi).
+mask ignored.  A dense bias is judged at every entry: above the diagonal each is masked (−inf
+or ≤ −10⁴), the symmetric −m·|i − j| of a bidirectional ALiBi, or the check fails naming the
+entries (NaN, +10⁴, …); zero or −m·(i − j) continued above it (the mask applied elsewhere)
+leave the ALiBi judgement to the lower triangle, and the label says ``partial coverage``.
 
 >>> import numpy as np
 >>> from posproof.model.alibi import alibi
@@ -33,6 +45,8 @@ Traceback (most recent call last):
 ...
 AssertionError: ALiBi impl disagrees with alibi(12, rule='reference')...tolerance (slopes, judged at float64)
 most likely: the geometric rule 2^(−8(h+1)/n) used for a head count that is not a power of two (confirmed by regeneration)
+slopes read from the data: 12 of 12 heads off the rule's exact slope ...; worst head 7: 0.0248031414 vs 2^(−e) = 0.00390625, relative error +5.35 (allowed ±6.66e-16)
+the tolerance: slopes formed in float64 by the reference rule: |error| ≤ ((1 + u)^k − 1)·m + k·η, u = 2^−53, k = 3…10 by head
 """  # noqa: E501
 
 from __future__ import annotations
@@ -550,7 +564,8 @@ def _worst_sign(target: _Target, spec: Alibi) -> Sign | None:
         env["Delta"] = w["delta"]
         label = f"bias of head {h} at (i, j) = ({w['i']}, {w['j']})"
     env["k"] = kk
-    return Sign(f"{label}: model bound − |impl − exact| (the model: {model.text()})", expr,
+    text = model.text(slope_only=w.get("delta") is None)
+    return Sign(f"{label}: model bound − |impl − exact| (the model: {text})", expr,
                 "positive", env=env, engine="float64 comparison under the rounding model")
 
 
@@ -615,7 +630,7 @@ def check_alibi(impl: Any, *, n_heads: int, rule: str = "reference", alibi_bias_
     if target.dtype:
         evidence.details["judged_at"] = target.dtype
     model = target.model
-    report.model = model.text() if model is not None else ""
+    report.model = model.text(slope_only=target.kind == "slopes") if model is not None else ""
     report.slope_errors = _slope_errors(target, spec)
     if upper is not None:
         report.form = upper["form"]
