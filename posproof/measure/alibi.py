@@ -9,8 +9,9 @@ then compares every entry of the L × L grid with the exact bias, in chunks of q
 evenly spaced whole rows and says it sampled.  :func:`dense_bias_check` is the naive
 baseline (materialise everything), for the bench and for small tensors.
 
-The comparison: |impl − (−m_h·Δ)| ≤ (8 + 2n)·eps_dtype·(|m_h·Δ| + m_h), with the exact side in
-float64 (m_h = 2^(−e_h) within one float64 ulp, far below any tolerance used).
+The comparison: |impl − (−m_h·Δ)| within the bound of a :class:`RoundingModel` (slopes formed
+in the dtype by the rule, multiplied by Δ), with the exact side in float64 (m_h = 2^(−e_h)
+within one float64 ulp: three roundings of 2^(−53), part of the bound).
 
 >>> import numpy as np
 >>> m = np.array([0.5, 0.25])
