@@ -303,7 +303,7 @@ def _upper(arr: np.ndarray, delta: np.ndarray, slopes: np.ndarray,
                 + (f", {nan} of them NaN (never a correct bias: adding a −inf mask gives NaN)"
                    if nan else "") + f"; first: {first}")
     elif counts["masked"] == total:
-        form = "causal: every entry above the diagonal (j > i) masked (−inf or ≤ −10⁴)"
+        form = "causal: the triangle above the diagonal (j > i) masked (every entry −inf or ≤ −10⁴)"
     elif counts["masked"] + counts["symmetric"] == total and counts["masked"] == 0:
         form = "symmetric −m·|i − j| (bidirectional ALiBi): every entry above the diagonal matches"
     elif not partial.any():
