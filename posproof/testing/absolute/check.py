@@ -61,7 +61,11 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
     ``16·eps64·|x·ω|`` — a float16 or bfloat16 table whose angles x·ω were
     formed in float16/bfloat16 fails.  ``angles="float32"`` (``"float16"``,
     ``"bfloat16"``) says the impl forms x·ω in that dtype on purpose and
-    allows ``16·(eps + eps_angles·|x·ω|)``.  ``scale`` is a constant the
+    widens the tolerance by that dtype's rounding model only: ω formed in it
+    from its exponent (2·|ln ω| + 3 roundings of u = 2^−p) and x·ω rounded to
+    it, ``4·eps + eps_angles + γ_k·|x·ω|`` with γ_k = k·u/(1 − k·u),
+    k = 2·|ln ω| + 4; a table this leaves mostly unjudged is ``unknown``, no
+    pass.  ``scale`` is a constant the
     impl multiplies the table by (``1/√d``, ``√d``): the impl must equal
     ``scale × spec``, tolerances scaled alike.
 
