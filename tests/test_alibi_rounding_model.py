@@ -286,3 +286,14 @@ def test_check_impl_fails_the_float16_bias_and_states_the_model(tmp_path, capsys
     out = capsys.readouterr().out
     assert "PASS" in out
     assert "within the model: slopes formed in float16" in out
+
+
+def test_nan_in_the_causal_part_fails_with_a_json_ready_report() -> None:
+    m = alibi(8).slopes_array()
+    bias = _dense(m, 32)
+    bias[2, 31, 0] = np.nan                       # the entry a slope is read from
+    report = check_alibi(bias, n_heads=8)
+    assert not report.ok
+    assert report.slope_errors[2]["relative_error"] is None
+    assert "not a finite number" in report.message
+    json.dumps(report.to_dict(), allow_nan=False, default=str)

@@ -16,7 +16,7 @@ torch = pytest.importorskip("torch")
 
 L, D = 3000, 384
 X = np.arange(L)[:, None].astype(np.float64)
-I = np.arange(D)
+COL = np.arange(D)
 
 
 def _table(angle: np.ndarray) -> np.ndarray:
@@ -28,9 +28,9 @@ def _table(angle: np.ndarray) -> np.ndarray:
 def test_column_index_bug_does_not_pass_under_bfloat16_angles() -> None:
     """``10000 ** (i / d)`` with the column index: odd columns 2.4 % slow, far above what
     bfloat16 angles can err on the fast columns (4 roundings of 2^−8 at ω ≈ 1)."""
-    w = 10000.0 ** (-(I / D))
+    w = 10000.0 ** (-(COL / D))
     angle = X * w[None]
-    bug = np.where(I % 2 == 0, np.sin(angle), np.cos(angle))
+    bug = np.where(COL % 2 == 0, np.sin(angle), np.cos(angle))
     report = check_encoding(bug, "vaswani", angles="bfloat16")
     assert not report.ok
     assert report.checks[0]["status"] in ("fail", "unknown")

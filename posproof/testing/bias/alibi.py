@@ -685,7 +685,8 @@ def check_alibi(impl: Any, *, n_heads: int, rule: str = "reference", alibi_bias_
         why = f"most likely: {report.explanation}" + (
             "" if "— confirmed" in report.explanation else " (confirmed by regeneration)")
     else:
-        found = identify_alibi(target.slopes) if target.slopes.size else None
+        found = (identify_alibi(target.slopes) if target.slopes.size
+                 and np.isfinite(target.slopes).all() else None)
         said = (found["note"] if found and found["rule"] else
                 "matches no known ALiBi rule" if found else "nothing")
         why = ("no explanation is confirmed by regeneration; identify_alibi on the slopes read "
@@ -715,17 +716,23 @@ def _slope_errors(target: _Target, spec: Alibi) -> list[dict[str, Any]]:
         target.model.relative(slope_only=True)
     with np.errstate(invalid="ignore", divide="ignore"):
         rel = read / exact - 1
-    return [{"head": h, "read": float(read[h]), "exact": float(exact[h]),
-             "relative_error": float(rel[h]), "allowed": float(allowed[h])}
+    def finite(v: float) -> float | None:                        # JSON-ready: no NaN
+        return float(v) if np.isfinite(v) else None
+    return [{"head": h, "read": finite(read[h]), "exact": float(exact[h]),
+             "relative_error": finite(rel[h]), "allowed": float(allowed[h])}
             for h in range(len(exact))]
 
 
 def _slope_line(errors: list[dict[str, Any]], model: RoundingModel | None) -> str:
-    off = [e for e in errors if not abs(e["relative_error"]) <= e["allowed"]]
+    off = [e for e in errors if e["relative_error"] is None
+           or not abs(e["relative_error"]) <= e["allowed"]]
     if not off:
         return ""
-    worst = max(off, key=lambda e: abs(e["relative_error"]) if np.isfinite(
-        e["relative_error"]) else np.inf)
+    worst = max(off, key=lambda e: np.inf if e["relative_error"] is None
+                else abs(e["relative_error"]))
+    if worst["relative_error"] is None:
+        return (f"\nslopes read from the data: {len(off)} of {len(errors)} heads off the "
+                f"rule's exact slope; head {worst['head']}'s is not a finite number")
     return (f"\nslopes read from the data: {len(off)} of {len(errors)} heads off the rule's "
             f"exact slope by more than the model allows; worst head {worst['head']}: "
             f"{worst['read']:.9g} vs 2^(−e) = {worst['exact']:.9g}, relative error "
