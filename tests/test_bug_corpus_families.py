@@ -173,6 +173,7 @@ def test_alibi_forms_are_named() -> None:
     toeplitz = check_alibi(-(SLOPES[:, None, None] * DELTA[None]), n_heads=N)
     assert toeplitz.ok
     assert "continued above the diagonal" in toeplitz.form
+    assert toeplitz.label.startswith("pass (partial coverage: lower triangle only")
 
 
 def test_alibi_swapped_axes_is_confirmed() -> None:

@@ -116,6 +116,11 @@ def _check_impl(args: argparse.Namespace) -> int:
             from .testing import cli_message
 
             print(cli_message(report.message))
+        else:
+            for line in (report.precision_note, report.form,
+                         report.model and f"within the model: {report.model}"):
+                if line:
+                    print(f"  {line}")
         print(f"\nverdict: {verdict_text(checks=report.checks, ok=report.ok)}")
     return 0 if report.ok else 1
 

@@ -9,8 +9,9 @@ then compares every entry of the L × L grid with the exact bias, in chunks of q
 evenly spaced whole rows and says it sampled.  :func:`dense_bias_check` is the naive
 baseline (materialise everything), for the bench and for small tensors.
 
-The comparison: |impl − (−m_h·Δ)| ≤ (8 + 2n)·eps_dtype·(|m_h·Δ| + m_h), with the exact side in
-float64 (m_h = 2^(−e_h) within one float64 ulp, far below any tolerance used).
+The comparison: |impl − (−m_h·Δ)| within the bound of a :class:`RoundingModel` (slopes formed
+in the dtype by the rule, multiplied by Δ), with the exact side in float64 (m_h = 2^(−e_h)
+within one float64 ulp: three roundings of 2^(−53), part of the bound).
 
 >>> import numpy as np
 >>> m = np.array([0.5, 0.25])
@@ -21,18 +22,131 @@ float64 (m_h = 2^(−e_h) within one float64 ulp, far below any tolerance used).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
-__all__ = ["AUDIT_ENTRIES", "EXHAUSTIVE_ENTRIES", "alibi_dtype_audit", "bias_tolerance",
-           "dense_bias_check", "toeplitz_bias_check"]
+__all__ = ["AUDIT_ENTRIES", "EXHAUSTIVE_ENTRIES", "RoundingModel", "alibi_dtype_audit",
+           "bias_tolerance", "dense_bias_check", "toeplitz_bias_check"]
+
+
+#: Significand bits (with the implicit one) and the smallest subnormal's exponent per dtype.
+_FORMATS = {"float64": (53, -1074), "float32": (24, -149), "float16": (11, -24),
+            "bfloat16": (8, -133)}
+#: Roundings of the float64 reference −m·Δ the check computes (m within one float64 ulp of
+#: 2^(−e), the product and the difference rounded once each).
+REFERENCE_ROUNDINGS = 3
+
+
+def _representable(x: Fraction, bits: int) -> bool:
+    """Whether the rational ``x`` is a float with ``bits`` significand bits (range ignored)."""
+    if x == 0:
+        return True
+    d = x.denominator
+    if d & (d - 1):
+        return False
+    n = abs(x.numerator)
+    while n % 2 == 0:
+        n //= 2
+    return n.bit_length() <= bits
+
+
+@dataclass(frozen=True)
+class RoundingModel:
+    """How a correct impl computes the bias, and the error that computation can make.
+
+    The model: the slope of head h formed in ``dtype`` by its rule with at most
+    ``slope_k[h]`` roundings (each a relative error ≤ u = 2^(−p)), then multiplied by the
+    integer offset Δ in ``dtype`` (one more rounding); a bias formed in float32 and cast to a
+    narrower dtype errs less than this.  So an entry's error is at most
+
+        |impl − (−m·Δ)| ≤ ((1 + u)^k_h − 1)·|m·Δ| + k_h·(η/2)·(1 + |Δ|) + 3·2^(−53)·|m·Δ|
+
+    with k_h = slope_k[h] + 1 (``k``), η the dtype's smallest subnormal (underflow) and the
+    last term the float64 reference's own rounding.  ``slope_k``: 3 (the final rounding, a
+    pow/exp2 within one more ulp, a reciprocal) plus, when the rule's base 2^(−8/2^⌊log2 n⌋)
+    (or 2^(−4/…)) is not a float, the power it is raised to (BLOOM's ``torch.pow(base, k)``,
+    the paper's ``start·ratio^i``), or, when the exponent e is not a float, ⌈2·ln2·e⌉ (an
+    exponent formed with two roundings, then 2^(−e)): the larger of the two.
+
+    >>> from posproof.model.alibi import alibi
+    >>> RoundingModel.of(alibi(8), "float32").k            # base 1/2: exact powers
+    (4, 4, 4, 4, 4, 4, 4, 4)
+    >>> RoundingModel.of(alibi(64), "float16").k[-1]         # base 2^(−1/8) raised to 64
+    68
+    """
+
+    dtype: str
+    u: Fraction
+    eta: Fraction
+    slope_k: tuple[int, ...]
+    rule: str = "reference"
+
+    @property
+    def k(self) -> tuple[int, ...]:
+        return tuple(s + 1 for s in self.slope_k)
+
+    @classmethod
+    def of(cls, spec: Any, dtype: str) -> RoundingModel:
+        bits, tiny = _FORMATS.get(dtype, _FORMATS["float64"])
+        n = spec.n_heads
+        low = 1 << (n.bit_length() - 1)
+        out = []
+        for h, e in enumerate(spec.exponents):
+            e = Fraction(e)
+            if spec.rule == "reference":
+                power, unit = (h + 1, Fraction(8, low)) if h < low else (
+                    2 * (h - low) + 1, Fraction(4, low))
+            else:
+                q = 1 << (n - 1).bit_length()
+                power, unit = 1, Fraction(spec.alibi_bias_max) / q
+            pow_term = power if spec.rule == "reference" and unit.denominator != 1 else 0
+            exp_term = (0 if _representable(e, bits) and _representable(unit, bits)
+                        else math.ceil(2 * math.log(2) * float(e)) + 1)
+            out.append(3 + max(pow_term, exp_term))
+        return cls(dtype if dtype in _FORMATS else "float64", Fraction(1, 1 << bits),
+                   Fraction(1, 1 << -tiny), tuple(out), spec.rule)
+
+    def relative(self, slope_only: bool = False) -> np.ndarray:
+        """γ_h = (1 + u)^k_h − 1 per head (rounded up), plus the reference's rounding."""
+        ks = self.slope_k if slope_only else self.k
+        return np.array([float((1 + self.u) ** k - 1) * (1 + 2.0 ** -40)
+                         + REFERENCE_ROUNDINGS * 2.0 ** -53 for k in ks])
+
+    def tolerance(self, slopes: np.ndarray, delta: Any, slope_only: bool = False) -> np.ndarray:
+        """The bound of every entry, broadcast over (heads, …) × offsets (``delta``)."""
+        shape = (-1,) + (1,) * np.ndim(delta)
+        m = np.abs(np.asarray(slopes, dtype=np.float64)).reshape(shape)
+        ks = np.array(self.slope_k if slope_only else self.k, dtype=np.float64).reshape(shape)
+        d = np.abs(np.asarray(delta, dtype=np.float64))
+        return self.relative(slope_only).reshape(shape) * m * d + ks * float(self.eta) / 2 * (
+            1 + d)
+
+    def text(self, slope_only: bool = False) -> str:
+        """The model as stated in a report (``slope_only``: for a slopes vector)."""
+        ks = sorted(set(self.slope_k if slope_only else self.k))
+        span = f"{ks[0]}" if len(ks) == 1 else f"{ks[0]}…{ks[-1]} by head"
+        p = self.u.denominator.bit_length() - 1
+        if slope_only:
+            return (f"slopes formed in {self.dtype} by the {self.rule} rule: |error| ≤ "
+                    f"((1 + u)^k − 1)·m + k·η, u = 2^−{p}, k = {span}")
+        return (f"slopes formed in {self.dtype} by the {self.rule} rule, multiplied by Δ in "
+                f"{self.dtype}: |error| ≤ ((1 + u)^k − 1)·|m·Δ| + k·η/2·(1 + |Δ|), u = 2^−{p}, "
+                f"k = {span}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"model": self.text(), "dtype": self.dtype, "u": str(self.u),
+                "eta": str(self.eta), "k": list(self.k), "slope_k": list(self.slope_k),
+                "reference_roundings": f"{REFERENCE_ROUNDINGS}·2^-53"}
 
 
 def bias_tolerance(slopes: np.ndarray, delta: np.ndarray, eps: float) -> np.ndarray:
-    """c·eps·(|m·Δ| + m), c = 8 + 2n (n heads: float32 slopes formed as base^k, k ≤ n, carry
-    up to k rounding errors, as HF BLOOM's do), broadcast over (heads, …) × offsets."""
+    """The legacy c·eps·(|m·Δ| + m), c = 8 + 2n: kept for :func:`dense_bias_check` (the naive
+    baseline of the bench); the checks use :class:`RoundingModel`."""
     m = np.abs(slopes).reshape((-1,) + (1,) * np.ndim(delta))
     return (8 + 2 * len(m)) * eps * (m * np.abs(delta) + m)
 
@@ -59,7 +173,8 @@ _CHUNK_ENTRIES = 1 << 22                     # one impl call: at most 4M values 
 
 
 def toeplitz_bias_check(impl: Callable[..., Any], slopes: np.ndarray, length: int, *,
-                        max_entries: int | None = None, eps: float | None = None
+                        max_entries: int | None = None, eps: float | None = None,
+                        tolerance: Callable[[np.ndarray], np.ndarray] | None = None
                         ) -> dict[str, Any]:
     """Check ``impl(q_positions, k_positions)`` against −m_h·(i − j) on the L × L grid.
 
@@ -68,7 +183,9 @@ def toeplitz_bias_check(impl: Callable[..., Any], slopes: np.ndarray, length: in
     ``entries_evaluated`` of ``entries_total``.  Returns ``status`` (``pass``/``fail``),
     ``score`` (worst error over tolerance on the 2L − 1 generators: the first column and
     row), ``toeplitz_score`` (worst over every entry compared, against the exact bias),
-    and the ``worst`` entry (head, i, j, impl value, tolerance).
+    and the ``worst`` entry (head, i, j, impl value, tolerance).  ``tolerance(Δ)``: the
+    bound of every entry, (heads, …) × offsets (a :meth:`RoundingModel.tolerance`); by
+    default the legacy :func:`bias_tolerance` at ``eps``.
     """
     slopes = np.asarray(slopes, dtype=np.float64)
     heads = len(slopes)
@@ -76,6 +193,9 @@ def toeplitz_bias_check(impl: Callable[..., Any], slopes: np.ndarray, length: in
     col, eps_c = _as_float(impl(pos, pos[:1]))            # (h, L, 1): Δ = i
     row, eps_r = _as_float(impl(pos[:1], pos))            # (h, 1, L): Δ = −j
     eps = eps if eps is not None else max(eps_c, eps_r)
+    if tolerance is None:
+        def tolerance(d: np.ndarray) -> np.ndarray:
+            return bias_tolerance(slopes, d, eps)
     if col.shape != (heads, length, 1) or row.shape != (heads, 1, length):
         return {"status": "fail", "score": float("inf"), "toeplitz_score": float("inf"),
                 "coverage": "all", "entries_evaluated": 0, "entries_total": 0,
@@ -84,8 +204,8 @@ def toeplitz_bias_check(impl: Callable[..., Any], slopes: np.ndarray, length: in
     gen = np.concatenate([row[:, 0, :0:-1], col[:, :, 0]], axis=1)   # Δ = −(L−1) … L−1
     delta = np.arange(-(length - 1), length)
     with np.errstate(invalid="ignore", over="ignore"):
-        score = _worst(np.abs(gen - (-slopes[:, None] * delta[None, :])),
-                       bias_tolerance(slopes, delta, eps))
+        score = _worst(np.abs(gen - (-slopes[:, None] * delta[None, :])), tolerance(delta))
+        score = score if np.isfinite(gen).all() else float("inf")
     total = heads * length * length
     max_entries = EXHAUSTIVE_ENTRIES if max_entries is None else max_entries
     if total <= max_entries:
@@ -104,7 +224,7 @@ def toeplitz_bias_check(impl: Callable[..., Any], slopes: np.ndarray, length: in
                     "note": f"impl returned shape {vals.shape} for {len(qi)} queries and "
                             f"{length} keys; expected ({heads}, {len(qi)}, {length})"}
         d = qi[:, None] - pos[None, :]
-        tol = bias_tolerance(slopes, d, eps)
+        tol = tolerance(d)
         with np.errstate(invalid="ignore", over="ignore"):
             ratio = np.abs(vals - (-slopes[:, None, None] * d[None])) / tol
         ratio = np.where(np.isnan(ratio), np.inf, ratio)

@@ -12,16 +12,28 @@
   (MPT's), or ``f(q_positions, k_positions) → (heads, q, k)``, checked through its Toeplitz
   structure (:func:`posproof.measure.alibi.toeplitz_bias_check`).
 
-The values are judged at their working precision, read from the data (a float32 bias handed
-over as float64 is judged at float32's tolerance, and the report says so: see
+The tolerance is a stated model of the computation (:class:`~posproof.measure.alibi.
+RoundingModel`): the slopes formed in the judged dtype by the rule (BLOOM's ``pow(base, k)``,
+the paper's ``start·ratio^i``, MPT's ``1/2^e``: k_h roundings of u = 2^(−p)), multiplied by the
+integer offset Δ in that dtype; an entry may differ from −m·Δ by ((1 + u)^k_h − 1)·|m·Δ| (plus
+underflow) and no more.  A bias formed in float32 and cast to float16 errs less than the model
+of float16, so it passes; slopes off by more than their formation can make fail, and the report
+gives the slope of every head read from the data against the rule's exact 2^(−e_h)
+(``slope_errors``).  The report states the model (``model``), the evidence records it, and the
+audit recomputes the bound of the worst entry from it (u, k, η, the exact slope, Δ).
+
+The values are judged at their dtype or a coarser declared one (a float32 bias handed over as
+float64 fails at float64 and the failure says so: pass ``dtype="float32"``; see
 :mod:`posproof.testing.core.precision`).  A failure names an explanation only when regenerating
-the impl's output under that hypothesis reproduces it within the dtype's tolerance, and names
+the impl's output under that hypothesis reproduces it within the model, and names
 every one that does (none wins by its place in the list): another rule for a non-power-of-two
 head count (geometric 2^(−8(h+1)/n), the first n slopes of the next power of two, MPT with
 another ``alibi_bias_max`` or the reference rule), slopes reversed, the sign flipped, the power
 off by one, slopes rounded to bfloat16 or float16, query and key axes swapped, the attention
-mask ignored.  A dense bias says what it holds above the diagonal (``form``: the causal
-triangle masked, or the symmetric −m·|i − j| of a bidirectional ALiBi).
+mask ignored.  A dense bias is judged at every entry: above the diagonal each is masked (−inf
+or ≤ −10⁴), the symmetric −m·|i − j| of a bidirectional ALiBi, or the check fails naming the
+entries (NaN, +10⁴, …); zero or −m·(i − j) continued above it (the mask applied elsewhere)
+leave the ALiBi judgement to the lower triangle, and the label says ``partial coverage``.
 
 >>> import numpy as np
 >>> from posproof.model.alibi import alibi
@@ -33,6 +45,8 @@ Traceback (most recent call last):
 ...
 AssertionError: ALiBi impl disagrees with alibi(12, rule='reference')...tolerance (slopes, judged at float64)
 most likely: the geometric rule 2^(−8(h+1)/n) used for a head count that is not a power of two (confirmed by regeneration)
+slopes read from the data: 12 of 12 heads off the rule's exact slope ...; worst head 7: 0.0248031414 vs 2^(−e) = 0.00390625, relative error +5.35 (allowed ±6.66e-16)
+the tolerance: slopes formed in float64 by the reference rule: |error| ≤ ((1 + u)^k − 1)·m + k·η, u = 2^−53, k = 3…10 by head
 """  # noqa: E501
 
 from __future__ import annotations
@@ -44,11 +58,12 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
+import sympy as sp
 
 from ...audit import apply
 from ...errors import InvalidParameter
-from ...evidence import Evidence, Spot, sampled_label
-from ...measure.alibi import bias_tolerance, toeplitz_bias_check
+from ...evidence import Evidence, Sign, Spot, sampled_label
+from ...measure.alibi import REFERENCE_ROUNDINGS, RoundingModel, toeplitz_bias_check
 from ...model.alibi import MAX_BIAS_MAX, Alibi, alibi, is_power_of_two, mpt_exponents
 from ...report import Check
 from ..core.arrays import as_array, dtype_eps
@@ -83,6 +98,12 @@ class AlibiReport:
     form: str = ""
     #: Every confirmed explanation (several when several regenerate the impl).
     explanations: list[str] = field(default_factory=list)
+    #: The rounding model the values were judged under, stated (see
+    #: :class:`posproof.measure.alibi.RoundingModel`).
+    model: str = ""
+    #: Per head: the slope read from the data, the rule's exact slope, the relative error and
+    #: what the model allows.
+    slope_errors: list[dict[str, Any]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not self.status:
@@ -92,6 +113,9 @@ class AlibiReport:
     def label(self) -> str:
         """The verdict as printed: a sampled pass says so, never a bare "pass"."""
         ev = self.evidence
+        if self.status == "pass" and ev is not None and ev.details.get("partial_coverage"):
+            return (f"pass (partial coverage: {ev.details['partial_coverage']}, "
+                    f"{ev.covered} of {ev.total} entries judged)")
         if self.status == "pass" and ev is not None and ev.sampled:
             return sampled_label(ev.covered, ev.total)
         return self.status
@@ -158,9 +182,11 @@ def _hypotheses(spec: Alibi) -> list[tuple[str, np.ndarray]]:
     return merged
 
 
-def _compare(got: np.ndarray, want: np.ndarray, eps: float) -> float:
-    return float(np.max(np.abs(got - want) / ((8 + 2 * len(want)) * eps * np.abs(want)
-                                              + 1e-300)))
+def _compare(got: np.ndarray, want: np.ndarray, model: RoundingModel) -> float:
+    """Worst |got − want| over the model's bound for slopes formed in its dtype."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        r = np.abs(got - want) / model.tolerance(want, 1.0, slope_only=True).reshape(-1)
+    return float(np.max(np.where(np.isnan(r), np.inf, r)))
 
 
 class _Target:
@@ -175,23 +201,53 @@ class _Target:
         self.dtype, self.precision_note = "", ""
         #: (dtype read from the values, the target judged at it) when coarser than judged
         self.at_read: tuple[str, _Target] | None = None
-        #: what a dense bias holds above the diagonal, named (see :func:`_form`)
-        self.form_of: Callable[[], str] = lambda: ""
+        #: a dense bias: every entry above the diagonal classified (see :func:`_upper`)
+        self.upper_of: Callable[[], dict[str, Any]] | None = None
         #: further hypotheses on the layout of the output (not on the slopes): name -> score
         self.layouts: dict[str, Callable[[np.ndarray], float]] = {}
+        #: the rounding model the values are judged under
+        self.model: RoundingModel | None = None
+        #: the worst entry under the spec's slopes, for the audit (see :func:`_worst_sign`)
+        self.worst_of: Callable[[], dict[str, Any] | None] = lambda: None
+        #: entries of a dense bias (heads·q·k), 0 for other kinds
+        self.dense_size = 0
 
 
-def _key_only(values: np.ndarray, positions: np.ndarray, real: np.ndarray, eps: float,
-              heads: int) -> Callable[[np.ndarray], float]:
-    """Score of m·p_j + c_row against values (rows × k) on real keys, c_row free."""
+def _key_only(values: np.ndarray, positions: np.ndarray, real: np.ndarray,
+              model: RoundingModel, heads: int,
+              worst: dict[str, Any] | None = None) -> Callable[[np.ndarray], float]:
+    """Score of m·p_j + c_row against values (rows × k) on real keys, c_row free (the midrange
+    of the residuals: its error is at most the entries' own).  The model's bound at the
+    entry's offset from the row's origin: |Δ| ≤ max p + |c|/m."""
+    k_rows = np.array(model.k, dtype=np.float64)
+    rel_rows = model.relative()
+
     def score(slopes_rows: np.ndarray) -> float:
-        pred = slopes_rows[:, None] * positions
-        resid = np.where(real, values - pred, np.nan)
-        const = np.nanmean(resid, axis=1, keepdims=True)
+        rows = len(slopes_rows)
+        rel = np.resize(rel_rows, rows)[:, None]
+        ks = np.resize(k_rows, rows)[:, None]
+        with np.errstate(invalid="ignore", over="ignore"):
+            pred = slopes_rows[:, None] * positions
+            resid = np.where(real, values - pred, np.nan)
+        if not np.isfinite(resid[real]).all():
+            return float("inf")
+        const = (np.nanmax(resid, axis=1, keepdims=True)
+                 + np.nanmin(resid, axis=1, keepdims=True)) / 2
         err = np.where(real, np.abs(resid - const), 0.0)
-        top = np.max(np.abs(positions), axis=1, keepdims=True)     # the constant's error
-        scale = np.abs(slopes_rows)[:, None] * (top + np.abs(const) + 1)
-        return float(np.max(err / ((8 + 2 * heads) * eps * scale + 1e-300)))
+        m = np.abs(slopes_rows)[:, None]
+        top = np.max(np.abs(positions), axis=1, keepdims=True)
+        span = top + np.abs(const) / np.maximum(m, 1e-300)           # the largest |Δ|
+        tol = rel * m * span + ks * float(model.eta) / 2 * (1 + span)
+        with np.errstate(over="ignore", invalid="ignore"):
+            ratio = err / tol
+        if worst is not None:
+            r, c = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
+            if ratio[r, c] == 0:                          # exact: the farthest key of row 0
+                r, c = 0, int(np.argmax(np.where(real[0], np.abs(positions[0]), -1)))
+            worst.update(row=int(r), key=int(c), impl=float(values[r, c]),
+                         position=float(positions[r, c]), const=float(const[r, 0]),
+                         span=float(span[r, 0]), tolerance=float(tol[r, 0]))
+        return float(np.max(ratio))
     return score
 
 
@@ -210,35 +266,82 @@ def _from_array(arr: np.ndarray, dtype: str, spec: Alibi, mask: Any,
     return target
 
 
-def _form(arr: np.ndarray, delta: np.ndarray, slopes: np.ndarray, eps: float) -> str:
-    """What a dense bias holds above the diagonal (j > i), named."""
-    upper = delta[None] < 0
-    if not upper.any():
-        return ""
-    vals = arr[np.broadcast_to(upper, arr.shape)]
-    if np.all(np.isneginf(vals)) or np.all(vals <= -1e4):
-        return "causal: the triangle above the diagonal (j > i) masked"
-    if np.all(vals == 0):
-        return "causal: zero above the diagonal (the mask applied elsewhere)"
-    tol = bias_tolerance(slopes, delta, eps)
-    with np.errstate(invalid="ignore"):
-        sym = np.abs(arr + slopes[:, None, None] * np.abs(delta)[None])
-        cont = np.abs(arr + slopes[:, None, None] * delta[None])
-    if np.all((sym <= tol)[np.broadcast_to(upper, arr.shape)]):
-        return "symmetric −m·|i − j| (bidirectional ALiBi): the upper triangle matches too"
-    if np.all((cont <= tol)[np.broadcast_to(upper, arr.shape)]):
-        return ("−m·(i − j) continued above the diagonal (+m·(j − i) there: not causal, and "
-                "not the symmetric −m·|i − j| of a bidirectional ALiBi)")
-    return "above the diagonal: neither masked nor −m·|i − j|"
+_MASKED = -1e4        # a finite mask value is at most this (HF: finfo.min; older code −10⁴)
+
+
+def _upper(arr: np.ndarray, delta: np.ndarray, slopes: np.ndarray,
+           model: RoundingModel) -> dict[str, Any]:
+    """Every entry above the diagonal (j > i) of a dense bias, classified: masked (−inf or
+    ≤ −10⁴), the symmetric −m·|i − j|, −m·(i − j) continued (+m·(j − i)), zero, or bad (NaN,
+    +inf, anything else: named).  ``partial``: the ALiBi judgement covers the lower triangle
+    only (zero or continued entries: the mask, if any, is applied elsewhere)."""
+    upper = np.broadcast_to(delta[None] < 0, arr.shape)
+    total = int(upper.sum())
+    if total == 0:
+        return {"form": "", "bad": 0, "partial": 0, "total": 0, "entries": []}
+    tol = model.tolerance(slopes, delta)
+    with np.errstate(invalid="ignore", over="ignore"):
+        masked = np.isneginf(arr) | (np.isfinite(arr) & (arr <= _MASKED))
+        sym = np.abs(arr + slopes[:, None, None] * np.abs(delta)[None]) <= tol
+        cont = np.abs(arr + slopes[:, None, None] * delta[None]) <= tol
+    zero = arr == 0
+    judged = upper & (masked | sym)
+    partial = upper & ~judged & (cont | zero)
+    bad = upper & ~judged & ~partial
+    counts = {"masked": int((upper & masked).sum()), "symmetric": int((upper & sym & ~masked)
+                                                                       .sum()),
+              "continued": int((partial & cont).sum()), "zero": int((partial & zero & ~cont)
+                                                                     .sum())}
+    entries = [{"head": int(h), "i": int(i), "j": int(j), "value": float(arr[h, i, j])}
+               for h, i, j in np.argwhere(bad)[:8]]
+    if bad.any():
+        nan = int((bad & np.isnan(arr)).sum())
+        first = ", ".join(f"bias[{e['head']}, {e['i']}, {e['j']}] = {e['value']!r}"
+                          for e in entries[:3])
+        form = (f"above the diagonal (j > i): {int(bad.sum())} of {total} entries are neither "
+                "masked (−inf or ≤ −10⁴) nor −m·|i − j| nor −m·(i − j) nor 0"
+                + (f", {nan} of them NaN (never a correct bias: adding a −inf mask gives NaN)"
+                   if nan else "") + f"; first: {first}")
+    elif counts["masked"] == total:
+        form = "causal: the triangle above the diagonal (j > i) masked (every entry −inf or ≤ −10⁴)"
+    elif counts["masked"] + counts["symmetric"] == total and counts["masked"] == 0:
+        form = "symmetric −m·|i − j| (bidirectional ALiBi): every entry above the diagonal matches"
+    elif not partial.any():
+        form = (f"above the diagonal: {counts['masked']} entries masked, {counts['symmetric']} "
+                "the symmetric −m·|i − j|")
+    elif counts["zero"] == int(partial.sum()) and not judged.any():
+        form = ("lower triangle only: zero above the diagonal (the causal mask, if any, "
+                "applied elsewhere)")
+    elif counts["continued"] == int(partial.sum()) and not judged.any():
+        form = ("lower triangle only: −m·(i − j) continued above the diagonal (+m·(j − i) "
+                "there: not causal unless masked elsewhere, and not the symmetric −m·|i − j| "
+                "of a bidirectional ALiBi)")
+    else:
+        form = (f"lower triangle only: above the diagonal {counts['masked']} masked, "
+                f"{counts['symmetric']} symmetric, {counts['continued']} −m·(i − j) continued, "
+                f"{counts['zero']} zero")
+    return {"form": form, "bad": int(bad.sum()), "partial": int(partial.sum()), "total": total,
+            "entries": entries, "counts": counts}
 
 
 def _from_array_at(arr: np.ndarray, dtype: str, spec: Alibi, mask: Any) -> _Target:
-    n, eps = spec.n_heads, dtype_eps(dtype)
+    n = spec.n_heads
+    model = RoundingModel.of(spec, dtype)
     if arr.ndim == 1:
         if arr.shape[0] != n:
             raise InvalidParameter(f"slopes of length {arr.shape[0]}, but n_heads={n}; pass one "
                                    "slope per head")
-        return _Target("slopes", lambda s: _compare(arr, s, eps), arr)
+        target = _Target("slopes", lambda s: _compare(arr, s, model), arr)
+        target.model = model
+
+        def worst_slope() -> dict[str, Any]:
+            s = spec.slopes_array()
+            with np.errstate(over="ignore"):
+                r = np.abs(arr - s) / model.tolerance(s, 1.0, slope_only=True).reshape(-1)
+            h = int(np.argmax(r))
+            return {"head": h, "delta": None, "impl": float(arr[h])}
+        target.worst_of = worst_slope
+        return target
     if arr.ndim != 3:
         raise InvalidParameter(f"bias of shape {arr.shape}; pass slopes (heads,), a bias "
                                "(heads, q, k), MPT's (heads, 1, k) or BLOOM's (batch·heads, 1, k)")
@@ -251,42 +354,78 @@ def _from_array_at(arr: np.ndarray, dtype: str, spec: Alibi, mask: Any) -> _Targ
                                    f"{m.shape[-1]})")
         real = np.repeat(m > 0, n, axis=0)
         pos = np.repeat((np.cumsum(m, axis=1) - 1) * (m > 0), n, axis=0)
-        score = _key_only(arr[:, 0, :], pos, real, eps, n)
+        worst: dict[str, Any] = {}
+        score = _key_only(arr[:, 0, :], pos, real, model, n, worst)
         plain = _key_only(arr[:, 0, :], np.broadcast_to(np.arange(m.shape[1]), pos.shape),
-                          real, eps, n)
-        return _Target("bloom-tensor", lambda s: score(np.tile(s, m.shape[0])),
-                       arr[:n, 0, 1] - arr[:n, 0, 0] if arr.shape[2] > 1 else arr[:n, 0, 0],
-                       lambda s: plain(np.tile(s, m.shape[0])))
+                          real, model, n)
+        far = arr.shape[2] - 1
+        target = _Target("bloom-tensor", lambda s: score(np.tile(s, m.shape[0])),
+                         (arr[:n, 0, far] - arr[:n, 0, 0]) / far if far else arr[:n, 0, 0],
+                         lambda s: plain(np.tile(s, m.shape[0])))
+        target.model = model
+        target.worst_of = _key_worst(target, spec, worst, n)
+        return target
     if arr.shape[0] != n:
         raise InvalidParameter(f"bias of shape {arr.shape} has {arr.shape[0]} heads, but "
                                f"n_heads={n}")
     if arr.shape[1] == 1:
         k = arr.shape[2]
+        worst = {}
         score = _key_only(arr[:, 0, :], np.broadcast_to(np.arange(k), (n, k)),
-                          np.ones((n, k), bool), eps, n)
-        return _Target("key-only-tensor", score,
-                       arr[:, 0, 1] - arr[:, 0, 0] if k > 1 else arr[:, 0, 0])
+                          np.ones((n, k), bool), model, n, worst)
+        target = _Target("key-only-tensor", score,
+                         (arr[:, 0, k - 1] - arr[:, 0, 0]) / (k - 1) if k > 1 else arr[:, 0, 0])
+        target.model = model
+        target.worst_of = _key_worst(target, spec, worst, n)
+        return target
     q, k = arr.shape[1:]
     delta = np.arange(q)[:, None] - np.arange(k)[None, :]
     causal = delta[None] >= 0
 
     def dense_of(values: np.ndarray) -> Callable[[np.ndarray], float]:
         def dense(s: np.ndarray) -> float:
-            with np.errstate(invalid="ignore"):
+            with np.errstate(invalid="ignore", over="ignore"):
                 err = np.where(causal, np.abs(values + s[:, None, None] * delta[None]), 0.0)
             if not np.isfinite(err).all():
                 return float("inf")
-            return float(np.max(err / bias_tolerance(s, delta, eps)))
+            with np.errstate(over="ignore"):
+                return float(np.max(err / model.tolerance(s, delta)))
         return dense
-    target = _Target("bias-tensor", dense_of(arr),
-                     arr[:, 0, 0] - arr[:, 1, 0] if q > 1 else arr[:, 0, 0])
-    if q == k:     # named once the causal part matched (check_alibi)
-        target.form_of = lambda: _form(arr, delta, spec.slopes_array(), eps)
+    far = (q - 1, 0) if q >= k else (0, k - 1)
+    read = -arr[:, far[0], far[1]] / (far[0] - far[1]) if q > 1 else arr[:, 0, 0]
+    target = _Target("bias-tensor", dense_of(arr), read)
+    target.model = model
+    target.upper_of = lambda: _upper(arr, delta, spec.slopes_array(), model)
+    target.dense_size = int(arr.size)
+
+    def worst_dense() -> dict[str, Any]:
+        s = spec.slopes_array()
+        with np.errstate(invalid="ignore", over="ignore"):
+            r = np.where(causal, np.abs(arr + s[:, None, None] * delta[None])
+                         / model.tolerance(s, delta), -1.0)
+        h, i, j = np.unravel_index(int(np.argmax(r)), r.shape)
+        if r[h, i, j] == 0:                                   # exact: the farthest entry
+            h, i, j = 0, far[0], far[1]
+        return {"head": int(h), "i": int(i), "j": int(j), "delta": int(i - j),
+                "impl": float(arr[h, i, j])}
+    target.worst_of = worst_dense
     if q == k and q > 1:
         swapped = dense_of(np.swapaxes(arr, 1, 2))
         target.layouts["query and key axes swapped (bias[h, j, i]: the triangle above the "
                        "diagonal holds the causal part)"] = swapped
     return target
+
+
+def _key_worst(target: _Target, spec: Alibi, worst: dict[str, Any], n: int
+               ) -> Callable[[], dict[str, Any] | None]:
+    def of() -> dict[str, Any] | None:
+        target.regen(spec.slopes_array())                     # fills `worst`
+        if not worst:
+            return None
+        return {"head": worst["row"] % n, "row": worst["row"], "key": worst["key"],
+                "delta": worst["position"], "impl": worst["impl"], "const": worst["const"],
+                "span": worst["span"]}
+    return of
 
 
 def _masks(torch: Any, length: int) -> list[tuple[str, Any]]:
@@ -332,81 +471,126 @@ def _from_callable(impl: Callable[..., Any], spec: Alibi, seq_len: int,
                                     "bias(q_positions, k_positions), build_alibi_tensor("
                                     "attention_mask, num_heads, dtype) or (num_heads, seq_len)")
     pos = np.arange(2)
-    probe, probe_dtype = as_array(_call(impl, pos, pos[:1]), what="bias")
+    probe, _ = as_array(_call(impl, pos, pos[:1]), what="bias")
     if probe.shape != (spec.n_heads, 2, 1):
         raise InvalidImplementation(f"bias(q_positions, k_positions) returned shape {probe.shape} "
                                     f"for 2 queries and 1 key; expected ({spec.n_heads}, 2, 1)")
-    slopes = probe[:, 0, 0] - probe[:, 1, 0]
-    # every entry, once, against the spec's exact bias; a hypothesis (another slopes vector,
-    # itself Toeplitz) then only needs the 2L − 1 generators, provided every entry matched
-    # its own offset's exact bias within tolerance, i.e. the impl is Toeplitz
-    # a declared dtype coarser than the values' own widens the tolerance to it (never narrows)
-    eps_declared = (dtype_eps(declared) if declared is not None
-                    and dtype_eps(declared) > dtype_eps(probe_dtype) else None)
-    full = toeplitz_bias_check(lambda q, k: _call(impl, q, k), spec.slopes_array(), seq_len,
-                               eps=eps_declared)
-    gen_col, dt_c = as_array(_call(impl, np.arange(seq_len), np.arange(1)), what="bias")
-    gen_row, dt_r = as_array(_call(impl, np.arange(1), np.arange(seq_len)), what="bias")
+    gen_col, dt_c = as_array(_call(impl, np.arange(seq_len), np.arange(1)), what="bias",
+                             finite=False)
+    gen_row, dt_r = as_array(_call(impl, np.arange(1), np.arange(seq_len)), what="bias",
+                             finite=False)
     gen = np.concatenate([gen_row[:, 0, :0:-1], gen_col[:, :, 0]], axis=1).astype(np.float64)
     delta = np.arange(-(seq_len - 1), seq_len)
-    eps = max(dtype_eps(dt_c), dtype_eps(dt_r), eps_declared or 0.0)
+    own = dt_c if dtype_eps(dt_c) >= dtype_eps(dt_r) else dt_r
+    # a declared dtype coarser than the values' own widens the model to it (never narrows)
+    judged = declared if declared is not None and dtype_eps(declared) > dtype_eps(own) else own
     spec_slopes = spec.slopes_array()
+    slopes = (-gen_col[:, seq_len - 1, 0] / (seq_len - 1) if seq_len > 1
+              else probe[:, 0, 0] - probe[:, 1, 0])
 
-    def regen_at(e: float) -> Callable[[np.ndarray], float]:
-        # the comparison's tolerance is linear in eps: at eps e the scores scale by eps / e
-        factor = eps / e
+    def at(dtype: str) -> _Target:
+        model = RoundingModel.of(spec, dtype)
+        # every entry, once, against the spec's exact bias; a hypothesis (another slopes
+        # vector, itself Toeplitz) then only needs the 2L − 1 generators, provided every entry
+        # matched its own offset's exact bias within the model, i.e. the impl is Toeplitz
+        full = toeplitz_bias_check(lambda q, k: _call(impl, q, k), spec_slopes, seq_len,
+                                   tolerance=lambda d: model.tolerance(spec_slopes, d))
 
         def regen(s: np.ndarray) -> float:
-            toeplitz = full["toeplitz_score"] * factor
+            toeplitz = full["toeplitz_score"]
             if np.array_equal(s, spec_slopes):
-                return max(full["score"], full["toeplitz_score"]) * factor
+                return max(full["score"], toeplitz)
             with np.errstate(invalid="ignore", over="ignore"):
                 err = np.abs(gen - (-s[:, None] * delta[None, :]))
-                gscore = float(np.nanmax(err / bias_tolerance(s, delta, e)))
+                gscore = float(np.nanmax(err / model.tolerance(s, delta)))
+            if not np.isfinite(gen).all():
+                gscore = float("inf")
             return gscore if np.isfinite(gscore) and toeplitz <= 1 else max(gscore, toeplitz)
-        return regen
-    target = _Target("pairwise-callable", regen_at(eps), slopes)
-    target.dtype = declared if eps_declared is not None else (
-        dt_c if dtype_eps(dt_c) >= dtype_eps(dt_r) else dt_r)
-    # the precision the values carry: comparable only when the measure judged them at eps
-    # (NumPy outputs or a declared dtype; it takes float32's eps for any torch tensor)
-    numpy_out = imported_torch() is None or not any(
-        isinstance(v, imported_torch().Tensor) for v in (_call(impl, pos[:1], pos[:1]),))
-    read = stored_precision(gen, target.dtype, reference=spec_slopes)
-    if read is not None and dtype_eps(read) > eps and (numpy_out or eps_declared is not None):
-        at_read = _Target("pairwise-callable", regen_at(dtype_eps(read)), slopes)
-        at_read.coverage = full
-        target.at_read = (read, at_read)
-        target.precision_note = precision_note(read, target.dtype, declared)
-    target.coverage = full
+        target = _Target("pairwise-callable", regen, slopes)
+        target.model, target.coverage, target.dtype = model, full, dtype
+        w = full.get("worst") or {}
+        target.worst_of = lambda: ({"head": w["head"], "i": w["i"], "j": w["j"],
+                                    "delta": w["i"] - w["j"], "impl": w["impl"]}
+                                   if w and np.isfinite(w.get("impl", np.nan)) else None)
+        return target
+    target = at(judged)
+    read = stored_precision(gen, judged, reference=spec_slopes)
+    if read is not None and dtype_eps(read) > dtype_eps(judged):
+        target.at_read = (read, _LazyTarget(lambda: at(read)))
+        target.precision_note = precision_note(read, judged, declared)
     return target
 
 
-def _evidence(target: _Target, spec: Alibi, score: float) -> Evidence:
-    """Exhaustive (or sampled, and saying so) entry-by-entry comparison; the worst entry of a
-    pairwise callable goes to the audit as a Spot: |−m_h·(i − j) − impl| ≤ tolerance."""
-    cov = target.coverage
-    if cov is None:
-        return Evidence("exhaustive comparison", "all", details={"kind": target.kind,
-                                                                  "worst_over_tolerance": score})
-    items = []
-    w = cov.get("worst") or {}
-    if w and np.isfinite(w.get("impl", np.nan)) and cov["status"] == "pass":
-        from ...proofs.alibi import SYMBOL_I as _I
-        from ...proofs.alibi import SYMBOL_J as _J
-        from ...proofs.alibi import SYMBOL_M as _M
+class _LazyTarget:
+    """A target built on first use (a second full pass, on the failure path only)."""
 
-        items.append(Spot(f"bias of head {w['head']} at (i, j) = ({w['i']}, {w['j']})",
-                          -_M * (_I - _J), w["impl"], w["tolerance"],
-                          env={_M: spec.slopes[w["head"]], _I: w["i"], _J: w["j"]},
-                          engine="float64 impl value within the dtype's tolerance"))
+    def __init__(self, build: Callable[[], _Target]):
+        self._build, self._target = build, None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._target is None:
+            self._target = self._build()
+        return getattr(self._target, name)
+
+
+def _worst_sign(target: _Target, spec: Alibi) -> Sign | None:
+    """The worst entry under the spec's slopes as a Sign the audit recomputes from the model:
+    bound(u, k, η, m, Δ) − |impl − (−m·Δ)| > 0, every number exact."""
+    w = target.worst_of()
+    model = target.model
+    if not w or model is None or not np.isfinite(w["impl"]):
+        return None
+    h = w["head"]
+    m_exact = spec.slopes[h]
+    u, k, eta = sp.Symbol("u"), sp.Symbol("k"), sp.Symbol("eta")
+    m, d, v, c, span = (sp.Symbol(x) for x in ("m", "Delta", "v", "c", "span"))
+    ref = sp.Integer(REFERENCE_ROUNDINGS) * sp.Rational(1, 2 ** 53)
+    env: dict[Any, Any] = {"u": model.u, "eta": model.eta, "m": m_exact, "v": w["impl"]}
+    if w.get("delta") is None:                                   # a slope
+        kk = model.slope_k[h]
+        bound = ((1 + u) ** k - 1) * m + k * eta + ref * m
+        expr, label = bound - sp.Abs(v - m), f"slope of head {h}"
+    elif "span" in w:                                            # key-only, constant free
+        kk = model.k[h]
+        bound = ((1 + u) ** k - 1) * m * span + k * eta / 2 * (1 + span) + ref * m * span
+        expr = bound - sp.Abs(v - c - m * d)
+        env.update({"Delta": w["delta"], "c": w["const"], "span": w["span"]})
+        label = f"bias of row {w['row']} (head {h}) at key {w['key']} (c the row's constant)"
+    else:
+        kk = model.k[h]
+        bound = ((1 + u) ** k - 1) * m * sp.Abs(d) + k * eta / 2 * (1 + sp.Abs(d)) \
+            + ref * m * sp.Abs(d)
+        expr = bound - sp.Abs(v + m * d)
+        env["Delta"] = w["delta"]
+        label = f"bias of head {h} at (i, j) = ({w['i']}, {w['j']})"
+    env["k"] = kk
+    text = model.text(slope_only=w.get("delta") is None)
+    return Sign(f"{label}: model bound − |impl − exact| (the model: {text})", expr,
+                "positive", env=env, engine="float64 comparison under the rounding model")
+
+
+def _evidence(target: _Target, spec: Alibi, score: float) -> Evidence:
+    """Exhaustive (or sampled, and saying so) entry-by-entry comparison under the stated
+    rounding model; the worst entry goes to the audit as a Sign whose bound the audit
+    recomputes from the model (u, k, η, the exact slope and Δ)."""
+    cov = target.coverage
+    details: dict[str, Any] = {"kind": target.kind, "worst_over_tolerance": score}
+    if target.model is not None:
+        details["rounding_model"] = target.model.to_dict()
+    items: list[Sign | Spot] = []
+    if score <= 1:
+        sign = _worst_sign(target, spec)
+        if sign is not None:
+            items.append(sign)
+    if cov is None:
+        return Evidence("exhaustive comparison", "all", items=items, details=details)
     sample = cov["coverage"] == "sample"
+    details.update(entries_evaluated=cov["entries_evaluated"],
+                   entries_total=cov["entries_total"])
     return Evidence("exhaustive comparison", "sample" if sample else "all", items=items,
                     covered=cov["entries_evaluated"] if sample else None,
-                    total=cov["entries_total"] if sample else None,
-                    details={"kind": target.kind, "entries_evaluated": cov["entries_evaluated"],
-                             "entries_total": cov["entries_total"],
-                             "worst_over_tolerance": score})
+                    total=cov["entries_total"] if sample else None, details=details)
+
 
 
 def check_alibi(impl: Any, *, n_heads: int, rule: str = "reference", alibi_bias_max: Any = 8,
@@ -436,7 +620,8 @@ def check_alibi(impl: Any, *, n_heads: int, rule: str = "reference", alibi_bias_
             raise InvalidParameter("slopes hold NaN or infinite values; pass finite slopes")
         target = _from_array(arr, dtype, spec, attention_mask, declared)
     score = target.regen(spec.slopes_array())
-    ok = score <= 1
+    upper = target.upper_of() if target.upper_of is not None and score <= 1 else None
+    ok = score <= 1 and not (upper and upper["bad"])
     evidence = _evidence(target, spec, score)
     report = AlibiReport(ok, target.kind, spec.to_dict(),
                          [{"name": "alibi:values", "status": "pass" if ok else "fail",
@@ -444,13 +629,30 @@ def check_alibi(impl: Any, *, n_heads: int, rule: str = "reference", alibi_bias_
                          precision_note=target.precision_note)
     if target.dtype:
         evidence.details["judged_at"] = target.dtype
+    model = target.model
+    report.model = model.text(slope_only=target.kind == "slopes") if model is not None else ""
+    report.slope_errors = _slope_errors(target, spec)
+    if upper is not None:
+        report.form = upper["form"]
+        evidence.details["above_diagonal"] = {k: v for k, v in upper.items() if k != "form"}
+    if upper is not None and upper["bad"]:
+        report.explanation = upper["form"]
+        report.explanations = [upper["form"]]
+        report.message = (f"ALiBi impl disagrees with {label}: {upper['form']} "
+                          f"(the lower triangle is within the model: {report.model})")
+        return report
     if ok:
+        if upper is not None and upper["partial"]:
+            n_all = target.dense_size
+            evidence.coverage, evidence.total = "sample", n_all
+            evidence.covered = n_all - upper["partial"]
+            evidence.details["partial_coverage"] = "lower triangle only"
         check = apply(Check("alibi:values", "pass", evidence=evidence))
         if check.status != "pass":
             report.ok, report.status, report.message = False, check.status, check.note or ""
         else:
-            report.form = target.form_of()
-            report.message = "; ".join(x for x in (target.precision_note, report.form) if x)
+            report.message = "; ".join(x for x in (target.precision_note, report.form,
+                                                   f"within the model: {report.model}") if x)
         return report
     # every hypothesis is regenerated; all that reproduce the impl are named (none by order)
     candidates: list[tuple[str, Callable[[], float]]] = []
@@ -483,7 +685,8 @@ def check_alibi(impl: Any, *, n_heads: int, rule: str = "reference", alibi_bias_
         why = f"most likely: {report.explanation}" + (
             "" if "— confirmed" in report.explanation else " (confirmed by regeneration)")
     else:
-        found = identify_alibi(target.slopes) if target.slopes.size else None
+        found = (identify_alibi(target.slopes) if target.slopes.size
+                 and np.isfinite(target.slopes).all() else None)
         said = (found["note"] if found and found["rule"] else
                 "matches no known ALiBi rule" if found else "nothing")
         why = ("no explanation is confirmed by regeneration; identify_alibi on the slopes read "
@@ -494,10 +697,46 @@ def check_alibi(impl: Any, *, n_heads: int, rule: str = "reference", alibi_bias_
     where = (f" at head {w['head']}, (i, j) = ({w['i']}, {w['j']}): impl {w['impl']!r}"
              if w and target.coverage.get("toeplitz_score", 0) > 1 else "")
     extra = f"\n{target.precision_note}" if target.precision_note else ""
+    slope_line = _slope_line(report.slope_errors, model)
     report.message = (f"ALiBi impl disagrees with {label}: worst error {score:.3g}× the "
                       f"tolerance ({target.kind}, judged at {target.dtype or 'its dtype'})"
-                      f"{where}\n{why}{extra}")
+                      f"{where}\n{why}{extra}{slope_line}\nthe tolerance: {report.model}")
     return report
+
+
+def _slope_errors(target: _Target, spec: Alibi) -> list[dict[str, Any]]:
+    """The slope of every head read from the data, against the rule's exact slope: relative
+    error, and what the model allows for the slope alone (its formation roundings plus the
+    reading's own: one rounding of the product)."""
+    read = np.asarray(target.slopes, dtype=np.float64).reshape(-1)
+    exact = spec.slopes_array()
+    if read.shape != exact.shape or target.model is None:
+        return []
+    allowed = target.model.relative() if target.kind != "slopes" else \
+        target.model.relative(slope_only=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rel = read / exact - 1
+    def finite(v: float) -> float | None:                        # JSON-ready: no NaN
+        return float(v) if np.isfinite(v) else None
+    return [{"head": h, "read": finite(read[h]), "exact": float(exact[h]),
+             "relative_error": finite(rel[h]), "allowed": float(allowed[h])}
+            for h in range(len(exact))]
+
+
+def _slope_line(errors: list[dict[str, Any]], model: RoundingModel | None) -> str:
+    off = [e for e in errors if e["relative_error"] is None
+           or not abs(e["relative_error"]) <= e["allowed"]]
+    if not off:
+        return ""
+    worst = max(off, key=lambda e: np.inf if e["relative_error"] is None
+                else abs(e["relative_error"]))
+    if worst["relative_error"] is None:
+        return (f"\nslopes read from the data: {len(off)} of {len(errors)} heads off the "
+                f"rule's exact slope; head {worst['head']}'s is not a finite number")
+    return (f"\nslopes read from the data: {len(off)} of {len(errors)} heads off the rule's "
+            f"exact slope by more than the model allows; worst head {worst['head']}: "
+            f"{worst['read']:.9g} vs 2^(−e) = {worst['exact']:.9g}, relative error "
+            f"{worst['relative_error']:+.3g} (allowed ±{worst['allowed']:.3g})")
 
 
 def assert_alibi(impl: Any, *, n_heads: int, rule: str = "reference", alibi_bias_max: Any = 8,
@@ -525,9 +764,10 @@ def identify_alibi(slopes: Any) -> dict[str, Any]:
     if arr.ndim != 1 or arr.size == 0:
         raise InvalidParameter(f"slopes of shape {arr.shape}; pass a 1-D vector, one per head")
     dtype = stored_precision(arr, dtype, reference=alibi(arr.size).slopes_array()) or dtype
-    n, eps = arr.size, dtype_eps(dtype)
+    n = arr.size
     ref = alibi(n)
-    if _compare(arr, ref.slopes_array(), eps) <= 1:
+    model = RoundingModel.of(ref, dtype)
+    if _compare(arr, ref.slopes_array(), model) <= 1:
         return {"rule": "reference", "n_heads": n, "alibi_bias_max": "8",
                 "note": "the reference rule; MPT with alibi_bias_max=8 gives the same slopes "
                         "for every n"}
@@ -535,11 +775,12 @@ def identify_alibi(slopes: Any) -> dict[str, Any]:
     if arr[0] > 0:
         k_first = 1 if q == n else 2                       # MPT's first head is k = 2
         guess = Fraction(float(-np.log2(arr[0]) * q / k_first)).limit_denominator(64)
-        if 0 < guess <= MAX_BIAS_MAX and _compare(arr, _exp2(mpt_exponents(n, guess)),
-                                                  eps) <= 1:
+        if 0 < guess <= MAX_BIAS_MAX and _compare(
+                arr, _exp2(mpt_exponents(n, guess)),
+                RoundingModel.of(alibi(n, "mpt", guess), dtype)) <= 1:
             return {"rule": "mpt", "n_heads": n, "alibi_bias_max": str(guess),
                     "note": f"MPT's gen_slopes with alibi_bias_max={guess}"}
-    confirmed = [name for name, cand in _hypotheses(ref) if _compare(arr, cand, eps) <= 1]
+    confirmed = [name for name, cand in _hypotheses(ref) if _compare(arr, cand, model) <= 1]
     if confirmed:
         return {"rule": "variant", "n_heads": n, "alibi_bias_max": None,
                 "note": "; ".join(confirmed)}

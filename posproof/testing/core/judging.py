@@ -61,16 +61,36 @@ class Tolerance:
     out: float
     angle: float
     scale: float = 1.0
+    #: The rounding model of angles formed in ``angles`` (``model=True``): ω formed in that
+    #: dtype from its exponent, x·ω rounded to it; the angle term is then per frequency,
+    #: γ_k(ω)·|x·ω| with k(ω) = 2·|ln ω| + 4 (``angle`` is γ_4, its value at ω = 1).
+    model: bool = False
 
     @classmethod
-    def of(cls, dtype: str, angles: str | None = None, scale: float = 1.0) -> Tolerance:
+    def of(cls, dtype: str, angles: str | None = None, scale: float = 1.0,
+           model: bool = False) -> Tolerance:
+        """``model``: the angle term from the rounding model of ``angles`` (the table checks
+        and identify); without it 16·eps_angles (the rotary checks)."""
         eps = dtype_eps(dtype)
         if angles is None:
             out = max(OUTPUT_ULPS * eps, TOLERANCE * dtype_eps("float64"))
             angle = TOLERANCE * dtype_eps("float64")
+            model = False
+        elif model:
+            # sin/cos of the rounded angle: within one ulp of ``angles``, then the output's
+            out, angle = OUTPUT_ULPS * eps + dtype_eps(angles), _gamma(4.0, angles)
         else:
             out, angle = TOLERANCE * eps, TOLERANCE * dtype_eps(angles)
-        return cls(dtype, angles, out * abs(scale), angle * abs(scale), abs(scale))
+        return cls(dtype, angles, out * abs(scale), angle * abs(scale), abs(scale), model)
+
+    def angle_of(self, w: np.ndarray) -> np.ndarray:
+        """The angle coefficient of each frequency ``w`` (times ``|x·ω|``)."""
+        w = np.abs(np.asarray(w, dtype=np.float64))
+        if not self.model:
+            return np.full(w.shape, self.angle)
+        with np.errstate(divide="ignore"):
+            k = 2 * np.abs(np.log(np.where(w > 0, w, 1.0))) + 4
+        return _gamma(k, self.angles or "float64") * self.scale
 
     @property
     def eps_angle(self) -> float:
@@ -84,12 +104,12 @@ class Tolerance:
 
     def at(self, x: float, w: float) -> float:
         """The tolerance of one entry: position ``x``, frequency ``w``."""
-        return self.out + self.angle * abs(x * w)
+        return self.out + float(self.angle_of(np.array([w]))[0]) * abs(x * w)
 
     def entries(self, xabs: np.ndarray, w: np.ndarray) -> np.ndarray:
         """The tolerance of every entry: rows at |positions| ``xabs``, columns of frequency
         ``w``."""
-        tol = np.multiply.outer(xabs, np.abs(w) * self.angle)
+        tol = np.multiply.outer(xabs, np.abs(w) * self.angle_of(w))
         tol += self.out
         return tol
 
@@ -105,11 +125,30 @@ class Tolerance:
                     else f"{OUTPUT_ULPS:g}·eps")
             text, where = (f"{lead} + 16·eps64·|x·ω|",
                            f"eps of {self.dtype} (angles formed in float64)")
+        elif self.model:
+            p = _BITS.get(self.angles, 53)
+            text = (f"{OUTPUT_ULPS:g}·eps + eps_{self.angles} + γ_k·|x·ω|, γ_k = k·u/(1 − k·u), "
+                    f"k = 2·|ln ω| + 4, u = 2^−{p}")
+            where = (f"eps of {self.dtype} (the model: ω formed in {self.angles} from its "
+                     f"exponent, x·ω rounded to {self.angles})")
         else:
             text, where = f"16·(eps + eps_{self.angles}·|x·ω|)", f"eps of {self.dtype}"
         if self.scale != 1.0:
             text = f"{self.scale:.8g}·({text})"
         return f"{text}, {where}"
+
+
+#: Significand bits (with the implicit one) of the dtypes angles are formed in.
+_BITS = {"float64": 53, "float32": 24, "float16": 11, "bfloat16": 8}
+
+
+def _gamma(k: Any, angles: str) -> Any:
+    """γ_k = k·u/(1 − k·u), u = 2^(−p) of ``angles``: the relative error of k roundings
+    (inf from k·u ≥ 1/2: nothing is bounded there)."""
+    u = 2.0 ** -_BITS.get(angles, 53)
+    ku = np.asarray(k, dtype=np.float64) * u
+    out = np.where(ku < 0.5, ku / (1 - np.minimum(ku, 0.5)), np.inf) * (1 + 2.0 ** -40)
+    return float(out) if out.ndim == 0 else out
 
 
 @dataclass

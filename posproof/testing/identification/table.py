@@ -460,7 +460,7 @@ def _decide(arr: np.ndarray, omega: np.ndarray, pairs: Pairs, offset: int, eps: 
     for angles in (None, dtname) if dtname != "float64" else (None,):
         cov = Coverage(arr.shape[1])
         resid, score = residual(arr, rows, omega, pairs, offset, eps, zero, pad,
-                                Tolerance.of(dtname, angles), cov)
+                                Tolerance.of(dtname, angles, model=True), cov)
         out = (resid, score, angles, cov)
         if score <= 1.0 and (cov.judged > 0 if angles is None else cov.meaningful):
             return out
