@@ -92,7 +92,7 @@ class RoundingModel:
 
     @classmethod
     def of(cls, spec: Any, dtype: str) -> RoundingModel:
-        bits, tiny = _FORMATS.get(dtype, _FORMATS["float64"])
+        bits, subnormal = _FORMATS.get(dtype, _FORMATS["float64"])
         n = spec.n_heads
         low = 1 << (n.bit_length() - 1)
         out = []
@@ -109,7 +109,7 @@ class RoundingModel:
                         else math.ceil(2 * math.log(2) * float(e)) + 1)
             out.append(3 + max(pow_term, exp_term))
         return cls(dtype if dtype in _FORMATS else "float64", Fraction(1, 1 << bits),
-                   Fraction(1, 1 << -tiny), tuple(out), spec.rule)
+                   Fraction(1, 1 << -subnormal), tuple(out), spec.rule)
 
     def relative(self, slope_only: bool = False) -> np.ndarray:
         """γ_h = (1 + u)^k_h − 1 per head (rounded up), plus the reference's rounding."""
