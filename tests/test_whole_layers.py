@@ -348,3 +348,32 @@ def test_cache_consistency_theorem_agrees_with_check_model_on_published(name, tm
         assert "fail" in got.values()
         assert theorem["counterexample"]["switch"] == report["cache_boundary"].values[
             "first_position"]
+
+
+# --------------------------------------------------------------------------- one reference forward
+@pytest.mark.parametrize(("name", "free"), [
+    ("LLAMA3_8B", True), ("GEMMA2_SMALL_WINDOW", True), ("T5_SMALL", True),
+    ("LLAMA_DYNAMIC", False), ("PHI3_SMALL_SWITCH", False),
+    # rope_parameters says default, transformers builds rope_scaling's dynamic rule
+    ("LLAMA_SCALING_CONFLICT", False)])
+def test_the_reference_rows_come_from_one_forward_only_without_a_length_rule(name, free):
+    from posproof.whole.checks import rows_free_of_length
+
+    runner = load(copy.deepcopy(getattr(mc, name)))
+    assert rows_free_of_length(runner) is free
+    report = check_model(copy.deepcopy(getattr(mc, name)), length=L, checks=["kv_cache"])
+    assert report["kv_cache"].values["reference"].startswith("row i of one" if free else
+                                                             "the last row")
+
+
+def test_one_reference_forward_gives_the_rows_of_the_prefix_forwards():
+    from posproof.whole.checks import _references
+
+    runner = load(copy.deepcopy(mc.GEMMA2_SMALL_WINDOW))
+    runner.memo = {}
+    ids = torch.randint(1, runner.vocab - 12, (1, 20), generator=torch.Generator().manual_seed(3))
+    with runner.float64_angles():
+        one = _references(runner, ids, 5, 20)
+        each = torch.stack([runner.logits(ids[:, :i + 1])[0, -1] for i in range(5, 20)])
+    assert one.shape == each.shape
+    assert float((one - each).abs().max()) <= 1e-12 * float(each.abs().max())
