@@ -387,9 +387,10 @@ def _references(runner: Runner, ids: Any, start: int, stop: int) -> Any:
 
     if rows_free_of_length(runner):
         memo = _memo(runner)
-        if memo.get("full") is None or memo["full"].shape[1] < stop:
-            memo["full"] = runner.logits(ids)
-        return memo["full"][0, start:stop]
+        seen, full = memo.get("full", (None, None))
+        if seen is None or seen.shape[1] < stop or not torch.equal(seen[:, :stop], ids[:, :stop]):
+            seen, full = memo["full"] = (ids, runner.logits(ids))
+        return full[0, start:stop]
     return torch.stack([runner.logits(ids[:, :i + 1])[0, -1] for i in range(start, stop)])
 
 
