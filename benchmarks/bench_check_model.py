@@ -22,7 +22,10 @@ the four checks.
 ``--every-type`` (issue 28) runs ``posproof check-model CONFIG`` of this tree once per model
 type of ``posproof check-model --list``, on its published config (tests/model_configs.py
 ``PUBLISHED``, shrunk by check-model to 2 layers), each in a fresh process, and prints each
-time, the median and the maximum against the 15 s target (``--types a,b`` for a few).
+time, the median and the maximum against the 15 s target (``--types a,b`` for a few).  With
+``--compare`` it also runs the old tree on each type, alternately, and prints new/old:
+
+    python benchmarks/bench_check_model.py --every-type --compare --old /tmp/old28 --rev 8cd1d9c
 """
 
 from __future__ import annotations
@@ -107,24 +110,38 @@ def _phases(config: Path) -> None:
         print(f"  {name:<28} {seconds:6.2f} s  ({100 * seconds / total:4.1f} %)")
 
 
-def _every_type(kinds: list[str]) -> None:
+def _every_type(kinds: list[str], old: Path | None = None) -> None:
     import model_configs as mc
 
-    times: dict[str, tuple[float, int]] = {}
+    trees = {"new": ROOT, **({"old": old} if old is not None else {})}
+    times: dict[str, dict[str, tuple[float, int]]] = {name: {} for name in trees}
     with tempfile.TemporaryDirectory() as tmp:
         for kind in kinds:
             config = Path(tmp) / f"{kind}.json"
             config.write_text(json.dumps(mc.PUBLISHED[kind]), encoding="utf-8")
-            whole, _, status = _one_run(ROOT, config, Path(tmp))
-            times[kind] = (whole, status)
-            print(f"  {kind:<14} {whole:6.2f} s  exit {status}", flush=True)
-    values = [t for t, _ in times.values()]
-    worst = max(times, key=lambda k: times[k][0])
-    print(f"posproof check-model, {len(times)} model types, one fresh process each; load "
-          f"average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores: median "
-          f"{statistics.median(values):.2f} s, max {max(values):.2f} s ({worst}); target "
-          f"≤ {TARGET:g} s: {'met' if max(values) <= TARGET else 'NOT met'}; exit statuses "
-          f"{sorted({s for _, s in times.values()})}")
+            line = f"  {kind:<14}"
+            for name, tree in trees.items():          # alternately: the load falls on both
+                whole, _, status = _one_run(tree, config, Path(tmp))
+                times[name][kind] = (whole, status)
+                line += f" {name} {whole:6.2f} s (exit {status})"
+            if old is not None:
+                line += f"  new/old {times['new'][kind][0] / times['old'][kind][0]:.2f}×"
+            print(line, flush=True)
+    print(f"posproof check-model, {len(kinds)} model types, one fresh process each; load "
+          f"average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores:")
+    for name, tree in trees.items():
+        values = [t for t, _ in times[name].values()]
+        worst = max(times[name], key=lambda k: times[name][k][0])
+        print(f"  {name} ({tree}): median {statistics.median(values):.2f} s, max "
+              f"{max(values):.2f} s ({worst}); target ≤ {TARGET:g} s: "
+              f"{'met' if max(values) <= TARGET else 'NOT met'}; exit statuses "
+              f"{sorted({s for _, s in times[name].values()})}")
+    if old is not None:
+        ratios = [times["new"][k][0] / times["old"][k][0] for k in kinds]
+        slowest = sorted(kinds, key=lambda k: -times["old"][k][0])[:8]
+        print(f"  new/old per type: median {statistics.median(ratios):.2f}×; the old tree's "
+              "slowest: " + ", ".join(f"{k} {times['old'][k][0]:.1f} → "
+                                      f"{times['new'][k][0]:.1f} s" for k in slowest))
 
 
 def main() -> None:
@@ -137,11 +154,15 @@ def main() -> None:
     parser.add_argument("--every-type", action="store_true",
                         help="time check-model on each model type's published config")
     parser.add_argument("--types", default=None, help="with --every-type: only these types")
+    parser.add_argument("--compare", action="store_true",
+                        help="with --every-type: also run the old tree (--old, --rev) on each "
+                             "type, alternately, and print the ratios")
     args = parser.parse_args()
     import model_configs as mc
 
     if args.every_type:
-        _every_type(args.types.split(",") if args.types else sorted(mc.PUBLISHED))
+        _every_type(args.types.split(",") if args.types else sorted(mc.PUBLISHED),
+                    _old_tree(args.old, args.rev) if args.compare else None)
         return
 
     old = _old_tree(args.old, args.rev)

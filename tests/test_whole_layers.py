@@ -300,3 +300,80 @@ def test_cache_consistency_theorem_agrees_with_check_model(name, tmp_path, capsy
         assert "fail" in got.values()
         assert theorem["counterexample"]["switch"] == report["cache_boundary"].values[
             "first_position"]
+
+
+#: Published configs whose SPEC reading the theorem refuses (exit 2, one line): GPT-J and
+#: CodeGen (no rope_theta: transformers' default base), DBRX (no head_dim, d_model/n_heads
+#: inside its own spelling), Phi-3.5-MoE (LongRoPE's short_mscale/long_mscale).
+NOT_DECIDED = {"codegen", "dbrx", "gptj", "phimoe"}
+
+
+def _prove(path, capsys):
+    code = main(["prove", str(path), "--theorem", THEOREM, "--json"])
+    out = capsys.readouterr()
+    if code == 2:
+        return None, out.err
+    data = json.loads(out.out)
+    theorem = next(t for t in data["theorems"] if t["name"] == THEOREM)
+    assert code == (0 if theorem["status"] == "proved" else 1)
+    return theorem, out.err
+
+
+def test_the_theorem_decides_every_published_config_but_the_listed_ones(tmp_path, capsys):
+    undecided = set()
+    for name, config in mc.PUBLISHED.items():
+        theorem, err = _prove(mc.write(tmp_path, config), capsys)
+        if theorem is None:
+            assert err.count("\n") == 1
+            assert "Traceback" not in err
+            undecided.add(name)
+        else:
+            assert theorem["status"] in ("proved", "refuted"), name
+    assert undecided == NOT_DECIDED
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(set(mc.PUBLISHED) - NOT_DECIDED))
+def test_cache_consistency_theorem_agrees_with_check_model_on_published(name, tmp_path,
+                                                                        capsys):
+    config = mc.PUBLISHED[name]
+    path = mc.write(tmp_path, config)
+    theorem, _ = _prove(path, capsys)
+    assert theorem is not None
+    report = check_model(path, length=L, checks=CACHE)
+    got = statuses(report)
+    if theorem["status"] == "proved":
+        assert got == {"kv_cache": "pass", "cache_boundary": "pass"}
+    else:
+        assert "fail" in got.values()
+        assert theorem["counterexample"]["switch"] == report["cache_boundary"].values[
+            "first_position"]
+
+
+# --------------------------------------------------------------------------- one reference forward
+@pytest.mark.parametrize(("name", "free"), [
+    ("LLAMA3_8B", True), ("GEMMA2_SMALL_WINDOW", True), ("T5_SMALL", True),
+    ("LLAMA_DYNAMIC", False), ("PHI3_SMALL_SWITCH", False),
+    # rope_parameters says default, transformers builds rope_scaling's dynamic rule
+    ("LLAMA_SCALING_CONFLICT", False)])
+def test_the_reference_rows_come_from_one_forward_only_without_a_length_rule(name, free):
+    from posproof.whole.checks import rows_free_of_length
+
+    runner = load(copy.deepcopy(getattr(mc, name)))
+    assert rows_free_of_length(runner) is free
+    report = check_model(copy.deepcopy(getattr(mc, name)), length=L, checks=["kv_cache"])
+    assert report["kv_cache"].values["reference"].startswith("row i of one" if free else
+                                                             "the last row")
+
+
+def test_one_reference_forward_gives_the_rows_of_the_prefix_forwards():
+    from posproof.whole.checks import _references
+
+    runner = load(copy.deepcopy(mc.GEMMA2_SMALL_WINDOW))
+    runner.memo = {}
+    ids = torch.randint(1, runner.vocab - 12, (1, 20), generator=torch.Generator().manual_seed(3))
+    with runner.float64_angles():
+        one = _references(runner, ids, 5, 20)
+        each = torch.stack([runner.logits(ids[:, :i + 1])[0, -1] for i in range(5, 20)])
+    assert one.shape == each.shape
+    assert float((one - each).abs().max()) <= 1e-12 * float(each.abs().max())

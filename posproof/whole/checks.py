@@ -37,7 +37,7 @@ from .explain import (
     explain_shift,
     rotation_change,
 )
-from .runner import HFRunner, Runner
+from .runner import HFRunner, Runner, _text_config
 
 __all__ = ["CHECKS", "FAIL_MARGIN", "MAX_ATTENTION_BYTES", "MAX_SWITCH", "SAFETY", "Tolerance",
            "derive_tolerance", "run_model_checks"]
@@ -336,9 +336,61 @@ def _scenarios(runner: Runner, length: int) -> tuple[list[tuple[int, int, str]],
     return out, skipped
 
 
+_LENGTH_RULES = ("dynamic", "longrope")
+
+
+def _rope_types(value: Any) -> list[str]:
+    """Every rope type named in a module's ``rope_type`` or a config's rope block (a string,
+    or a dict per layer type as Gemma 3 keeps them)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        out = [str(value[k]) for k in ("rope_type", "type") if k in value]
+        for v in value.values():
+            if isinstance(v, dict):
+                out += _rope_types(v)
+        return out
+    return []
+
+
+def rows_free_of_length(runner: Runner) -> bool:
+    """Whether row i of a full forward of a transformers causal model is the last row of the
+    full forward of the prefix 0 … i: every position rule of the model is independent of the
+    sequence length (no dynamic NTK, no LongRoPE: neither in check-model's reading, nor in the
+    config object transformers built, nor in any of its modules' ``rope_type``).  A user's
+    forward is not assumed to be (its rows are computed prefix by prefix)."""
+    if not isinstance(runner, HFRunner):
+        return False
+    info = runner.info
+    if any(k != "sliding window" for k in info.switches) or info.rope_type in _LENGTH_RULES:
+        return False
+    names = []
+    for config in {id(c): c for c in (runner.config, _text_config(runner.config))}.values():
+        for key in ("rope_parameters", "rope_scaling"):
+            names += _rope_types(getattr(config, key, None))
+    for m in runner.model.modules():
+        names += _rope_types(getattr(m, "rope_type", None))
+    return not any(rule in name for name in names for rule in _LENGTH_RULES)
+
+
 def _references(runner: Runner, ids: Any, start: int, stop: int) -> Any:
+    """The full forward's logits at rows start … stop−1, row i from the tokens 0 … i alone.
+
+    When the model's rows do not depend on the sequence length (:func:`rows_free_of_length`)
+    they are the rows of **one** full forward of all of ``ids`` (causal attention: row i of
+    it sees the tokens 0 … i only, with the same masks, windows and positions as the forward of
+    the prefix; the two differ by the summation order of the larger matrices, the noise the
+    tolerance measures as "second run (batch of two)").  That forward is computed once per
+    run and shared by every scenario of kv_cache and cache_boundary.  Otherwise (dynamic NTK,
+    LongRoPE, a user's forward) row i is the last row of the forward of ``ids[:, :i + 1]``."""
     import torch
 
+    if rows_free_of_length(runner):
+        memo = _memo(runner)
+        seen, full = memo.get("full", (None, None))
+        if seen is None or seen.shape[1] < stop or not torch.equal(seen[:, :stop], ids[:, :stop]):
+            seen, full = memo["full"] = (ids, runner.logits(ids))
+        return full[0, start:stop]
     return torch.stack([runner.logits(ids[:, :i + 1])[0, -1] for i in range(start, stop)])
 
 
@@ -350,7 +402,8 @@ def _memo(runner: Runner) -> dict[Any, Any]:
 
 def _run_scenario(runner: Runner, ids: Any, prompt: int, stop: int) -> tuple[Any, Any]:
     """Cached decoding of rows prompt … stop−1 and the full forwards of the same prefixes
-    (computed once per run: kv_cache and cache_boundary share the switch scenario)."""
+    (:func:`_references`; computed once per run: kv_cache and cache_boundary share the switch
+    scenario)."""
     memo = _memo(runner)
     if (prompt, stop) not in memo:
         memo[(prompt, stop)] = (runner.decode(ids[:, :stop], prompt),
@@ -383,7 +436,10 @@ def check_kv_cache(runner: Runner, ids_long: Any, length: int, tol: Tolerance,
                    f"over {len(rows)} prompt(s)" + (f"; first over tolerance at position {first}"
                                                     if first is not None else ""),
         "max_difference": worst, "first_position": first, "tolerance": tol.value,
-        "scenarios": rows}
+        "scenarios": rows,
+        "reference": "row i of one full forward of the longest sequence (causal: it sees the "
+                     "tokens 0 … i; no length-dependent rule)" if rows_free_of_length(runner)
+                     else "the last row of the full forward of the tokens 0 … i, for each i"}
     if getattr(runner, "encoder_decoder", False):
         values["summary"] += (" (the decoder's cache: its self-attention keys, and the "
                               "encoder's keys for cross-attention computed once)")

@@ -324,15 +324,29 @@ class HFRunner(Runner):
             kwargs[self.position_kw] = position_ids
         with self._precision():
             if self.encoder_decoder:
-                enc = self.encoder_ids.expand(ids.shape[0], *self.encoder_ids.shape[1:])
-                if enc.is_floating_point():              # features: in the model's dtype
-                    enc = enc.to(next(self.model.parameters()).dtype)
-                kwargs[self.encoder_kw] = enc
                 out = self.model(decoder_input_ids=ids, decoder_attention_mask=attention_mask,
-                                 **kwargs)
+                                 encoder_outputs=self._encoded(ids.shape[0]), **kwargs)
             else:
                 out = self.model(input_ids=ids, attention_mask=attention_mask, **kwargs)
         return _logits_of(out)
+
+    def _encoded(self, batch: int) -> Any:
+        """The encoder's output on its fixed input, for a decoder batch of ``batch`` rows:
+        computed once per batch size, dtype and precision mode and passed to every decoder
+        forward as ``encoder_outputs`` (as ``generate()`` does; the encoder input never changes,
+        so re-running the encoder each call — 1500 frames for Whisper — gives the same)."""
+        dtype = next(self.model.parameters()).dtype
+        key = (batch, dtype, self._float64)
+        memo = self.__dict__.setdefault("_encoder_memo", {})
+        if key not in memo:
+            import torch
+
+            enc = self.encoder_ids.expand(batch, *self.encoder_ids.shape[1:])
+            if enc.is_floating_point():              # features: in the model's dtype
+                enc = enc.to(dtype)
+            with torch.no_grad():
+                memo[key] = self.model.get_encoder()(**{self.encoder_kw: enc})
+        return memo[key]
 
     _decoding = False
 
