@@ -256,6 +256,8 @@ def _worst_entry(table: np.ndarray, pos: np.ndarray, enc: Any, tol: Tolerance, s
     import sympy as sp
 
     r, c = int(worst[0]), int(worst[1])
+    if not np.any(table[r, c] != 0) and r == 0 and c == 0 and pos.size > 1:
+        r = int(np.argmax(np.abs(pos)))     # no entry off (score 0): the largest position
     x = int(pos[r])
     func, w = enc.column_funcs[c], enc.column_frequency(c)
     if func == "zero" or w is None or (enc.padding_idx is not None and x == enc.padding_idx):
