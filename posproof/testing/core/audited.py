@@ -31,7 +31,7 @@ import sympy as sp
 
 from ...evidence import Evidence, Sign
 
-__all__ = ["audit_impl", "audited", "entry_sign", "failure_evidence", "impl_status", "no_comparison"]
+__all__ = ["audit_impl", "audited", "audit_counts", "entry_sign", "failure_evidence", "impl_status", "no_comparison"]
 
 _V, _TOL = sp.Symbol("impl"), sp.Symbol("tolerance")
 
@@ -65,8 +65,23 @@ def no_comparison(why: str) -> Evidence:
 
 
 def impl_status(report: Any) -> str:
-    """``pass``, ``fail`` or ``unknown`` of an :class:`ImplReport` (its label's first word)."""
-    return str(report.status)
+    """``pass``, ``fail`` or ``unknown`` of a report of an implementation (an
+    :class:`ImplReport`, an ``AlibiReport``): pass when ``ok``, unknown when a check is."""
+    if report.ok:
+        return "pass"
+    return ("unknown" if any(c.get("status") == "unknown" for c in report.checks)
+            else "fail")
+
+
+def audit_counts(report: Any) -> dict[str, Any]:
+    """What the independent audit said of the report's evidence: the counts of a verdict
+    line's audit clause (:func:`posproof.report.audit_summary`)."""
+    from types import SimpleNamespace
+
+    from ...report import audit_summary
+
+    return audit_summary([SimpleNamespace(status=impl_status(report),
+                                          evidence=getattr(report, "evidence", None))])
 
 
 def audit_impl(report: Any, check: str = "matches_spec") -> Any:
