@@ -31,7 +31,8 @@ import sympy as sp
 
 from ...evidence import Evidence, Sign
 
-__all__ = ["audit_impl", "audited", "audit_counts", "entry_sign", "failure_evidence", "impl_status", "no_comparison"]
+__all__ = ["audit_counts", "audit_impl", "audited", "entry_sign", "failure_evidence",
+           "impl_status", "no_comparison"]
 
 _V, _TOL = sp.Symbol("impl"), sp.Symbol("tolerance")
 

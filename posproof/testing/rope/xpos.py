@@ -88,7 +88,8 @@ def _evidence(spec: XPos, x: np.ndarray, pos: np.ndarray, q: tuple, k: tuple, wi
     expo = sp.Rational(m - spec.centre(pos.size), spec.scale_base) * (-1 if key else 1)
     exact = spec.zeta(int(c) // 2) ** expo * rotated
     item = entry_sign(f"{'key' if key else 'query'} {int(b)} at position {m}, channel {int(c)}",
-                      exact, float(got[b, p, c]), float(bound[b, p, min(int(c), bound.shape[2] - 1)]), within)
+                      exact, float(got[b, p, c]),
+                      float(bound[b, p, min(int(c), bound.shape[2] - 1)]), within)
     details = {"check": "matches_spec"}
     if within:
         from ...evidence import Evidence
