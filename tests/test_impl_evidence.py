@@ -202,3 +202,29 @@ def test_check_impl_verdict_line_carries_the_audit_clause(tmp_path, capsys, monk
     assert "unknown: the independent audit" in out
     assert out.strip().splitlines()[-1].startswith("verdict: INCOMPLETE")
     assert "1 refuted" in out.strip().splitlines()[-1]
+
+
+# ------------------------------------------------------------------ periodicity (item 3)
+def test_periodicity_is_unknown_when_the_proof_engine_is_undecided():
+    from posproof.measure.checks import run_checks
+    from posproof.report import Proof
+
+    enc = posproof.preset("vaswani", dim=8)
+    undecided = Proof("periodicity", "PE is periodic", "unknown", note="planted: undecided")
+    (c,) = run_checks(enc, max_len=64, checks=["periodicity"], proofs=[undecided])
+    assert c.status == "unknown"
+    assert "undecided" in c.note
+    assert c.evidence.unaudited
+
+
+def test_periodicity_is_unknown_when_the_period_is_neither_proved_rational_nor_irrational():
+    from posproof.measure.checks import run_checks
+    from posproof.report import Proof
+
+    enc = posproof.preset("vaswani", dim=8)
+    # e + π: whether it is rational is an open problem, so no integer period can be decided
+    open_problem = Proof("periodicity", "PE is periodic", "proved", values={"period": "e + pi"},
+                         exact=sp.E + sp.pi)
+    (c,) = run_checks(enc, max_len=64, checks=["periodicity"], proofs=[open_problem])
+    assert c.status == "unknown"
+    assert "not proved rational or irrational" in c.note
