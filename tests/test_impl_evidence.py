@@ -228,3 +228,52 @@ def test_periodicity_is_unknown_when_the_period_is_neither_proved_rational_nor_i
     (c,) = run_checks(enc, max_len=64, checks=["periodicity"], proofs=[open_problem])
     assert c.status == "unknown"
     assert "not proved rational or irrational" in c.note
+
+
+# ------------------------------------------------------------------ ALiBi
+def _alibi_bias(factor: float):
+    from posproof.model.alibi import alibi
+
+    slopes = alibi(8).slopes_array() * factor
+    i = np.arange(32)
+    return -slopes[:, None, None] * np.abs(i[None, :] - i[:, None])[None]
+
+
+@pytest.mark.parametrize(("factor", "status"), [(1.0, "pass"), (1.02, "fail")])
+def test_alibi_pass_and_fail_rest_on_a_sign_the_audit_confirms(factor, status):
+    from posproof.testing import check_alibi
+
+    report = check_alibi(_alibi_bias(factor), n_heads=8)
+    assert report.status == status
+    assert report.evidence.items
+    assert report.evidence.audit.status == "confirmed"
+
+
+@pytest.mark.parametrize("factor", [1.0, 1.02])
+def test_alibi_planted_wrong_impl_value_makes_the_verdict_unknown(factor, monkeypatch):
+    import posproof.testing.bias.alibi as mod
+    from posproof.testing import check_alibi
+
+    real = mod._worst_sign
+
+    def wrong(target, spec):
+        sign = real(target, spec)
+        env = dict(sign.env)
+        env["v"] = float(env["v"]) + 1.0        # a pass recorded one off
+        return type(sign)(sign.label, sign.expr, sign.relation, env=env, engine=sign.engine)
+    if factor == 1.0:
+        monkeypatch.setattr(mod, "_worst_sign", wrong)
+        assert check_alibi(_alibi_bias(factor), n_heads=8).status == "unknown"
+    else:
+        def at_exact(target, spec):
+            sign = real(target, spec)
+            env = dict(sign.env)
+            exact = -sp.sympify(env["m"]) * sp.sympify(env.get("Delta", 0)) if "Delta" in env \
+                else sp.sympify(env["m"])
+            env["v"] = float(exact)            # the recorded impl value within its bound
+            return type(sign)(sign.label, sign.expr, sign.relation, env=env,
+                              engine=sign.engine)
+        monkeypatch.setattr(mod, "_worst_sign", at_exact)
+        report = check_alibi(_alibi_bias(factor), n_heads=8)
+        assert report.status == "unknown"
+        assert not report.ok

@@ -68,6 +68,9 @@ def no_comparison(why: str) -> Evidence:
 def impl_status(report: Any) -> str:
     """``pass``, ``fail`` or ``unknown`` of a report of an implementation (an
     :class:`ImplReport`, an ``AlibiReport``): pass when ``ok``, unknown when a check is."""
+    status = getattr(report, "status", None)
+    if isinstance(status, str) and status:
+        return status
     if report.ok:
         return "pass"
     return ("unknown" if any(c.get("status") == "unknown" for c in report.checks)
