@@ -203,7 +203,8 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
     report.checks = [check]
     report.ok = status == "pass"                  # a pass needs judged entries
     method = "exhaustive comparison" if cov.population is None else "sampled comparison"
-    worst = _worst_entry(table, pos, enc, tol, scale, cmp.worst, within=report.ok)
+    worst = _worst_entry(table, pos, enc, tol, scale, cmp.worst, within=report.ok,
+                         score=cmp.score)
     if report.ok:
         report.evidence = cov.evidence(method, {"tolerance": tol.formula,
                                                 "score": report.score, "check": "matches_spec"})
@@ -250,13 +251,13 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
 
 
 def _worst_entry(table: np.ndarray, pos: np.ndarray, enc: Any, tol: Tolerance, scale: float,
-                 worst: tuple[int, int], within: bool) -> Any:
+                 worst: tuple[int, int], within: bool, score: float) -> Any:
     """The entry with the largest |difference|/tolerance as a Sign the audit recomputes from
     the exact value scale·sin(ω·x) (cos, 0), the impl's value and the tolerance used there."""
     import sympy as sp
 
     r, c = int(worst[0]), int(worst[1])
-    if not np.any(table[r, c] != 0) and r == 0 and c == 0 and pos.size > 1:
+    if score == 0 and pos.size > 1:
         r = int(np.argmax(np.abs(pos)))     # no entry off (score 0): the largest position
     x = int(pos[r])
     func, w = enc.column_funcs[c], enc.column_frequency(c)
