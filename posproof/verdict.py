@@ -28,7 +28,7 @@ from collections.abc import Iterable, Mapping
 from enum import Enum
 from typing import Any
 
-__all__ = ["VERDICTS", "Verdict", "verdict_text"]
+__all__ = ["VERDICTS", "Verdict", "audit_clause", "verdict_text"]
 
 #: The words of a verdict line, in the order they win: everything holds; a theorem is
 #: refuted; a check fails; something stays unknown (or was not run).
@@ -82,6 +82,25 @@ def _get(item: Any, key: str, default: Any = None) -> Any:
     return item.get(key, default) if isinstance(item, Mapping) else getattr(item, key, default)
 
 
+def audit_clause(audited: Mapping[str, Any] | None) -> str:
+    """What the independent audit said, as the verdict line prints it ('' when nothing carries
+    evidence); ``audited`` is :meth:`posproof.report.Report.audit_summary`.
+
+    >>> audit_clause({"engine": "python-flint arb", "evidence": 3, "confirmed": 2,
+    ...               "nothing to audit": 1})
+    'audit (python-flint arb): 2 confirmed, 1 nothing to audit'
+    """
+    if not audited or not (audited.get("evidence") or audited.get("without evidence")):
+        return ""
+    return (f"audit ({audited['engine']}): {audited['confirmed']} confirmed"
+            + (f" ({audited['sampled']} at sample points only)" if audited.get("sampled")
+               else "")
+            + "".join(f", {audited[k]} {k}" for k in ("nothing to audit", "undecided",
+                                                      "refuted", "not audited",
+                                                      "without evidence")
+                      if audited.get(k)))
+
+
 def verdict_text(theorems: Iterable[Any] = (), checks: Iterable[Any] = (), *,
                  expected: Iterable[str] = (), audited: Mapping[str, Any] | None = None,
                  noun: str = "checks", verb: str = "pass", ok: bool | None = None) -> str:
@@ -124,14 +143,9 @@ def verdict_text(theorems: Iterable[Any] = (), checks: Iterable[Any] = (), *,
         parts.append(f"{noun} {passed}/{len(checks)} {verb}"
                      + (f" ({sampled} on a sample)" if sampled else "")
                      + (f", {unknown} unknown" if unknown else ""))
-    if audited and (audited.get("evidence") or audited.get("without evidence")):
-        parts.append(f"audit ({audited['engine']}): {audited['confirmed']} confirmed"
-                     + (f" ({audited['sampled']} at sample points only)"
-                        if audited.get("sampled") else "")
-                     + "".join(f", {audited[k]} {k}"
-                               for k in ("nothing to audit", "undecided", "refuted",
-                                         "not audited", "without evidence")
-                               if audited.get(k)))
+    clause = audit_clause(audited)
+    if clause:
+        parts.append(clause)
     if ok is None:
         ok = bool(theorems or checks) and counts["refuted"] == 0 and counts["unknown"] == 0 \
             and failed == 0 and all(_get(c, "status") == "pass" for c in checks)

@@ -91,7 +91,12 @@ def test_document_states_verdict_and_certification(vaswani8: Derivation) -> None
     md = vaswani8.markdown()
     assert vaswani8.ok
     assert vaswani8.exit_status() == 0
-    assert "**Verdict: OK — 23 proved, 0 refuted, 0 unknown; checks 8/8 pass**" in md
+    line = next(x for x in md.splitlines() if x.startswith("**Verdict: "))
+    assert line.startswith("**Verdict: OK — 23 proved, 0 refuted, 0 unknown; checks 8/8 pass; "
+                           "audit (python-flint arb): ")
+    audited = vaswani8.report.audit_summary()
+    assert f"{audited['confirmed']} confirmed" in line
+    assert audited["refuted"] == audited["undecided"] == 0
     for c in vaswani8.report.checks:
         assert c.certified
         assert c.certified.split(";")[0].replace("|", "\\|").replace(

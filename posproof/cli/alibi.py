@@ -121,7 +121,10 @@ def _check_impl(args: argparse.Namespace) -> int:
                          report.model and f"within the model: {report.model}"):
                 if line:
                     print(f"  {line}")
-        print(f"\nverdict: {verdict_text(checks=report.checks, ok=report.ok)}")
+        from ..testing.core.audited import audit_counts
+
+        verdict = verdict_text(checks=report.checks, ok=report.ok, audited=audit_counts(report))
+        print(f"\nverdict: {verdict}")
     return 0 if report.ok else 1
 
 

@@ -141,7 +141,9 @@ def check_impl(args: argparse.Namespace, impl: Any, label: str) -> int:
                          + ", ".join(f"{k}={v}" for k, v in shown.items()))
         if message:
             lines += ["", message]
-        lines += ["", f"verdict: {verdict_text(checks=report.checks, ok=report.ok)}"]
+        verdict = verdict_text(checks=report.checks, ok=report.ok,
+                               audited=report.audit_summary())
+        lines += ["", f"verdict: {verdict}"]
         print("\n".join(lines))
     return 0 if report.ok else 1
 

@@ -102,7 +102,8 @@ def run(args: argparse.Namespace) -> int:
     posproof derive: vaswani, d=4, layout=interleaved
       wrote .../derivation.md
       wrote .../derivation.tex
-    verdict: OK — 12 proved, 0 refuted, 0 unknown; checks 8/8 pass (... s)
+    verdict: OK — 12 proved, 0 refuted, 0 unknown; checks 8/8 pass; audit (python-flint arb): \
+19 confirmed, 1 nothing to audit (... s)
     0
     """
     start = time.perf_counter()

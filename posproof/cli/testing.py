@@ -584,7 +584,10 @@ def render_impl(report: Any, label: str) -> str:
     if not report.ok:
         lines += [cli_message(report.message), ""]
     label = getattr(report, "label", "pass")
-    lines.append(f"verdict: {verdict_text(checks=report.checks, ok=report.ok)}"
+    from ..testing.core.audited import audit_counts
+
+    audited = audit_counts(report)
+    lines.append(f"verdict: {verdict_text(checks=report.checks, ok=report.ok, audited=audited)}"
                  + (f" ({label[len('pass ('):-1]})" if report.ok and label != "pass" else "")
                  + (": the implementation matches the specification" if report.ok else ""))
     return "\n".join(lines)

@@ -25,7 +25,9 @@ What makes each check pass or fail:
 ``near_return``          informational (pass): closest return for Δ in [L/2, L) and the first
                          offset closer than neighbouring positions (an effective period)
 ``periodicity``          pass when the numbers confirm the proof engine: distance 0 at the
-                         exact period P ≤ L−1 and > 0 before it; no return when aperiodic
+                         exact period P ≤ L−1 and > 0 before it; no return when aperiodic;
+                         unknown when the engine left periodicity (or P's rationality)
+                         undecided: nothing to confirm
 ``translation_residual`` fail if |table(x+Δ) − table(x)·T(Δ)| exceeds its rounding
                          tolerance 4u(|(x+Δ)ω| + 2|xω| + 2|Δω|) + 16t at 8 random pairs
                          of rows x < x + Δ ≤ L−1 (x + Δ ≥ L/2)

@@ -217,13 +217,13 @@ def periodicity(ctx: Context) -> Check:
     values: dict[str, Any] = {"proof": proof.status}
     certified = "exact: proof engine (periodicity)"
     if kind == "unknown":
-        values.update(period="unknown", summary="proof engine undecided; no numeric claim")
-        return Check("periodicity", "pass", values, certified,
-                     note=f"the proof engine answered {proof.status}: {proof.note or ''}".strip(),
-                     evidence=Evidence("proof engine", "structural",
-                                       details={"proof": proof.status},
-                                       unaudited="the proof engine left periodicity undecided: "
-                                       "no numeric claim is made"))
+        # nothing proved for the numbers to confirm: undecided is unknown, never a pass
+        values.update(period="unknown", summary="proof engine undecided; nothing to confirm")
+        return _unknown("periodicity", values, certified,
+                        f"the proof engine answered {proof.status}: {proof.note or ''}".strip(),
+                        Evidence("proof engine", "structural", details={"proof": proof.status},
+                                 unaudited="the proof engine left periodicity undecided: "
+                                 "no numeric claim is made"))
     sep_items: list[Any] = [] if sep is None else gap_item(kernel, sep)
     if sep is not None and (sep.collision is None or not sep.consistent):
         values.update(period=str(period) if period is not None else "aperiodic",
@@ -251,11 +251,12 @@ def periodicity(ctx: Context) -> Check:
     if exact_p is None and why is None:
         values.update(integer_period=None, summary=f"period P = {period}: whether integer "
                       "positions repeat is undecided (P not proved rational or irrational)")
-        return Check("periodicity", "pass", values, certified,
-                     evidence=Evidence("proof engine", "structural",
-                                       details={"period": str(period)},
-                                       unaudited="whether integer positions repeat is "
-                                       "undecided: no numeric claim is made"))
+        return _unknown("periodicity", values, certified,
+                        f"P = {period} is not proved rational or irrational: whether integer "
+                        "positions repeat is undecided",
+                        Evidence("proof engine", "structural", details={"period": str(period)},
+                                 unaudited="whether integer positions repeat is undecided: no "
+                                 "numeric claim is made"))
     if exact_p is None:
         values.update(integer_period=None,
                       summary=f"period P = {period}: integer positions never repeat exactly")

@@ -172,6 +172,18 @@ class MultiAxisRotary:
             raise InvalidParameter(f"m={m!r} must give {self.axes} positions (one per axis)")
         return self.rotary.rotation_entries_at([ms[a] for a in self.pair_axes])
 
+    def rotation_entry(self, m: Sequence[Any], row: int, col: int) -> sp.Expr:
+        """The exact entry ``(row, col)`` of R(p), one pair's only (``m``: a position per axis).
+
+        >>> mrope(10000, 4, [1, 1]).rotation_entry([1, 0], 2, 0)
+        sin(1)
+        """
+        for k, (i, j) in enumerate(self.rotary.pairs):
+            if row in (i, j) and col in (i, j):
+                w, at = self.rotary.frequencies[k], m[self.pair_axes[k]]
+                return self.rotary.rotation_entries_at_pair(at, w, (i, j))[(row, col)]
+        return sp.Integer(1 if row == col else 0)
+
     def rotation(self, m: Sequence[Any] | None = None) -> sp.ImmutableSparseMatrix:
         """The exact R(p), shape ``(head_dim, head_dim)``, on column vectors; ``m`` defaults
         to the symbols m_1 … m_k.

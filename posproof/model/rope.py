@@ -254,6 +254,26 @@ class Rotary:
             out[(c, c)] = sp.Integer(1)
         return out
 
+    def rotation_entry(self, m: Any, row: int, col: int) -> sp.Expr:
+        """The exact entry ``(row, col)`` of R(m) (column vectors), one pair's only.
+
+        >>> Rotary(Geometric(10000), 4, rotary_dim=2).rotation_entry(3, 1, 0)
+        sin(3)
+        """
+        for (i, j), w in zip(self.pairs, self.frequencies, strict=True):
+            if row in (i, j) and col in (i, j):
+                return self.rotation_entries_at_pair(m, w, (i, j))[(row, col)]
+        return sp.Integer(1 if row == col and row in self.passthrough else 0)
+
+    @staticmethod
+    def rotation_entries_at_pair(m: Any, w: sp.Expr, pair: tuple[int, int]
+                                 ) -> dict[tuple[int, int], sp.Expr]:
+        """The four entries of one pair's rotation by m·w."""
+        i, j = pair
+        m = as_symbolic("m", m)
+        cos, sin = _trig(sp.cos, w, m, True), _trig(sp.sin, w, m, True)
+        return {(i, i): cos, (i, j): -sin, (j, i): sin, (j, j): cos}
+
     def rotation(self, m: Any = M) -> sp.ImmutableSparseMatrix:
         """The exact R(m), shape ``(head_dim, head_dim)``, acting on column vectors.
 

@@ -26,8 +26,11 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import sympy as sp
 
+from ..audit import apply
 from ..errors import InvalidParameter, check_int
+from ..evidence import Evidence, Sign
 from ..report import Check, Report
 from .bias.t5 import call_array_fn
 
@@ -49,6 +52,29 @@ def _batch(seq_len: int) -> tuple[np.ndarray, list[tuple[str, int, int]]]:
             mask[i, seq_len - right:] = 0
         rows.append((name, left, right))
     return mask, rows
+
+
+def _row_evidence(name: str, real: np.ndarray, expect: np.ndarray, pads: np.ndarray,
+                  pad_fill: int | None) -> Evidence:
+    """A row's verdict as a Sign the audit recomputes from the ids: Σ|id − expected id| over
+    its tokens (real ones against first + j, pads against ``pad_fill`` when given) is below 1/2 (so
+    0) for a pass, positive for a fail."""
+    got = [int(v) for v in real]
+    want = [int(v) for v in expect]
+    if pad_fill is not None:
+        got += [int(v) for v in pads]
+        want += [pad_fill] * len(pads)
+    env: dict[str, int] = {}
+    expr: sp.Expr = sp.Integer(abs(len(real) - len(expect)))
+    for j, (g, w) in enumerate(zip(got, want, strict=False)):
+        env[f"id_{j}"] = g
+        expr += sp.Abs(sp.Symbol(f"id_{j}") - w)
+    differ = any(g != w for g, w in zip(got, want, strict=False)) or len(real) != len(expect)
+    label = f"row {name!r}: Σ|id − expected id|"
+    if not differ:      # integers: a sum below 1/2 is 0 (a point check, not an identity)
+        expr, label = sp.Rational(1, 2) - expr, f"row {name!r}: 1/2 − Σ|id − expected id|"
+    return Evidence("exact integer comparison", "all",
+                    items=[Sign(label, expr, "positive", env=env, engine="exact integers")])
 
 
 def check_position_ids(fn: Callable[..., Any], *, takes: str = "input_ids", first: int = 0,
@@ -88,8 +114,9 @@ def check_position_ids(fn: Callable[..., Any], *, takes: str = "input_ids", firs
             pad_values.update(int(v) for v in np.unique(pads)[:4])
         values = {"real_positions": real.tolist(), "pad_positions": pads.tolist(),
                   "expected_real": expect.tolist()}
-        checks.append(Check(f"position_ids[{name}]", "pass" if real_ok and pad_ok else "fail",
-                            values, certified="exact integers"))
+        checks.append(apply(Check(f"position_ids[{name}]", "pass" if real_ok and pad_ok
+                                  else "fail", values, certified="exact integers",
+                                  evidence=_row_evidence(name, real, expect, pads, pad_fill))))
         if not real_ok and name not in shifts:
             problems.append(f"row {name!r}: real tokens get {real.tolist()} instead of "
                             f"{expect.tolist()}")

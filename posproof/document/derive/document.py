@@ -426,8 +426,12 @@ def _with_note(text: str, c: Check) -> str:
 def verdict(report: Report) -> str:
     """``OK``, ``REFUTED`` (a theorem is false), ``CHECK FAILED`` or ``INCOMPLETE``, with counts.
 
+    What the independent audit said of the verdicts' evidence closes it (the clause of
+    every command's verdict line, :func:`posproof.verdict.audit_clause`).
+
     >>> verdict(Report({}, [Proof("norm", "", "proved")], [Check("separation", "fail")]))
-    'CHECK FAILED — 1 proved, 0 refuted, 0 unknown; checks 0/1 pass'
+    'CHECK FAILED — 1 proved, 0 refuted, 0 unknown; checks 0/1 pass; audit (python-flint arb): \
+0 confirmed, 2 without evidence'
     """
     counts = {s: sum(p.status == s for p in report.theorems)
               for s in ("proved", "refuted", "unknown")}
@@ -442,4 +446,7 @@ def verdict(report: Report) -> str:
         word = "INCOMPLETE"
     else:
         word = "CHECK FAILED"
-    return f"{word} — {text}"
+    from ...verdict import audit_clause
+
+    clause = audit_clause(report.audit_summary())
+    return f"{word} — {text}" + (f"; {clause}" if clause else "")

@@ -71,7 +71,15 @@ def _decide(name: str, statement: str, bad: list[tuple[str, Any]], rule: str,
     steps = [Step(rule, "exact: each difference expands to 0")]
     steps += [Step(f"{p.name}: {p.status}", "1-D theorem (posproof.prove)") for p in uses]
     if not bad and all(p.status == "proved" for p in uses):
-        return Proof(name, statement, "proved", steps)
+        from ...evidence import Evidence
+
+        # the 1-D theorems' own items go to the audit; the expansions to 0 are SymPy's
+        items = [i for p in uses if p.evidence is not None for i in p.evidence.items]
+        return Proof(name, statement, "proved", steps, evidence=Evidence(
+            "exact expansion + the 1-D theorems used", "structural", items=items,
+            details={"uses": [p.name for p in uses]},
+            unaudited=None if items else "each difference expands to exactly 0 (SymPy "
+            "expand): an exact identity, no number to re-check"))
     for where, diff in bad:
         value = sp.sympify(diff).subs(point or {})
         if not value.free_symbols and exceeds(value, 0):
@@ -381,7 +389,9 @@ def derive_multi(subject: Any, *, grid: Sequence[int] | None = None, seed: int =
                                f"{subject.axes} axes; give one size per axis (--grid "
                                f"{','.join(['16'] * subject.axes)})")
     info = subject.to_dict()
-    report = Report(encoding=info, theorems=checks)
+    from ...audit import audit_report
+
+    report = audit_report(Report(encoding=info, theorems=checks))
     return MultiAxisDerivation(subject, report, shape, command, tuple(figures), one_axis)
 
 

@@ -10,6 +10,7 @@ import numpy as np
 
 from ...errors import MAX_DIM, InvalidParameter, PosproofError, check_int
 from ..core.arrays import as_array, dtype_eps
+from ..core.audited import audited, entry_sign, failure_evidence, no_comparison
 from ..core.judging import Coverage, judge, nothing_judged
 from ..core.precision import precision_explanation, precision_note, stored_precision
 from ..core.reports import (
@@ -39,6 +40,7 @@ from .read import (
 __all__ = ["angles_name", "assert_encoding", "check_encoding"]
 
 
+@audited
 def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
                    positions: Sequence[int] | np.ndarray | None = None,
                    first_position: int | None = None, max_len: int = DEFAULT_MAX_LEN,
@@ -163,8 +165,10 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
                         precision_note=precision_note(read, impl_dtype))
     label = encoding_label(enc)
     if not np.all(np.isfinite(table)):
+        report.evidence = no_comparison("the impl returns NaN or inf: no real value to compare")
         return nonfinite(report, label, pos[~np.isfinite(table).all(axis=1)])
     if table.shape[1] != enc.dim:
+        report.evidence = no_comparison(f"{table.shape[1]} columns, not {enc.dim}")
         report.score = math.inf
         report.explanation = (
             f"the impl has {table.shape[1]} columns, the spec {enc.dim}"
@@ -198,16 +202,21 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
         return report
     report.checks = [check]
     report.ok = status == "pass"                  # a pass needs judged entries
+    method = "exhaustive comparison" if cov.population is None else "sampled comparison"
+    worst = _worst_entry(table, pos, enc, tol, scale, cmp.worst, within=report.ok,
+                         score=cmp.score)
     if report.ok:
-        report.evidence = cov.evidence(
-            "exhaustive comparison" if cov.population is None else "sampled comparison",
-            {"tolerance": tol.formula, "score": report.score})
+        report.evidence = cov.evidence(method, {"tolerance": tol.formula,
+                                                "score": report.score, "check": "matches_spec"})
+        report.evidence.items.append(worst)
         return report
     if status == "unknown":     # every entry within a tolerance that judges none of them
         report.score = math.inf
         report.explanation = nothing_judged(tol, cov)
         report.message = f"impl not judged against {label}: {report.explanation}"
         return report
+    report.evidence = failure_evidence(method, worst, {"tolerance": tol.formula,
+                                                       "score": report.score})
     by_precision = (_read_precision_explains(table, pos, enc, read, dtname, angles, scale)
                     if read is not None else None)
     accepting = (_accepting_angles(table, pos, enc, dtname, scale)
@@ -239,6 +248,27 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
     suggest_angles(report, accepting)
     report.message = encoding_message(report, label, tol)
     return report
+
+
+def _worst_entry(table: np.ndarray, pos: np.ndarray, enc: Any, tol: Tolerance, scale: float,
+                 worst: tuple[int, int], within: bool, score: float) -> Any:
+    """The entry with the largest |difference|/tolerance as a Sign the audit recomputes from
+    the exact value scale·sin(ω·x) (cos, 0), the impl's value and the tolerance used there."""
+    import sympy as sp
+
+    r, c = int(worst[0]), int(worst[1])
+    if score == 0 and pos.size > 1:
+        r = int(np.argmax(np.abs(pos)))     # no entry off (score 0): the largest position
+    x = int(pos[r])
+    func, w = enc.column_funcs[c], enc.column_frequency(c)
+    if func == "zero" or w is None or (enc.padding_idx is not None and x == enc.padding_idx):
+        exact, wf = sp.Integer(0), 0.0
+    else:
+        exact = sp.Rational(*float(scale).as_integer_ratio()) * (
+            sp.sin if func == "sin" else sp.cos)(w * x)
+        wf = float(enc.frequencies_float[enc.column_freq_index[c]])
+    bound = float(tol.entries(np.array([abs(float(x))]), np.array([wf]))[0, 0])
+    return entry_sign(f"position {x}, dim {c}", exact, float(table[r, c]), bound, within)
 
 
 def _read_precision_explains(table: np.ndarray, pos: np.ndarray, enc: Any, read: str,

@@ -29,6 +29,7 @@ import numpy as np
 
 from ...errors import InvalidParameter, check_int
 from ..core.arrays import as_array, dtype_eps
+from ..core.audited import audited, entry_sign, failure_evidence, no_comparison
 from ..core.judging import Coverage, judge, nothing_judged
 from ..core.precision import precision_explanation, precision_note, stored_precision
 from ..core.reports import (
@@ -106,6 +107,25 @@ def _label(enc: Any) -> str:
     if enc.name in MULTI_PRESETS:
         return f'multi_preset("{enc.name}", dim={enc.dim})'
     return repr(enc)
+
+
+def _exact_entry(enc: Any, position: np.ndarray, col: int, scale: float) -> Any:
+    """The exact value of column ``col`` at the grid position ``position``: scale·sin(ω·x)
+    (cos, 0) of the block holding the column, x its axis' position."""
+    import sympy as sp
+
+    for block in enc.blocks:
+        if col in block.columns:
+            k = list(block.columns).index(col)
+            sub = block.encoding
+            func, w = sub.column_funcs[k], sub.column_frequency(k)
+            x = int(position[block.axis])
+            if func == "zero" or w is None or (sub.padding_idx is not None
+                                               and x == sub.padding_idx):
+                return sp.Integer(0)
+            return sp.Rational(*float(scale).as_integer_ratio()) * (
+                sp.sin if func == "sin" else sp.cos)(w * x)
+    raise ValueError(f"column {col} is in no block")
 
 
 def _axis_of_columns(enc: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -327,6 +347,7 @@ def _call_multi(impl: Any, pos: np.ndarray) -> tuple[np.ndarray, str]:
     return squeeze(table, "the table"), dtname
 
 
+@audited
 def check_multi_encoding(impl: Any, spec: Any, *, grid: Sequence[int] | None = None,
                          dim: int | None = None, dtype: str | None = None,
                          angles: str | None = None, scale: float = 1.0, explain: bool = True,
@@ -374,6 +395,7 @@ def check_multi_encoding(impl: Any, spec: Any, *, grid: Sequence[int] | None = N
                         precision_note=precision_note(read, impl_dtype))
     label = _label(enc)
     if table.shape[1] != enc.dim:
+        report.evidence = no_comparison(f"{table.shape[1]} columns, not {enc.dim}")
         report.score = math.inf
         report.explanation = f"the impl has {table.shape[1]} columns, the spec {enc.dim}"
         report.checks = [{"name": "matches_spec", "status": "fail", "columns": table.shape[1],
@@ -400,9 +422,23 @@ def check_multi_encoding(impl: Any, spec: Any, *, grid: Sequence[int] | None = N
     status = judge(check, report.score, cov)
     report.checks = [check]
     report.ok = status == "pass"
+    if status != "unknown" and ratio.size:
+        r, c = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
+        if report.score == 0:       # every entry exact: audit the farthest row's column 0
+            r, c = int(np.argmax(np.abs(pos).sum(axis=1))), 0
+        details = {"tolerance": tol.formula, "score": report.score, "check": "matches_spec"}
+        if not np.isfinite(table[r, c]):
+            report.evidence = no_comparison("the impl returns NaN or inf: no real value to "
+                                            "compare")
+        else:
+            worst = entry_sign(f"row {int(r)} (position {tuple(int(v) for v in pos[r])}), dim "
+                               f"{int(c)}", _exact_entry(enc, pos[r], int(c), scale),
+                               float(table[r, c]), float(bound[r, c]), within=report.ok)
+            report.evidence = (cov.evidence("exhaustive comparison", details) if report.ok
+                               else failure_evidence("exhaustive comparison", worst, details))
+            if report.ok:
+                report.evidence.items.append(worst)
     if report.ok:
-        report.evidence = cov.evidence("exhaustive comparison",
-                                       {"tolerance": tol.formula, "score": report.score})
         return report
     if status == "unknown":
         report.score = math.inf

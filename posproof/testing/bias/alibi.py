@@ -701,6 +701,23 @@ def check_alibi(impl: Any, *, n_heads: int, rule: str = "reference", alibi_bias_
     report.message = (f"ALiBi impl disagrees with {label}: worst error {score:.3g}× the "
                       f"tolerance ({target.kind}, judged at {target.dtype or 'its dtype'})"
                       f"{where}\n{why}{extra}{slope_line}\nthe tolerance: {report.model}")
+    return _audit_failure(report, target, spec)
+
+
+def _audit_failure(report: AlibiReport, target: _Target, spec: Alibi) -> AlibiReport:
+    """A fail's worst entry as the Sign ``|impl − exact| − model bound > 0`` the audit
+    recomputes; a fail the audit does not confirm is unknown."""
+    sign = _worst_sign(target, spec)
+    if sign is None or report.evidence is None:
+        return report
+    label = sign.label.replace("model bound − |impl − exact|", "|impl − exact| − model bound")
+    report.evidence.items.append(Sign(label, -sign.expr, "positive", env=sign.env,
+                                      engine=sign.engine))
+    check = apply(Check("alibi:values", "fail", evidence=report.evidence))
+    if check.status != "fail":
+        report.ok, report.status = False, check.status
+        report.checks[0]["status"] = check.status
+        report.message = f"{check.note}\n{report.message}"
     return report
 
 

@@ -120,6 +120,35 @@ def _hypotheses(spec: T5Buckets, d: np.ndarray) -> list[tuple[str, np.ndarray]]:
     return out
 
 
+def _bucket_sign(spec: T5Buckets, d: np.ndarray, got: np.ndarray, exact: np.ndarray,
+                 bad: np.ndarray | None) -> Any:
+    """The buckets as a Sign the audit recomputes from the impl's integers: Σ|impl − exact|
+    over the first differing Δ (positive: a fail), or over every Δ at a bucket boundary (a
+    bucket's start and the Δ before it, both signs) for a pass (below 1/2: 0)."""
+    import sympy as sp
+
+    from ...evidence import Sign
+
+    if bad is not None and bad.size:
+        where, text = bad[:64], "the first differing Δ"
+    else:
+        starts = np.asarray(spec.starts, dtype=np.int64)
+        near = np.concatenate([starts, starts - 1, -starts, 1 - starts])
+        where = np.flatnonzero(np.isin(d, near))
+        text = "every Δ at a bucket boundary in range"
+    expr: Any = sp.Integer(0)
+    env: dict[str, int] = {}
+    for i in where:
+        env[f"b_{i}"] = int(got[i])
+        expr += sp.Abs(sp.Symbol(f"b_{i}") - int(exact[i]))
+    if bad is not None and bad.size:
+        return Sign(f"Σ|impl bucket − exact bucket| at {text} ({where.size} Δ)", expr,
+                    "positive", env=env, engine="exact integers")
+    # integers: a sum below 1/2 is 0 (a point check, not an identity in the symbols)
+    return Sign(f"1/2 − Σ|impl bucket − exact bucket| at {text} ({where.size} Δ)",
+                sp.Rational(1, 2) - expr, "positive", env=env, engine="exact integers")
+
+
 def check_t5_buckets(fn: Callable[..., Any], num_buckets: int = 32, max_distance: int = 128, *,
                      bidirectional: bool = True, up_to: int | None = None,
                      dtype: str | None = None, use_torch: bool | None = None) -> Report:
@@ -180,9 +209,13 @@ def check_t5_buckets(fn: Callable[..., Any], num_buckets: int = 32, max_distance
             note = f"{bad.size} of {d.size} relative positions get another bucket ({where}); {why}"
     values["summary"] = (f"{'equal' if not bad.size else 'differs'} at every |Δ| ≤ {up_to}"
                          if status == "pass" and not bad.size else note or "")
+    evidence = boundary_evidence(spec, up_to, int(d.size))
+    reference = exact if not bad.size or status == "fail" else got   # declared: its buckets
+    evidence.items.append(_bucket_sign(spec, d, got, reference, bad if status == "fail"
+                                       else None))
     check = Check("t5_buckets", status, values, note=note,
                   certified="exact integer buckets at every Δ, no tolerance",
-                  evidence=boundary_evidence(spec, up_to, int(d.size)))
+                  evidence=evidence)
     return Report(spec.to_dict(), [], [apply(check)])
 
 

@@ -80,6 +80,15 @@ class ImplReport:
     evidence: Any = None                # posproof.evidence.Evidence of a pass
 
     @property
+    def status(self) -> str:
+        """"pass", "fail" or "unknown" (a check not judged, or evidence the audit did not
+        confirm)."""
+        if self.ok:
+            return "pass"
+        return ("unknown" if any(c.get("status") == "unknown" for c in self.checks)
+                else "fail")
+
+    @property
     def label(self) -> str:
         """"pass", "fail", or a pass that judged part: "pass (judged N of M entries; …)"."""
         if not self.ok:
@@ -99,7 +108,7 @@ class ImplReport:
         (['max_error', 'name', 'score', 'status', 'tolerance'], 'pass', 0.0)
         """
         out = {k: getattr(self, k) for k in self.__dataclass_fields__}
-        out["status"] = "pass" if self.ok else "fail"
+        out["status"] = self.status
         out["label"] = self.label
         if self.evidence is not None:
             out["evidence"] = self.evidence.to_dict()

@@ -18,6 +18,7 @@ from ...errors import InvalidParameter, check_int
 from ..absolute.check import angles_name, suggest_angles
 from ..absolute.read import Applier, Tolerance, read_precision_explains, rotary_report
 from ..core.arrays import dtype_eps
+from ..core.audited import audited, entry_sign, failure_evidence, no_comparison
 from ..core.judging import Coverage, judge, nothing_judged
 from ..core.reports import (
     ImplReport,
@@ -161,6 +162,7 @@ def _fit_base(theta: np.ndarray, r: int, eps: float, s_count: int) -> str | None
     return f"{raw:.6g}"
 
 
+@audited
 def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None,
                  base: Any = None, layout: str | None = None, rotary_dim: int | None = None,
                  max_position: int = DEFAULT_MAX_POSITION, dtype: str = "float32",
@@ -221,6 +223,7 @@ def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None
                                            int(positions.size), int(positions.max()))
     label = encoding_label(rot)
     if not np.all(np.isfinite(y)):
+        report.evidence = no_comparison("the impl returns NaN or inf: no real value to compare")
         nonfinite(report, label, positions[~np.isfinite(y).all(axis=(0, 2))])
         fp = _fingerprint(y[:, :64], h, eps) if np.all(np.isfinite(y[:, :64])) else \
             "the impl returns NaN or inf at positions below 64"
@@ -270,15 +273,26 @@ def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None
     report.fingerprint = fp.to_dict() if isinstance(fp, _Fingerprint) else {"error": fp}
     report.checks = checks
     report.ok = all(c["status"] == "pass" for c in checks)
+    b, s, c = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
+    if report.score == 0:       # every entry exact: audit the largest position's cos(m·θ_0)
+        b, s, c = 0, int(np.argmax(positions)), 0
+    details = {"tolerance": report.tolerance["formula"], "score": report.score,
+               "positions": [int(positions.min()), int(positions.max())], "check": "matches_spec"}
+    if first["status"] != "unknown":
+        worst = entry_sign(
+            f"R({int(positions[s])})·e_{int(b)} channel {int(c)}",
+            rot.rotation_entry(int(positions[s]), int(c), int(b)), float(y[b, s, c]),
+            float(tol[s, c]), within=first["status"] == "pass")
     if report.ok:
-        report.evidence = cov.evidence("exhaustive comparison at sampled positions", {
-            "tolerance": report.tolerance["formula"], "score": report.score,
-            "positions": [int(positions.min()), int(positions.max())]})
+        report.evidence = cov.evidence("exhaustive comparison at sampled positions", details)
+        report.evidence.items.append(worst)
         return report
+    if first["status"] == "fail":
+        report.evidence = failure_evidence("exhaustive comparison at sampled positions", worst,
+                                           details)
     if first["status"] == "unknown" and report.explanation is None:
         report.explanation = nothing_judged(tolerance, cov)
     bad = ratio > 1.0
-    b, s, c = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
     report.bad_positions = sorted({int(positions[i]) for i in np.flatnonzero(bad.any(axis=(0, 2)))})
     report.n_bad_positions = len(report.bad_positions)
     report.bad_dims = [int(i) for i in np.flatnonzero(bad.any(axis=(0, 1)))]

@@ -29,6 +29,7 @@ import numpy as np
 from ...errors import InvalidParameter, PosproofError, check_int
 from ..absolute.read import Applier, angles_name, read_precision_explains, rotary_report
 from ..core.arrays import dtype_eps
+from ..core.audited import audited, entry_sign, failure_evidence, no_comparison
 from ..core.judging import Coverage, judge, judges_little, nothing_judged
 from ..core.reports import ImplReport
 from ..identification import TOLERANCE, ranges
@@ -286,6 +287,7 @@ def _integer_positions(pos: np.ndarray) -> np.ndarray:
     return pos.astype(np.int64)
 
 
+@audited
 def check_multi_rotary(apply_fn: Any, spec: Any, *, dtype: str = "float32",
                        angles: str | None = None, inputs: str = "auto",
                        max_position: int = 4096, positions: Any = None, seed: int = 0,
@@ -336,9 +338,24 @@ def check_multi_rotary(apply_fn: Any, spec: Any, *, dtype: str = "float32",
         {"name": "text_tokens_plain_rope", "status": "pass" if text_score <= 1 else "fail",
          "score": round(text_score, 6), "positions": int(text.sum())}]
     report.ok = status == "pass"
+    b, s, c = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
+    if report.score == 0:       # every entry exact: audit the farthest position's channel 0
+        b, s, c = 0, int(np.argmax(np.abs(pos).sum(axis=0))), 0
+    method = "exhaustive comparison at sampled positions"
+    details = {"tolerance": report.tolerance["formula"], "score": report.score,
+               "check": "matches_spec"}
+    if status != "unknown" and np.isfinite(y[b, s, c]):
+        at = [int(v) for v in pos[:, s]]
+        worst = entry_sign(f"R{tuple(at)}·e_{int(b)} channel {int(c)}",
+                           rot.rotation_entry(at, int(c), int(b)), float(y[b, s, c]),
+                           float(tol[s, c]), within=status == "pass")
+        report.evidence = (cov.evidence(method, details) if report.ok
+                           else failure_evidence(method, worst, details))
+        if report.ok:
+            report.evidence.items.append(worst)
+    elif status == "fail":
+        report.evidence = no_comparison("the impl returns NaN or inf: no real value to compare")
     if report.ok:
-        report.evidence = cov.evidence("exhaustive comparison at sampled positions", {
-            "tolerance": report.tolerance["formula"], "score": report.score})
         return report
     if status == "unknown":
         report.score = math.inf
@@ -352,7 +369,6 @@ def check_multi_rotary(apply_fn: Any, spec: Any, *, dtype: str = "float32",
     bad_s = np.flatnonzero(bad.any(axis=(0, 2)))
     report.bad_positions = [int(s) for s in bad_s[:64]]
     report.n_bad_positions = int(bad_s.size)
-    b, s, c = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
     report.worst = {"position": [int(v) for v in pos[:, s]], "input_channel": int(b),
                     "output_channel": int(c), "impl": float(y[b, s, c]),
                     "expected": float(expected[b, s, c]),

@@ -23,6 +23,7 @@ from ...errors import InvalidParameter
 from ...measure.xpos import xpos_scale_limits
 from ...model.xpos import XPos
 from ..core.arrays import TOLERANCE, as_array, dtype_eps
+from ..core.audited import audited
 from ..core.precision import precision_note, stored_precision
 from ..core.reports import ImplReport, InvalidImplementation
 
@@ -62,6 +63,42 @@ def _close(a: np.ndarray, b: np.ndarray, bound: np.ndarray) -> bool:
         return bool(np.all(np.abs(a - b) <= bound))
 
 
+def _evidence(spec: XPos, x: np.ndarray, pos: np.ndarray, q: tuple, k: tuple, within: bool
+              ) -> Any:
+    """The entry with the largest |difference|/tolerance (queries or keys) as a Sign: its
+    exact value ζ_k^(±(p − c)/B)·(R(p)·x)_channel from the rationals x, ζ_k and R(p)'s exact
+    entries; a NaN or inf output has nothing to re-check."""
+    import sympy as sp
+
+    from ..core.audited import entry_sign, failure_evidence, no_comparison
+
+    with np.errstate(invalid="ignore"):
+        ratios = [np.nan_to_num(np.abs(g - w) / b, nan=np.inf) for g, w, b in (q, k)]
+    key = bool(ratios[1].max() > ratios[0].max())
+    got, _, bound = k if key else q
+    b, p, c = np.unravel_index(int(np.argmax(ratios[key])), ratios[key].shape)
+    if ratios[key].max() == 0:      # every entry exact: audit the last position
+        b, p, c = 0, pos.size - 1, 0
+    if not np.isfinite(got[b, p, c]):
+        return no_comparison("the impl returns NaN or inf: no real value to compare")
+    m = int(pos[p])
+    partner = c ^ 1                                   # adjacent layout: pairs (2k, 2k+1)
+    rotated = sum(spec.rotary.rotation_entry(m, int(c), j)
+                  * sp.Rational(*float(x[b, p, j]).as_integer_ratio()) for j in (c, partner))
+    expo = sp.Rational(m - spec.centre(pos.size), spec.scale_base) * (-1 if key else 1)
+    exact = spec.zeta(int(c) // 2) ** expo * rotated
+    item = entry_sign(f"{'key' if key else 'query'} {int(b)} at position {m}, channel {int(c)}",
+                      exact, float(got[b, p, c]),
+                      float(bound[b, p, min(int(c), bound.shape[2] - 1)]), within)
+    details = {"check": "matches_spec"}
+    if within:
+        from ...evidence import Evidence
+
+        return Evidence("exhaustive comparison", "all", items=[item], details=details)
+    return failure_evidence("exhaustive comparison", item, details)
+
+
+@audited
 def check_xpos(apply_fn: Any, spec: XPos, *, seed: int = 0, long: bool = True) -> ImplReport:
     """Check ``apply_fn(x, downscale)`` against the xPos ``spec``; ``report.ok`` is the verdict.
 
@@ -104,6 +141,8 @@ def check_xpos(apply_fn: Any, spec: XPos, *, seed: int = 0, long: bool = True) -
                           "tolerance": f"{_ULPS:g}·eps·(1 + |p·θ_max|)·max|row|, eps of "
                                        f"{dtype} (at least float32's: torchscale forms ζ^(p/B) "
                                        "and the angles in float32)"})
+    report.evidence = _evidence(spec, x, pos, (got_q, want_q, bound_q), (got_k, want_k, bound_k),
+                                q_ok and k_ok)
     limits = {r["dtype"]: r for r in xpos_scale_limits(spec, ["float32"])}["float32"]
     reasons = []
     if not (q_ok and k_ok):
