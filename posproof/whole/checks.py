@@ -37,7 +37,7 @@ from .explain import (
     explain_shift,
     rotation_change,
 )
-from .runner import HFRunner, Runner, _text_config
+from .runner import HFRunner, Runner, text_config_of
 
 __all__ = ["CHECKS", "FAIL_MARGIN", "MAX_ATTENTION_BYTES", "MAX_SWITCH", "SAFETY", "Tolerance",
            "derive_tolerance", "run_model_checks"]
@@ -365,7 +365,7 @@ def rows_free_of_length(runner: Runner) -> bool:
     if any(k != "sliding window" for k in info.switches) or info.rope_type in _LENGTH_RULES:
         return False
     names = []
-    for config in {id(c): c for c in (runner.config, _text_config(runner.config))}.values():
+    for config in {id(c): c for c in (runner.config, text_config_of(runner.config))}.values():
         for key in ("rope_parameters", "rope_scaling"):
             names += _rope_types(getattr(config, key, None))
     for m in runner.model.modules():

@@ -17,10 +17,10 @@ from typing import Any
 from ..errors import InvalidParameter
 from .build import ModelInfo
 
-__all__ = ["CallableRunner", "HFRunner", "Runner", "layer_table"]
+__all__ = ["CallableRunner", "HFRunner", "Runner", "layer_table", "text_config_of"]
 
 
-def _text_config(config: Any) -> Any:
+def text_config_of(config: Any) -> Any:
     get = getattr(config, "get_text_config", None)
     try:
         return get(decoder=True) if get is not None else config
@@ -34,7 +34,7 @@ def layer_table(config: Any) -> list[dict[str, Any]]:
     local 10000 / global 10^6).  Read from the config object transformers built (its
     ``layer_types``; a ``sliding_window`` without them applies to every layer, as Mistral's
     mask does), not from the JSON."""
-    text = _text_config(config)
+    text = text_config_of(config)
     n = getattr(text, "num_hidden_layers", None) or getattr(text, "num_decoder_layers", None) \
         or getattr(text, "num_layers", None)
     if not isinstance(n, int) or n < 1:
@@ -196,7 +196,7 @@ def _partial(config: Any, rotaries: list[Any]) -> tuple[int, int] | None:
     """``(rotated dims, head dim)`` when the model rotates only part of each head: the rotated
     width is twice the rotary module's frequency count (what transformers computed from
     partial_rotary_factor / rotary_pct / rotary_dim)."""
-    text = _text_config(config)
+    text = text_config_of(config)
     heads = getattr(text, "num_attention_heads", None)
     hidden = getattr(text, "hidden_size", None)
     head = getattr(text, "head_dim", None) or (hidden // heads if hidden and heads else None)
@@ -450,7 +450,7 @@ class HFRunner(Runner):
         swapped.  Yields False when the model has no window or no such names."""
         import sys
 
-        text = _text_config(self.config)
+        text = text_config_of(self.config)
         if not getattr(text, "sliding_window", None) or \
                 not any(row.get("window") for row in self.layers):
             yield False
@@ -481,7 +481,7 @@ class HFRunner(Runner):
         made explicit.  Yields False when no position table is found."""
         import torch
 
-        text = _text_config(self.config)
+        text = text_config_of(self.config)
         names = ("wpe", "embed_positions", "position_embeddings")
         tables = [m for name, m in self.model.named_modules()
                   if isinstance(m, torch.nn.Embedding) and name.split(".")[-1] in names
