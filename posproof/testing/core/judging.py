@@ -50,7 +50,7 @@ class Tolerance:
     >>> t = Tolerance.of("float16")
     >>> t.out == 4 * 2**-10, t.angle == 16 * 2**-52
     (True, True)
-    >>> Tolerance.of("float16", angles="float16").angle == 16 * 2**-10
+    >>> Tolerance.of("float16", angles="float16").angle == 4 * 2**-11 / (1 - 4 * 2**-11) * (1 + 2**-40)
     True
     >>> t.formula
     '4·eps + 16·eps64·|x·ω|, eps of float16 (angles formed in float64)'
@@ -68,9 +68,10 @@ class Tolerance:
 
     @classmethod
     def of(cls, dtype: str, angles: str | None = None, scale: float = 1.0,
-           model: bool = False) -> Tolerance:
-        """``model``: the angle term from the rounding model of ``angles`` (the table checks
-        and identify); without it 16·eps_angles (the rotary checks)."""
+           model: bool = True) -> Tolerance:
+        """``model`` (the default, and what every check uses: tables, grids, rotary,
+        identify): the angle term from the rounding model of ``angles``; ``model=False``
+        the old flat 16·eps_angles, kept only to test the judging rule with."""
         eps = dtype_eps(dtype)
         if angles is None:
             out = max(OUTPUT_ULPS * eps, TOLERANCE * dtype_eps("float64"))
@@ -105,6 +106,16 @@ class Tolerance:
     def at(self, x: float, w: float) -> float:
         """The tolerance of one entry: position ``x``, frequency ``w``."""
         return self.out + float(self.angle_of(np.array([w]))[0]) * abs(x * w)
+
+    def bound(self, angle: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """The tolerance of entries whose angle is ``angle`` (``|x·ω|``, any shape) and whose
+        frequency is ``w`` (one per last-axis column): ``out + angle_of(w)·|x·ω|``.
+
+        >>> t = Tolerance.of("float64", angles="bfloat16", model=True)
+        >>> float(t.bound(np.array([[16.0]]), np.array([1.0]))[0, 0]) == t.at(16, 1.0)
+        True
+        """
+        return self.out + self.angle_of(w) * np.abs(angle)
 
     def entries(self, xabs: np.ndarray, w: np.ndarray) -> np.ndarray:
         """The tolerance of every entry: rows at |positions| ``xabs``, columns of frequency
