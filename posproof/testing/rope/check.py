@@ -82,10 +82,13 @@ class _Fingerprint:
                 "notes": self.notes}
 
 
-def _fingerprint(y: np.ndarray, head_dim: int, eps: float) -> _Fingerprint | str:
+def _fingerprint(y: np.ndarray, head_dim: int, eps: float,
+                 declared: Tolerance | None = None) -> _Fingerprint | str:
     """Convention of a rotation from its action on basis vectors at positions 0 … S−1.
 
     ``y[b, s, c]`` is channel c of R(s)·e_b.  Returns a string when no pairing exists.
+    ``declared``: the tolerance of a declared angle dtype; the base is then fitted within
+    what that dtype's rounding model lets each θ be off by.
     """
     noise = TOLERANCE * eps
     s_count = y.shape[1]
@@ -134,13 +137,15 @@ def _fingerprint(y: np.ndarray, head_dim: int, eps: float) -> _Fingerprint | str
         order = "increasing"
     else:
         order = "other" if finite.size >= 2 else "decreasing"
-    base = _fit_base(np.sort(theta)[::-1], r, eps, s_count)
+    base = _fit_base(np.sort(theta)[::-1], r, eps, s_count, declared)
     return _Fingerprint(pairs, layout, r, direction, theta, order, base, amplitude, phase0,
                         notes)
 
 
-def _fit_base(theta: np.ndarray, r: int, eps: float, s_count: int) -> str | None:
-    """The simplest base b with θ_k = b^(−2k/r) for the measured θ (decreasing)."""
+def _fit_base(theta: np.ndarray, r: int, eps: float, s_count: int,
+              declared: Tolerance | None = None) -> str | None:
+    """The simplest base b with θ_k = b^(−2k/r) for the measured θ (decreasing); with a
+    declared angle dtype, each θ within twice its model's relative error γ_k(θ) + u."""
     n = theta.size
     if n < 2 or abs(theta[0] - 1) > 1e-3:
         return None
@@ -156,6 +161,8 @@ def _fit_base(theta: np.ndarray, r: int, eps: float, s_count: int) -> str | None
             continue
         model = np.exp(-k * 2 * math.log(float(cand)) / r)
         tol = 10 * sigma + 2 * TOLERANCE * eps * model
+        if declared is not None and declared.angles is not None:
+            tol = tol + 2 * (declared.angle_of(model) + declared.eps_angle) * model
         if np.all(np.abs(model - theta) <= tol):
             return str(cand)
     return f"{raw:.6g}"
@@ -222,7 +229,8 @@ def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None
     label = encoding_label(rot)
     if not np.all(np.isfinite(y)):
         nonfinite(report, label, positions[~np.isfinite(y).all(axis=(0, 2))])
-        fp = _fingerprint(y[:, :64], h, eps) if np.all(np.isfinite(y[:, :64])) else \
+        fp = _fingerprint(y[:, :64], h, eps, tolerance) if np.all(
+            np.isfinite(y[:, :64])) else \
             "the impl returns NaN or inf at positions below 64"
         found = explain_nonfinite(y, positions, rot, fp, _convention_check(fp, rot), eps,
                                   tolerance.eps_angle)
@@ -246,13 +254,18 @@ def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None
     first = {"name": "matches_spec", "status": "fail", "score": round(report.score, 6),
              "max_error": report.max_error, "tolerance": report.tolerance["formula"]}
     matches = judge(first, report.score, cov) == "pass"
-    if matches and angles is not None and not cov.meaningful:
-        # a declared angle dtype whose model judges fewer than half the entries has shown
+    far = Coverage(h)                 # the positions drawn from [64, max_position) alone
+    far.add(tol[consecutive.size:], xabs[consecutive.size:], np.arange(h), tolerance, weight=h)
+    if matches and angles is not None and not (cov.meaningful and far.meaningful):
+        # a declared angle dtype whose model judges fewer than half the entries — of all,
+        # or of those drawn from the range beyond the first 64 positions — has shown
         # little: the entries it judged agree, the rest say nothing — no pass
         first["status"] = "unknown"
         first["label"] = "unknown"
-        report.explanation = (f"most entries not judged under angles={angles!r}: "
-                              f"{cov.unjudged()}; the {cov.judged} judged entries agree")
+        report.explanation = (
+            f"most entries not judged under angles={angles!r} (at positions 64 to "
+            f"{max_position - 1}: {far.judged} of {far.total} judged): {cov.unjudged()}; "
+            f"the {cov.judged} judged entries agree — check a smaller max_position")
     checks = [first]
     accepting = None
     for a in ("float32", "float16", "bfloat16") if not matches and angles is None else ():
@@ -268,7 +281,7 @@ def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None
         lambda bound, tol: _coverage_of(h, bound, xabs, tol), theta_c)
     if by_precision is not None:
         accepting = None
-    fp = _fingerprint(y[:, :64], h, eps)
+    fp = _fingerprint(y[:, :64], h, eps, tolerance)
     rel, norm = _relative_and_norm(apply, rot, fp, h, max_position, tolerance, rng)
     checks += [rel, norm]
     precision = None if matches else _rotary_precision(y, positions, rot, eps)
