@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 import posproof
+from posproof.model.multiaxis import multi_preset
 from posproof.testing import check_rotary
 from posproof.testing.absolute.grid import check_multi_encoding
-from posproof.model.multiaxis import multi_preset
 from posproof.testing.core.judging import Tolerance
 
 torch = pytest.importorskip("torch")
@@ -90,12 +90,12 @@ def numpy_rope(angles: str, *, how: str = "outer") -> Callable[[Any, Any], Any]:
 # ------------------------------------------------------------------ bugs the model catches
 BUGS = {
     # 10000 ** (c / d) over every channel (adjacent pairs): channel 2k+1 7.5 % slow
-    "column-index bf16": (dict(column_index=True, angles="bfloat16", layout="adjacent"),
+    "column-index bf16": ({"column_index": True, "angles": "bfloat16", "layout": "adjacent"},
                           "bfloat16", "adjacent"),
     # every frequency 3 % fast under bfloat16 angles (the model allows 1.6 % at θ = 1)
-    "frequency 3% bf16": (dict(freq_factor=1.03, angles="bfloat16"), "bfloat16", "half"),
+    "frequency 3% bf16": ({"freq_factor": 1.03, "angles": "bfloat16"}, "bfloat16", "half"),
     # every frequency 1 % fast under float16 angles (the model allows 0.2 % at θ = 1)
-    "frequency 1% fp16": (dict(freq_factor=1.01, angles="float16"), "float16", "half"),
+    "frequency 1% fp16": ({"freq_factor": 1.01, "angles": "float16"}, "float16", "half"),
 }
 
 

@@ -4,9 +4,10 @@ A defect just beyond a tolerance fails, just inside passes, and the tolerance
 reported is the documented one: 4·eps of the output + 16·eps64·|m·θ| by
 default (the exact rotation rounded to the dtype); with ``angles=``, that dtype's
 rounding model, 4·eps + eps_angles + γ_k·|m·θ| with γ_k = k·u/(1 − k·u),
-k = 2·|ln θ| + 4 (θ formed in the dtype from its exponent, m·θ rounded once more).  assert_encoding's are in test_testing.py, posproof.check's
-in test_check_thresholds.py; check-impl ``--angles`` / ``--scale`` and the
-plugin's ``--posproof-angles`` in test_cli_testing.py and test_plugin.py.
+k = 2·|ln θ| + 4 (θ formed in the dtype from its exponent, m·θ rounded once
+more).  assert_encoding's are in test_testing.py, posproof.check's in
+test_check_thresholds.py; check-impl ``--angles`` / ``--scale`` and the plugin's
+``--posproof-angles`` in test_cli_testing.py and test_plugin.py.
 """
 
 from __future__ import annotations

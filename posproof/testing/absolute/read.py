@@ -5,7 +5,8 @@ one for a 1-d int64 array of positions; the spec's values are formed in
 float64 and compared entrywise with a :class:`Tolerance`: by default the
 exact table rounded to the impl's dtype (``4·eps`` of the output, and the
 float64 rounding of the angle ``16·eps64·|x·ω|``); with ``angles=`` the
-angles x·ω may carry the error of that dtype, ``16·(eps + eps_angles·|x·ω|)``.
+angles x·ω may carry the error of that dtype's rounding model,
+``4·eps + eps_angles + γ_k·|x·ω|`` (:class:`~posproof.testing.core.judging.Tolerance`).
 """
 
 from __future__ import annotations

@@ -44,13 +44,15 @@ class Tolerance:
     accepted within ``max(4·eps, 16·eps64)`` of the output, plus
     ``16·eps64·|x·ω|`` for angles formed in float64 — so a float16 table whose
     angles were formed in float16 fails.  ``angles="float16"`` (or another
-    dtype) says the impl forms x·ω in that dtype on purpose: then
-    ``16·(eps + eps_angles·|x·ω|)``.
+    dtype) says the impl forms x·ω in that dtype on purpose: then its rounding model,
+    ``4·eps + eps_angles + γ_k·|x·ω|``, ``γ_k = k·u/(1 − k·u)``, ``k = 2·|ln ω| + 4``
+    (ω formed in that dtype from its exponent, x·ω rounded once more).
 
     >>> t = Tolerance.of("float16")
     >>> t.out == 4 * 2**-10, t.angle == 16 * 2**-52
     (True, True)
-    >>> Tolerance.of("float16", angles="float16").angle == 4 * 2**-11 / (1 - 4 * 2**-11) * (1 + 2**-40)
+    >>> u = 2**-11                                # float16: γ_4 at ω = 1
+    >>> Tolerance.of("float16", angles="float16").angle == 4 * u / (1 - 4 * u) * (1 + 2**-40)
     True
     >>> t.formula
     '4·eps + 16·eps64·|x·ω|, eps of float16 (angles formed in float64)'
