@@ -401,8 +401,8 @@ def relative_property(apply: Any, pairs: list[tuple[int, int]], theta: np.ndarra
     tolerance is ``4·|q_pair|·|k_pair|·(16·eps + 2·eps_angles + angle(θ)·2·span·θ)``
     (``angle(θ)`` of ``tol``: 16·eps64 by default, the rounding model's γ_k(θ) with
     ``angles=``, whose cos and sin are within eps_angles; span the largest position);
-    channels outside the pairs, ``16·eps·(1 + |q|·|k|)``; the norms, ``64·eps``.  Returns the ``relative_property`` and
-    ``norm_preservation`` check dicts.
+    channels outside the pairs, ``16·eps·(1 + |q|·|k|)``; the norms, ``64·eps``.
+    Returns the ``relative_property`` and ``norm_preservation`` check dicts.
 
     >>> import posproof
     >>> rot = posproof.rotary(10000, 8)
