@@ -258,7 +258,7 @@ MUTANTS: list[Mutant] = [
     # the rounding model of a declared angle dtype (rotary, grids, explanations)
     _m("judging-model-gamma-wide", "posproof/testing/core/judging.py",
        "u = 2.0 ** -_BITS.get(angles, 53)", "u = 2.0 ** (3 - _BITS.get(angles, 53))",
-       [f"{ROTMODEL_T}::test_a_bug_hidden_by_16_eps_angles_does_not_pass[frequency 3% bf16]",
+       [f"{ROTMODEL_T}::test_the_old_rule_hid_them",
         "tests/test_tolerances.py::test_rotary_float32_angles_fail_by_default_and_pass_when_"
         "declared"],
        "a declared dtype's rounding model 8× wider (near the old 16·eps_angles): a 3 % "
