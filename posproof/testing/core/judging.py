@@ -8,14 +8,14 @@ table) judges nothing: every value of the table and of its spec lies in
 entries a check could judge; a check passes only on judged entries (a pass with none is
 no pass), and a pass that judged only part says so.
 
->>> tol = Tolerance.of("float16", angles="float16")
+>>> tol = Tolerance.of("float16", angles="float16")       # float16's rounding model
 >>> cov = Coverage(2)
->>> x = np.arange(256, dtype=np.float64)
+>>> x = np.arange(2048, dtype=np.float64)
 >>> cov.add(tol.entries(x, np.array([1.0, 0.01])), x, np.arange(2), tol)
 >>> cov.judged, cov.total, cov.first_position()
-(383, 512, 127)
+(3068, 4096, 1020)
 >>> cov.label()
-'pass (judged 383 of 512 entries; positions ≥ 127 not judged at this dtype)'
+'pass (judged 3068 of 4096 entries; positions ≥ 1020 not judged at this dtype)'
 """
 
 from __future__ import annotations
