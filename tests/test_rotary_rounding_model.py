@@ -203,3 +203,33 @@ def test_multi_axis_grid_is_judged_under_the_model() -> None:
     good = check_multi_encoding(_sincos2d(1.0, "float16"), "sincos-2d", grid=(64, 64),
                                 dim=64, angles="float16")
     assert good.ok, good.message
+
+
+# ------------------------------------------------------------------ posproof check-impl
+def test_check_impl_rope_spec_with_angles_uses_the_model(tmp_path: Any,
+                                                         capsys: pytest.CaptureFixture[str]
+                                                         ) -> None:
+    """``check-impl FILE:ATTR rope:dim=128 --rotary --angles bfloat16``: the 3 % frequency
+    bug fails (exit 1) and the tolerance printed is the model; the correct bfloat16 rotary
+    passes (exit 0)."""
+    from pathlib import Path
+
+    from posproof.cli import app as cli
+
+    here = Path(__file__).resolve().parent
+    (tmp_path / "user_rope_model.py").write_text(
+        f"import sys\nsys.path.insert(0, {str(here)!r})\n"
+        "from test_rotary_rounding_model import torch_rope\n"
+        "BUG = torch_rope(freq_factor=1.03, angles='bfloat16')\n"
+        "GOOD = torch_rope(angles='bfloat16')\n")
+    path = tmp_path / "user_rope_model.py"
+    status = cli.main(["check-impl", f"{path}:BUG", "rope:dim=128", "--rotary",
+                       "--angles", "bfloat16", "--max-position", "4096"])
+    out, err = capsys.readouterr()
+    assert status == 1, out + err
+    assert "γ_k" in out
+    assert "16·(eps + eps_bfloat16" not in out
+    status = cli.main(["check-impl", f"{path}:GOOD", "rope:dim=128", "--rotary",
+                       "--angles", "bfloat16", "--max-position", "4096"])
+    out, err = capsys.readouterr()
+    assert status == 0, out + err
