@@ -233,3 +233,37 @@ def test_check_impl_rope_spec_with_angles_uses_the_model(tmp_path: Any,
                        "--angles", "bfloat16", "--max-position", "4096"])
     out, err = capsys.readouterr()
     assert status == 0, out + err
+
+
+# ------------------------------------------------------------------ multi-axis rotary
+def _mrope16(factor: float) -> Callable[[Any, Any], Any]:
+    """M-RoPE with θ·``factor`` rounded to float16 and m·θ rounded to float16 (positions
+    exact), the rotation in float64."""
+    from posproof.model.multirope import mrope
+
+    rot = mrope(10000, 32, [4, 6, 6])
+
+    def apply(x: Any, positions: Any) -> Any:
+        pos = np.asarray(positions)
+        theta = (rot.frequencies_float * factor).astype(np.float16).astype(np.float64)
+        ang = (pos[np.asarray(rot.pair_axes)].T * theta[None, :]).astype(np.float16)
+        return rot.rotary.rotate(np.asarray(x, dtype=np.float64), ang.astype(np.float64))
+
+    return apply
+
+
+def test_multi_axis_rotary_is_judged_under_the_model() -> None:
+    """check_multi_rotary under angles="float16": the exact M-RoPE with float16 angles
+    passes, every frequency 1 % fast fails (the old 16·eps16 allowed 1.6 %)."""
+    from posproof.model.multirope import mrope
+    from posproof.testing.rope.grid import check_multi_rotary
+
+    rot = mrope(10000, 32, [4, 6, 6])
+    good = check_multi_rotary(_mrope16(1.0), rot, dtype="float64", angles="float16",
+                              max_position=1024)
+    assert good.ok, good.message
+    assert "γ_k" in good.tolerance["formula"]
+    bug = check_multi_rotary(_mrope16(1.01), rot, dtype="float64", angles="float16",
+                             max_position=1024)
+    assert not bug.ok
+    assert bug.checks[0]["status"] == "fail"
