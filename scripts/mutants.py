@@ -67,6 +67,7 @@ KERNEL_T = "tests/test_kernel_certified.py"
 JUDGED_T = "tests/test_judged.py"
 CACHE_T = "tests/test_cache_consistency.py"
 VALID_T = "tests/test_soundness_validated.py"
+ROTMODEL_T = "tests/test_rotary_rounding_model.py"
 
 MUTANTS: list[Mutant] = [
     # ---------------------------------------------------------------- posproof/verdict.py
@@ -254,6 +255,31 @@ MUTANTS: list[Mutant] = [
        "if self.complete:",
        [f"{JUDGED_T}::test_a_callable_checked_at_some_positions_is_a_sample"],
        "a sampled check's evidence claims every entry"),
+    # the rounding model of a declared angle dtype (rotary, grids, explanations)
+    _m("judging-model-gamma-wide", "posproof/testing/core/judging.py",
+       "u = 2.0 ** -_BITS.get(angles, 53)", "u = 2.0 ** (3 - _BITS.get(angles, 53))",
+       [f"{ROTMODEL_T}::test_the_old_rule_hid_them",
+        "tests/test_tolerances.py::test_rotary_float32_angles_fail_by_default_and_pass_when_"
+        "declared"],
+       "a declared dtype's rounding model 8× wider (near the old 16·eps_angles): a 3 % "
+       "frequency error under bfloat16 angles passes", quick=True),
+    _m("rotary-far-positions-unjudged", "posproof/testing/rope/check.py",
+       "not (cov.meaningful and far.meaningful)", "not cov.meaningful",
+       [f"{ROTMODEL_T}::test_bfloat16_angles_at_65536_positions_are_unknown_not_pass"],
+       "a rotary under a declared dtype judged at the first 64 positions only passes"),
+    _m("explain-noop-16-eps-angles", "posproof/testing/absolute/explain.py",
+       "eps_check=eps_angle if check is None else check)\n    if not any",
+       "eps_check=eps_angle)\n    if not any",
+       ["tests/test_bug_corpus_names.py::test_column_index_bug_under_bfloat16_angles_is_"
+        "named_first"],
+       "a regeneration within 16·eps_angles of the spec counted a no-op: the column-index "
+       "bug under angles=bfloat16 goes unnamed"),
+    _m("grid-flat-16-eps-angles", "posproof/testing/absolute/grid.py",
+       "bound = tol.bound(ang, omega)\n    cov = Coverage(enc.dim)",
+       "bound = tol.out + 16 * tol.eps_angle * ang\n    cov = Coverage(enc.dim)",
+       [f"{ROTMODEL_T}::test_multi_axis_grid_is_judged_under_the_model"],
+       "a multi-axis grid under a declared dtype judged by the old 16·eps_angles: a 1 % "
+       "frequency error under float16 passes"),
     # ---------------------------------------------------------------- proofs/cache_consistency.py
     _m("cache-longrope-no-switch", "posproof/proofs/cache_consistency.py",
        "s = length + 1\n", "s = length\n",

@@ -66,8 +66,10 @@ def test_the_angle_term_is_the_model_not_16_eps() -> None:
     assert tol.at(16, 1.0) == pytest.approx(4 * 2.0 ** -52 + 2.0 ** -7 + 16 * 4 * u / (1 - 4 * u))
     assert tol.at(16, 1.0) < 0.3
     assert "k = 2·|ln ω| + 4, u = 2^−8" in tol.formula
-    # the rotary checks keep their own (no model)
-    assert Tolerance.of("float64", angles="bfloat16").angle == 16 * 2.0 ** -7
+    # the model is the default (the rotary checks use it too); the old flat 16·eps_angles
+    # only on request
+    assert Tolerance.of("float64", angles="bfloat16") == tol
+    assert Tolerance.of("float64", angles="bfloat16", model=False).angle == 16 * 2.0 ** -7
 
 
 def test_mostly_unjudged_under_a_declared_dtype_is_no_pass() -> None:

@@ -93,6 +93,26 @@ def test_exponent_bug_in_a_table_says_i_over_d_and_the_effective_base() -> None:
         assert_encoding(pair_index(), "vaswani")
 
 
+def test_column_index_bug_under_bfloat16_angles_is_named_first() -> None:
+    """`10000 ** (i / d)` with the column index in a 3000 × 384 table under
+    angles="bfloat16": the bug (a 2.4 % slower odd column) is above bfloat16's rounding model,
+    so its regeneration is no no-op and is named on the first line, confirmed."""
+    x = np.arange(3000, dtype=np.float64)[:, None]
+    col = np.arange(384)
+    angle = x * 10000.0 ** (-(col / 384))[None]
+    bug = np.where(col % 2 == 0, np.sin(angle), np.cos(angle))
+    report = check_encoding(bug, "vaswani", angles="bfloat16")
+    assert not report.ok
+    first = _first_line(report)
+    assert report.hypotheses[0]["fits"]
+    assert report.hypotheses[0]["key"] == "column-index"
+    assert first.startswith("dims 2i and 2i+1 use different frequencies: the exponent runs "
+                            "over the column index j")
+    assert "confirmed: regenerating" in first
+    assert "most likely: dims 2i and 2i+1" in report.message
+    assert "no explanation confirmed" not in report.message
+
+
 def test_float16_angles_at_the_default_positions_are_named_with_the_phase_loss() -> None:
     """Past 65504 float16 overflows (NaN); the explanation regenerates the float16 angles at
     the finite positions and NaN exactly at the others, and says how far the angles are off
@@ -141,7 +161,11 @@ def test_generic_angles_line_stays_where_precision_is_plausible() -> None:
     report = check_rotary(off, head_dim=16, dtype="float64")
     assert not report.ok
     assert report.explanation.startswith("no explanation confirmed")
-    assert GENERIC_ANGLES in report.message
+    # 10⁻³ rad is within bfloat16's rounding model (eps_bfloat16 = 2⁻⁷ at any position):
+    # the angles= line names it
+    assert report.accepted_with_angles == "bfloat16"
+    assert 'pass angles="bfloat16"' in report.message
+    assert "its rounding model" in report.message
     wrong = check_rotary(posproof.rotary(500000, 16).apply, head_dim=16, dtype="float64")
     assert GENERIC_ANGLES not in wrong.message
 

@@ -2,10 +2,12 @@
 
 A defect just beyond a tolerance fails, just inside passes, and the tolerance
 reported is the documented one: 4·eps of the output + 16·eps64·|m·θ| by
-default (the exact rotation rounded to the dtype), 16·(eps + eps_angles·|m·θ|)
-with ``angles=``.  assert_encoding's are in test_testing.py, posproof.check's
-in test_check_thresholds.py; check-impl ``--angles`` / ``--scale`` and the
-plugin's ``--posproof-angles`` in test_cli_testing.py and test_plugin.py.
+default (the exact rotation rounded to the dtype); with ``angles=``, that dtype's
+rounding model, 4·eps + eps_angles + γ_k·|m·θ| with γ_k = k·u/(1 − k·u),
+k = 2·|ln θ| + 4 (θ formed in the dtype from its exponent, m·θ rounded once
+more).  assert_encoding's are in test_testing.py, posproof.check's in
+test_check_thresholds.py; check-impl ``--angles`` / ``--scale`` and the plugin's
+``--posproof-angles`` in test_cli_testing.py and test_plugin.py.
 """
 
 from __future__ import annotations
@@ -21,6 +23,13 @@ from posproof.testing.rope.check import relative_property
 H = 32
 ROT = posproof.rotary(10000, H)
 EPS32, EPS64 = 2.0**-23, 2.0**-52
+U32 = 2.0**-24
+
+
+def gamma32(theta: float) -> float:
+    """The model's angle coefficient for float32 angles at frequency θ (k roundings of u)."""
+    k = 2 * abs(np.log(theta)) + 4
+    return k * U32 / (1 - k * U32)
 
 
 def bumped(delta: float, position: int, channel: int, out_channel: int):
@@ -62,13 +71,16 @@ def test_rotary_float32_angles_fail_by_default_and_pass_when_declared() -> None:
     assert 'angles="float32"' in report.message
     declared = check_rotary(float32_angles, head_dim=H, angles="float32")
     assert declared.ok, declared.message
-    assert declared.tolerance["angle"] == 16 * EPS32
+    assert declared.tolerance["angle"] == pytest.approx(gamma32(1.0), rel=1e-9)   # γ_4
+    assert declared.tolerance["angle"] < 16 * EPS32 / 7           # not the old 16·eps32
+    assert "k = 2·|ln θ| + 4, u = 2^−24" in declared.tolerance["formula"]
+    assert "m·θ rounded to float32" in declared.tolerance["formula"]
 
 
 def test_rotary_declared_angles_tolerance_from_both_sides() -> None:
     m = 5000
     theta = float(ROT.frequencies_float[1])    # channel 1, partner 17
-    tol = 16 * (EPS32 + EPS32 * m * theta)
+    tol = 4 * EPS32 + EPS32 + gamma32(theta) * m * theta      # the model, ≈ 1/8 of 16·eps
     for factor, ok in ((0.9, True), (1.1, False)):
         report = check_rotary(bumped(factor * tol, m, 1, 1), head_dim=H, angles="float32",
                               max_position=m + 1)

@@ -120,8 +120,9 @@ def add_commands(subparsers: Any, encoding_options: Callable[[argparse.ArgumentP
                             "with --preset mrope or axial-rope)")
     check.add_argument("--angles", default=None, metavar="DTYPE",
                        help="the impl forms its angles x·ω (m·θ) in DTYPE on purpose (float32, "
-                            "float16, bfloat16): tolerance 16·(eps + eps_DTYPE·|x·ω|) instead "
-                            "of the default, the exact table rounded to the impl's dtype")
+                            "float16, bfloat16): tolerance its rounding model, 4·eps + eps_DTYPE "
+                            "+ γ_k·|x·ω| (k = 2·|ln ω| + 4), instead of the default, the exact "
+                            "table rounded to the impl's dtype")
     check.add_argument("--dtype", default=None, metavar="NAME",
                        help="the precision the impl computes in (float64, float32, float16, "
                             "bfloat16): a float32 result stored as float64 is judged at "

@@ -18,7 +18,7 @@ of the output plus ``16·eps64·|x·ω|``), so a low-precision table whose angle
 were formed in low precision fails; ``angles="float16"`` (or another dtype)
 declares angles formed in that dtype on purpose and widens the tolerance by that
 dtype's rounding model only (ω formed in it from its exponent, x·ω rounded to it:
-``γ_k·|x·ω|``, k = 2·|ln ω| + 4; the rotary checks allow ``16·eps_angles·|m·θ|``).  On
+``γ_k·|x·ω|``, k = 2·|ln ω| + 4; the rotary and multi-axis checks alike, in m·θ).  On
 failure each candidate explanation — sin and cos swapped, another layout, an
 exponent over n−1 or over the column index, an offset, a scale, angles formed
 in float16, another base, … — regenerates the table under its hypothesis, and

@@ -84,7 +84,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--posproof-angles", default=None, metavar="DTYPE",
                     help="the implementations form their angles in DTYPE on purpose "
                          "(float32, float16, bfloat16): posproof_check passes angles=DTYPE, "
-                         "whose tolerance is 16·(eps + eps_DTYPE·|x·ω|); default: the exact "
+                         "whose tolerance is its rounding model, 4·eps + eps_DTYPE + γ_k·|x·ω|; "
+                         "default: the exact "
                          "table rounded to the impl's dtype")
     parser.addini("posproof_max_len", "default of --posproof-max-len", default="8192")
 

@@ -244,7 +244,7 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
         at = read if read is not None and dtype_eps(read) > eps else dtname
         explain_encoding(report, unscaled, pos, enc, dtype_eps(at),
                          max(tol.eps_angle, dtype_eps(at)) if at != dtname else tol.eps_angle,
-                         calls, at)
+                         calls, at, check=None if angles is None else Tolerance.of(at, angles))
     suggest_angles(report, accepting)
     report.message = encoding_message(report, label, tol)
     return report

@@ -53,8 +53,13 @@ def _confirmed_text(best: Outcome) -> str:
 
 def explain_encoding(report: ImplReport, table: np.ndarray, pos: np.ndarray, enc: Any,
                       eps: float, eps_angle: float,
-                      calls: Callable[[np.ndarray], np.ndarray] | None, dtname: str) -> None:
-    """Rank the hypotheses against the impl; report the first confirmed one, or none."""
+                      calls: Callable[[np.ndarray], np.ndarray] | None, dtname: str,
+                      check: Any = None) -> None:
+    """Rank the hypotheses against the impl; report the first confirmed one, or none.
+
+    ``check``: the check's :class:`~posproof.testing.core.judging.Tolerance` under a
+    declared angle dtype (its rounding model decides which regeneration is a no-op, not
+    16·eps_angles)."""
     rows = _sample(pos.size)
     t, p = table[rows], pos[rows]
     # a structural bug is confirmed whatever precision the impl formed x·ω in (up to float32,
@@ -67,7 +72,7 @@ def explain_encoding(report: ImplReport, table: np.ndarray, pos: np.ndarray, enc
                               *_truncation(enc)]
     found = None
     outcomes = rank(table, pos, hyps, eps=eps, eps_path=eps_path, spec=Model.of(enc),
-                    eps_check=eps_angle)
+                    eps_check=eps_angle if check is None else check)
     if not any(o.confirmed for o in outcomes) and block is not None:
         try:
             found = identify(block[0], dtype=dtname)
@@ -78,7 +83,9 @@ def explain_encoding(report: ImplReport, table: np.ndarray, pos: np.ndarray, enc
         combined = _identified(found, enc, int(block[1]))
         if combined is not None:
             outcomes = sorted(outcomes + rank(table, pos, [combined], eps=eps, eps_path=eps_path,
-                                                  spec=Model.of(enc), eps_check=eps_angle),
+                                                  spec=Model.of(enc),
+                                                  eps_check=eps_angle if check is None
+                                                  else check),
                               key=order)
     confirmed = [o for o in outcomes if o.confirmed]
     report.hypotheses = [o.to_dict() for o in outcomes[:12]]

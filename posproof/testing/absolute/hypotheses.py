@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from ..core.arrays import dtype_eps
-from ..core.judging import judges_little
+from ..core.judging import Tolerance, judges_little
 from ..identification import TOLERANCE
 from ..identification.families import nice
 from ..identification.measure import column_frequencies
@@ -162,11 +162,28 @@ def _screen_rows(n: int) -> np.ndarray:
                                      np.arange(n - 16, n)]))
 
 
+def _check_bound(spec_tol: float | Tolerance, pos: np.ndarray, omega: np.ndarray,
+                 e_out: float, amp: float) -> np.ndarray:
+    """What the check accepts around the spec's table, with ``e_out`` the output's eps:
+    ``16·eps_check·|x·ω|`` for an angle eps, a declared dtype's rounding model (its angle
+    term and the eps of the angles) for a :class:`Tolerance`."""
+    xw = np.multiply.outer(np.abs(pos.astype(np.float64)), np.abs(omega))
+    if isinstance(spec_tol, Tolerance):
+        xw *= spec_tol.angle_of(omega)
+        xw += ULPS * e_out + (spec_tol.eps_angle if spec_tol.angles is not None else 0.0)
+    else:
+        xw *= TOLERANCE * spec_tol
+        xw += ULPS * e_out
+    return xw * amp
+
+
 def score_hypothesis(h: Hypothesis, t: np.ndarray, pos: np.ndarray, eps: float, eps_path: float,
-           spec: tuple[np.ndarray, float] | None = None) -> tuple[float, float, float]:
+           spec: tuple[np.ndarray, float | Tolerance] | None = None
+           ) -> tuple[float, float, float]:
     """(score, residual, tolerance at the worst entry) of ``h`` on rows ``t`` at ``pos``.
 
-    ``spec``: the spec's own table at ``pos`` and the angle eps of the check; a
+    ``spec``: the spec's own table at ``pos`` and the angle eps of the check (or the
+    check's :class:`Tolerance`, a declared dtype's rounding model); a
     hypothesis whose regeneration passes the check changes nothing there and
     explains nothing (score inf), and so does one whose output tolerance (``e_out``) is wide
     enough to accept the spec's own table (it cannot tell the impl from the spec).
@@ -186,9 +203,7 @@ def score_hypothesis(h: Hypothesis, t: np.ndarray, pos: np.ndarray, eps: float, 
         return math.inf, math.inf, float(tol.max())     # entries confirms nothing
     with np.errstate(invalid="ignore", over="ignore"):
         if spec is not None and spec[0].shape == regen.shape:
-            check = np.multiply.outer(np.abs(pos.astype(np.float64)), np.abs(omega))
-            check *= TOLERANCE * spec[1] * amp
-            check += ULPS * eps * amp
+            check = _check_bound(spec[1], pos, omega, eps, amp)
             if np.all(np.abs(regen - spec[0]) <= check):
                 return math.inf, math.inf, 0.0
         diff = np.abs(t - regen)
@@ -196,9 +211,7 @@ def score_hypothesis(h: Hypothesis, t: np.ndarray, pos: np.ndarray, eps: float, 
         if spec is not None and spec[0].shape == t.shape and t.size:
             # the spec rounded like this hypothesis's values (e_out) already reproduces the
             # impl: the hypothesis cannot be told from the spec (noise in a short table)
-            near = np.multiply.outer(np.abs(pos.astype(np.float64)), np.abs(omega))
-            near *= TOLERANCE * spec[1] * amp
-            near += ULPS * e_out * amp
+            near = _check_bound(spec[1], pos, omega, e_out, amp)
             if np.all(np.abs(t - spec[0]) <= near):
                 return math.inf, float(np.nan_to_num(diff, nan=math.inf).max()), float(
                     tol.max())
@@ -209,13 +222,15 @@ def score_hypothesis(h: Hypothesis, t: np.ndarray, pos: np.ndarray, eps: float, 
 
 
 def rank(t: np.ndarray, pos: np.ndarray, hyps: Any, *, eps: float, eps_path: float,
-         spec: Model | None = None, eps_check: float = _EPS64) -> list[Outcome]:
+         spec: Model | None = None, eps_check: float | Tolerance = _EPS64
+         ) -> list[Outcome]:
     """Every hypothesis scored against the impl rows ``t`` at ``pos``, confirmed ones first,
     then by residual (the closest regeneration first).
 
     A hypothesis is screened on a few rows, then confirmed on all of them (and
     must change the ``spec``'s table there by more than the check's tolerance, angle
-    eps ``eps_check``: a no-op explains nothing).
+    eps ``eps_check``, or the check's :class:`Tolerance` under a declared angle dtype: a
+    no-op explains nothing).
     """
     screen = _screen_rows(pos.size)
     base = None

@@ -5,7 +5,8 @@ one for a 1-d int64 array of positions; the spec's values are formed in
 float64 and compared entrywise with a :class:`Tolerance`: by default the
 exact table rounded to the impl's dtype (``4·eps`` of the output, and the
 float64 rounding of the angle ``16·eps64·|x·ω|``); with ``angles=`` the
-angles x·ω may carry the error of that dtype, ``16·(eps + eps_angles·|x·ω|)``.
+angles x·ω may carry the error of that dtype's rounding model,
+``4·eps + eps_angles + γ_k·|x·ω|`` (:class:`~posproof.testing.core.judging.Tolerance`).
 """
 
 from __future__ import annotations
@@ -378,17 +379,24 @@ def rotary_report(kind: str, spec: dict[str, Any], dtype: Any, apply: Applier,
     if apply.read is not None and dtype_eps(apply.read) > dtype_eps(name):
         report.precision_note = precision_note(apply.read, apply.stored_dtype)
     tolerance = Tolerance.of(name, angles)
-    report.tolerance = {"formula": tolerance.formula.replace("x·ω", "m·θ"),
+    report.tolerance = {"formula": rotary_formula(tolerance),
                         "out": tolerance.out, "angle": tolerance.angle,
                         "angles": angles or "float64", "scale": 1.0}
     return report, tolerance, max(eps_in, eps_out)
 
 
+def rotary_formula(tol: Tolerance) -> str:
+    """:attr:`Tolerance.formula` in a rotary's letters: m·θ for x·ω, θ for ω."""
+    return tol.formula.replace("x·ω", "m·θ").replace("ω", "θ")
+
+
 def read_precision_explains(apply: Applier, judged: str, deviation: np.ndarray,
                             mtheta: np.ndarray, angles: str | None,
-                            coverage: Callable[[np.ndarray, Tolerance], Any]) -> str | None:
+                            coverage: Callable[[np.ndarray, Tolerance], Any],
+                            theta: np.ndarray) -> str | None:
     """The confirmed explanation of a rotary failure by the precision read from the outputs:
-    within the tolerance of that precision (angles at most that coarse) on a meaningful part."""
+    within the tolerance of that precision (angles at most that coarse) on a meaningful part.
+    ``mtheta`` (positions × channels) and ``theta`` (each channel's frequency)."""
     from ..core.precision import precision_explanation
 
     read = apply.read
@@ -398,7 +406,7 @@ def read_precision_explains(apply: Applier, judged: str, deviation: np.ndarray,
         a for a in ("float32", "float16", "bfloat16") if dtype_eps(a) <= dtype_eps(read))]
     for a in options:
         tol = Tolerance.of(read, a)
-        bound = tol.out + tol.angle * mtheta
+        bound = tol.bound(mtheta, theta)
         if np.all(deviation <= bound[None]) and coverage(bound, tol).meaningful:
             option = f'dtype="{read}"' + (f', angles="{a}"' if a is not None else "")
             return precision_explanation(read, judged, option,

@@ -8,14 +8,14 @@ table) judges nothing: every value of the table and of its spec lies in
 entries a check could judge; a check passes only on judged entries (a pass with none is
 no pass), and a pass that judged only part says so.
 
->>> tol = Tolerance.of("float16", angles="float16")
+>>> tol = Tolerance.of("float16", angles="float16")       # float16's rounding model
 >>> cov = Coverage(2)
->>> x = np.arange(256, dtype=np.float64)
+>>> x = np.arange(2048, dtype=np.float64)
 >>> cov.add(tol.entries(x, np.array([1.0, 0.01])), x, np.arange(2), tol)
 >>> cov.judged, cov.total, cov.first_position()
-(383, 512, 127)
+(3068, 4096, 1020)
 >>> cov.label()
-'pass (judged 383 of 512 entries; positions ≥ 127 not judged at this dtype)'
+'pass (judged 3068 of 4096 entries; positions ≥ 1020 not judged at this dtype)'
 """
 
 from __future__ import annotations
@@ -44,13 +44,15 @@ class Tolerance:
     accepted within ``max(4·eps, 16·eps64)`` of the output, plus
     ``16·eps64·|x·ω|`` for angles formed in float64 — so a float16 table whose
     angles were formed in float16 fails.  ``angles="float16"`` (or another
-    dtype) says the impl forms x·ω in that dtype on purpose: then
-    ``16·(eps + eps_angles·|x·ω|)``.
+    dtype) says the impl forms x·ω in that dtype on purpose: then its rounding model,
+    ``4·eps + eps_angles + γ_k·|x·ω|``, ``γ_k = k·u/(1 − k·u)``, ``k = 2·|ln ω| + 4``
+    (ω formed in that dtype from its exponent, x·ω rounded once more).
 
     >>> t = Tolerance.of("float16")
     >>> t.out == 4 * 2**-10, t.angle == 16 * 2**-52
     (True, True)
-    >>> Tolerance.of("float16", angles="float16").angle == 16 * 2**-10
+    >>> u = 2**-11                                # float16: γ_4 at ω = 1
+    >>> Tolerance.of("float16", angles="float16").angle == 4 * u / (1 - 4 * u) * (1 + 2**-40)
     True
     >>> t.formula
     '4·eps + 16·eps64·|x·ω|, eps of float16 (angles formed in float64)'
@@ -68,9 +70,10 @@ class Tolerance:
 
     @classmethod
     def of(cls, dtype: str, angles: str | None = None, scale: float = 1.0,
-           model: bool = False) -> Tolerance:
-        """``model``: the angle term from the rounding model of ``angles`` (the table checks
-        and identify); without it 16·eps_angles (the rotary checks)."""
+           model: bool = True) -> Tolerance:
+        """``model`` (the default, and what every check uses: tables, grids, rotary,
+        identify): the angle term from the rounding model of ``angles``; ``model=False``
+        the old flat 16·eps_angles, kept only to test the judging rule with."""
         eps = dtype_eps(dtype)
         if angles is None:
             out = max(OUTPUT_ULPS * eps, TOLERANCE * dtype_eps("float64"))
@@ -105,6 +108,16 @@ class Tolerance:
     def at(self, x: float, w: float) -> float:
         """The tolerance of one entry: position ``x``, frequency ``w``."""
         return self.out + float(self.angle_of(np.array([w]))[0]) * abs(x * w)
+
+    def bound(self, angle: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """The tolerance of entries whose angle is ``angle`` (``|x·ω|``, any shape) and whose
+        frequency is ``w`` (one per last-axis column): ``out + angle_of(w)·|x·ω|``.
+
+        >>> t = Tolerance.of("float64", angles="bfloat16", model=True)
+        >>> float(t.bound(np.array([[16.0]]), np.array([1.0]))[0, 0]) == t.at(16, 1.0)
+        True
+        """
+        return self.out + self.angle_of(w) * np.abs(angle)
 
     def entries(self, xabs: np.ndarray, w: np.ndarray) -> np.ndarray:
         """The tolerance of every entry: rows at |positions| ``xabs``, columns of frequency

@@ -227,7 +227,8 @@ def suggest_angles(report: ImplReport, accepting: tuple[str, Any] | None) -> Non
     if best is not None and not str(best.get("key", "")).startswith(PRECISION_KEYS):
         report.angles_note = (
             f'angles="{name}" would accept this table only because its tolerance '
-            f"(16·(eps + eps_{name}·|x·ω|)) is wide; a mistake reproduces it exactly (below): "
+            f"(its rounding model, 4·eps + eps_{name} + γ_k·|x·ω|) is wide; a mistake "
+            "reproduces it exactly (below): "
             "not a choice of precision")
         return
     report.accepted_with_angles = name
@@ -246,12 +247,14 @@ def angles_hint(accepted: str | None, note: str | None = None) -> str:
     what that tolerance does not judge, or why no angles= is suggested)."""
     if accepted is not None:
         return (f"if your code forms x·ω in {accepted} on purpose, pass "
-                f'angles="{accepted}" (tolerance 16·(eps + eps_{accepted}·|x·ω|)): the table '
-                "is within it" + (f" where it judges ({note})" if note else ""))
+                f'angles="{accepted}" (tolerance: its rounding model, 4·eps + eps_{accepted} + '
+                "γ_k·|x·ω|, k = 2·|ln ω| + 4): the table is within it"
+                + (f" where it judges ({note})" if note else ""))
     if note:
         return f"({note})"
     return ('(angles formed in lower precision on purpose? angles="float32", "float16" or '
-            '"bfloat16" widens the tolerance to 16·(eps + eps_angles·|x·ω|); none of them '
+            '"bfloat16" widens the tolerance by that dtype\'s rounding model, 4·eps + eps_angles '
+            "+ γ_k·|x·ω|; none of them "
             "accepts this table)")
 
 
@@ -271,7 +274,7 @@ def rotary_message(report: ImplReport, label: str) -> str:
         if report.tolerance.get("angles") == "float64" and not precision_explained(report) \
                 and _angles_relevant(report):
             lines.append(angles_hint(report.accepted_with_angles, report.angles_note)
-                         .replace("x·ω", "m·θ"))
+                         .replace("x·ω", "m·θ").replace("ln ω", "ln θ"))
     for c in report.checks:
         if c["name"] == "relative_property" and c["status"] == "fail":
             lines.append(f"relative property fails: ⟨R(m)q, R(n)k⟩ changes under a common "

@@ -83,10 +83,13 @@ class _Fingerprint:
                 "notes": self.notes}
 
 
-def _fingerprint(y: np.ndarray, head_dim: int, eps: float) -> _Fingerprint | str:
+def _fingerprint(y: np.ndarray, head_dim: int, eps: float,
+                 declared: Tolerance | None = None) -> _Fingerprint | str:
     """Convention of a rotation from its action on basis vectors at positions 0 … S−1.
 
     ``y[b, s, c]`` is channel c of R(s)·e_b.  Returns a string when no pairing exists.
+    ``declared``: the tolerance of a declared angle dtype; the base is then fitted within
+    what that dtype's rounding model lets each θ be off by.
     """
     noise = TOLERANCE * eps
     s_count = y.shape[1]
@@ -135,13 +138,15 @@ def _fingerprint(y: np.ndarray, head_dim: int, eps: float) -> _Fingerprint | str
         order = "increasing"
     else:
         order = "other" if finite.size >= 2 else "decreasing"
-    base = _fit_base(np.sort(theta)[::-1], r, eps, s_count)
+    base = _fit_base(np.sort(theta)[::-1], r, eps, s_count, declared)
     return _Fingerprint(pairs, layout, r, direction, theta, order, base, amplitude, phase0,
                         notes)
 
 
-def _fit_base(theta: np.ndarray, r: int, eps: float, s_count: int) -> str | None:
-    """The simplest base b with θ_k = b^(−2k/r) for the measured θ (decreasing)."""
+def _fit_base(theta: np.ndarray, r: int, eps: float, s_count: int,
+              declared: Tolerance | None = None) -> str | None:
+    """The simplest base b with θ_k = b^(−2k/r) for the measured θ (decreasing); with a
+    declared angle dtype, each θ within twice its model's relative error γ_k(θ) + u."""
     n = theta.size
     if n < 2 or abs(theta[0] - 1) > 1e-3:
         return None
@@ -157,6 +162,8 @@ def _fit_base(theta: np.ndarray, r: int, eps: float, s_count: int) -> str | None
             continue
         model = np.exp(-k * 2 * math.log(float(cand)) / r)
         tol = 10 * sigma + 2 * TOLERANCE * eps * model
+        if declared is not None and declared.angles is not None:
+            tol = tol + 2 * (declared.angle_of(model) + declared.eps_angle) * model
         if np.all(np.abs(model - theta) <= tol):
             return str(cand)
     return f"{raw:.6g}"
@@ -225,7 +232,8 @@ def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None
     if not np.all(np.isfinite(y)):
         report.evidence = no_comparison("the impl returns NaN or inf: no real value to compare")
         nonfinite(report, label, positions[~np.isfinite(y).all(axis=(0, 2))])
-        fp = _fingerprint(y[:, :64], h, eps) if np.all(np.isfinite(y[:, :64])) else \
+        fp = _fingerprint(y[:, :64], h, eps, tolerance) if np.all(
+            np.isfinite(y[:, :64])) else \
             "the impl returns NaN or inf at positions below 64"
         found = explain_nonfinite(y, positions, rot, fp, _convention_check(fp, rot), eps,
                                   tolerance.eps_angle)
@@ -239,7 +247,7 @@ def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None
     for (i, j), w in zip(rot.pairs, rot.frequencies_float, strict=True):
         theta_c[i] = theta_c[j] = w
     mtheta = np.multiply.outer(positions.astype(np.float64), theta_c)
-    tol = tolerance.out + tolerance.angle * mtheta
+    tol = tolerance.bound(mtheta, theta_c)
     ratio = np.abs(y - expected) / tol[None]
     report.score = float(ratio.max())
     report.max_error = float(np.abs(y - expected).max())
@@ -249,11 +257,23 @@ def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None
     first = {"name": "matches_spec", "status": "fail", "score": round(report.score, 6),
              "max_error": report.max_error, "tolerance": report.tolerance["formula"]}
     matches = judge(first, report.score, cov) == "pass"
+    far = Coverage(h)                 # the positions drawn from [64, max_position) alone
+    far.add(tol[consecutive.size:], xabs[consecutive.size:], np.arange(h), tolerance, weight=h)
+    if matches and angles is not None and not (cov.meaningful and far.meaningful):
+        # a declared angle dtype whose model judges fewer than half the entries — of all,
+        # or of those drawn from the range beyond the first 64 positions — has shown
+        # little: the entries it judged agree, the rest say nothing — no pass
+        first["status"] = "unknown"
+        first["label"] = "unknown"
+        report.explanation = (
+            f"most entries not judged under angles={angles!r} (at positions 64 to "
+            f"{max_position - 1}: {far.judged} of {far.total} judged): {cov.unjudged()}; "
+            f"the {cov.judged} judged entries agree — check a smaller max_position")
     checks = [first]
     accepting = None
     for a in ("float32", "float16", "bfloat16") if not matches and angles is None else ():
         wide = Tolerance.of(report.dtype, a)
-        bound = wide.out + wide.angle * mtheta
+        bound = wide.bound(mtheta, theta_c)
         if np.all(np.abs(y - expected) <= bound[None]):
             wide_cov = Coverage(h)
             wide_cov.add(bound, xabs, np.arange(h), wide, weight=h)
@@ -261,10 +281,10 @@ def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None
             break
     by_precision = None if matches else read_precision_explains(
         apply, report.dtype, np.abs(y - expected), mtheta, angles,
-        lambda bound, tol: _coverage_of(h, bound, xabs, tol))
+        lambda bound, tol: _coverage_of(h, bound, xabs, tol), theta_c)
     if by_precision is not None:
         accepting = None
-    fp = _fingerprint(y[:, :64], h, eps)
+    fp = _fingerprint(y[:, :64], h, eps, tolerance)
     rel, norm = _relative_and_norm(apply, rot, fp, h, max_position, tolerance, rng)
     checks += [rel, norm]
     precision = None if matches else _rotary_precision(y, positions, rot, eps)
@@ -292,6 +312,10 @@ def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None
                                            details)
     if first["status"] == "unknown" and report.explanation is None:
         report.explanation = nothing_judged(tolerance, cov)
+    if first["status"] == "unknown" and matches and all(
+            c["status"] == "pass" for c in checks[1:]):
+        report.message = f"impl not judged against {label}: {report.explanation}"
+        return report
     bad = ratio > 1.0
     report.bad_positions = sorted({int(positions[i]) for i in np.flatnonzero(bad.any(axis=(0, 2)))})
     report.n_bad_positions = len(report.bad_positions)
@@ -333,8 +357,12 @@ def assert_rotary(apply_fn: Any, spec: Any = None, **kwargs: Any) -> ImplReport:
     ``max_position``: the rotation of every basis vector against the spec
     (tolerance ``4·eps + 16·eps64·|m·θ|``, the exact rotation rounded to the
     dtype; ``angles="float32"`` — or ``"float16"``, ``"bfloat16"`` — when the
-    impl forms m·θ in that dtype on purpose: ``16·(eps + eps_angles·|m·θ|)``,
-    as HF's float32 ``inv_freq @ position_ids`` does); the relative property
+    impl forms m·θ in that dtype on purpose, as HF's float32
+    ``inv_freq @ position_ids`` does: that dtype's rounding model,
+    ``4·eps + eps_angles + γ_k·|m·θ|``, ``γ_k = k·u/(1 − k·u)``,
+    ``k = 2·|ln θ| + 4`` — θ formed in that dtype from its exponent, m·θ rounded
+    once more, m exact — and a declared dtype whose model leaves most entries
+    unjudged gives ``unknown``, no pass); the relative property
     ⟨R(m)q, R(n)k⟩ = ⟨R(m+s)q, R(n+s)k⟩ = ⟨q, R(n−m)k⟩ for random q, k;
     norm preservation; and the convention fingerprint — pairing, rotation
     direction, frequency order, base.  With an :class:`posproof.XPos` spec,
@@ -384,11 +412,11 @@ def relative_property(apply: Any, pairs: list[tuple[int, int]], theta: np.ndarra
     """⟨R(m)q, R(n)k⟩ against shifted positions and against ⟨q, R(n−m)k⟩; ‖R(m)q‖ = ‖q‖.
 
     ``apply(x, positions)`` rotates x of shape (1, 1, seq, h).  Per pair, the
-    tolerance is ``4·|q_pair|·|k_pair|·(16·eps + angle·2·span·θ)`` (``angle``
-    of ``tol``: 16·eps64 by default, 16·eps_angles with ``angles=``; span the
-    largest position); channels outside the pairs, ``16·eps·(1 + |q|·|k|)``;
-    the norms, ``64·eps``.  Returns the ``relative_property`` and
-    ``norm_preservation`` check dicts.
+    tolerance is ``4·|q_pair|·|k_pair|·(16·eps + 2·eps_angles + angle(θ)·2·span·θ)``
+    (``angle(θ)`` of ``tol``: 16·eps64 by default, the rounding model's γ_k(θ) with
+    ``angles=``, whose cos and sin are within eps_angles; span the largest position);
+    channels outside the pairs, ``16·eps·(1 + |q|·|k|)``; the norms, ``64·eps``.
+    Returns the ``relative_property`` and ``norm_preservation`` check dicts.
 
     >>> import posproof
     >>> rot = posproof.rotary(10000, 8)
@@ -412,7 +440,9 @@ def relative_property(apply: Any, pairs: list[tuple[int, int]], theta: np.ndarra
     dots = np.stack([rq[:, i] * rk[:, i] + rq[:, j] * rk[:, j] for i, j in pairs], axis=1)
     size = np.array([math.hypot(q[i], q[j]) * math.hypot(k[i], k[j]) for i, j in pairs])
     span = np.maximum.reduce([m, n, m + s, n + s]).astype(np.float64)
-    bound = 4 * size * (TOLERANCE * eps + tol.angle * 2 * np.multiply.outer(span, theta))
+    extra = 2 * tol.eps_angle if tol.angles is not None else 0.0
+    bound = 4 * size * (TOLERANCE * eps + extra + tol.angle_of(theta) * 2
+                        * np.multiply.outer(span, np.abs(theta)))
     if passthrough:
         dots_p = (rq[:, passthrough] * rk[:, passthrough]).sum(axis=1)
         p_tol = TOLERANCE * eps * (1 + float(np.abs(q[passthrough]) @ np.abs(k[passthrough])))

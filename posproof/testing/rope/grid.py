@@ -320,7 +320,7 @@ def check_multi_rotary(apply_fn: Any, spec: Any, *, dtype: str = "float32",
     expected = rot.apply(basis, pos)[:, 0]
     theta_c, axis_c = _channels(rot)
     mtheta = np.abs(pos[axis_c].T * theta_c)                                # (S, h)
-    tol = tolerance.out + tolerance.angle * mtheta
+    tol = tolerance.bound(mtheta, theta_c)
     with np.errstate(invalid="ignore"):
         ratio = np.nan_to_num(np.abs(y - expected) / tol[None], nan=math.inf)
     report.score = float(ratio.max())
@@ -333,6 +333,15 @@ def check_multi_rotary(apply_fn: Any, spec: Any, *, dtype: str = "float32",
     first = {"name": "matches_spec", "status": "fail", "score": round(report.score, 6),
              "max_error": report.max_error, "tolerance": report.tolerance["formula"]}
     status = judge(first, report.score, cov)
+    if status == "pass" and angles is not None and not cov.meaningful:
+        # a declared angle dtype whose rounding model judges fewer than half the entries
+        status = first["status"] = first["label"] = "unknown"
+        report.checks = [first]
+        report.score = math.inf
+        report.explanation = (f"most entries not judged under angles={angles!r}: "
+                              f"{cov.unjudged()}; the {cov.judged} judged entries agree")
+        report.message = f"impl not judged against {label}: {report.explanation}"
+        return report
     report.checks = [
         first,
         {"name": "text_tokens_plain_rope", "status": "pass" if text_score <= 1 else "fail",
@@ -384,7 +393,7 @@ def check_multi_rotary(apply_fn: Any, spec: Any, *, dtype: str = "float32",
         wide.add(bound, mtheta_pos(pos, axis_c), np.arange(h), tol_, weight=h)
         return wide
     by_precision = read_precision_explains(apply, report.dtype, np.abs(y - expected), mtheta,
-                                           angles, coverage)
+                                           angles, coverage, theta_c)
     if by_precision is not None:
         report.explanation = by_precision
         report.hypotheses = [{"key": "precision-read", "hypothesis": by_precision, "fits": True}]
