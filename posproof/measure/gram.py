@@ -54,7 +54,12 @@ def gram_is_toeplitz(table: Any, tol: float | None = None) -> bool:
     t = _as_table(table)
     if tol is None:
         eps = _eps_of(np.asarray(table).dtype)
-        rows = float((t * t).sum(axis=1).max()) if t.size else 0.0
+        with np.errstate(over="ignore"):
+            rows = float((t * t).sum(axis=1).max()) if t.size else 0.0
+        if not math.isfinite(rows):
+            raise InvalidParameter(f"table entries up to {float(np.abs(t).max()):.3g}: their "
+                                   "squared row norms overflow float64; pass a table of an "
+                                   "encoding's scale (or an explicit tol)")
         tol = rows * (4 * eps + 4 * (t.shape[1] + t.shape[0]) * U)
     else:
         tol = float(tol)

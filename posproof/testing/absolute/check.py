@@ -203,12 +203,13 @@ def check_encoding(impl: Any, spec: Any = "vaswani", *, dim: int | None = None,
     report.checks = [check]
     report.ok = status == "pass"                  # a pass needs judged entries
     method = "exhaustive comparison" if cov.population is None else "sampled comparison"
-    worst = _worst_entry(table, pos, enc, tol, scale, cmp.worst, within=report.ok,
-                         score=cmp.score)
+    worst = (_worst_entry(table, pos, enc, tol, scale, cmp.worst, within=report.ok,
+                          score=cmp.score) if pos.size and table.size else None)
     if report.ok:
         report.evidence = cov.evidence(method, {"tolerance": tol.formula,
                                                 "score": report.score, "check": "matches_spec"})
-        report.evidence.items.append(worst)
+        if worst is not None:
+            report.evidence.items.append(worst)
         return report
     if status == "unknown":     # every entry within a tolerance that judges none of them
         report.score = math.inf

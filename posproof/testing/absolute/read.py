@@ -246,7 +246,8 @@ def compare(table: np.ndarray, pos: np.ndarray, enc: Any, tol_: Tolerance,
             max_error = max(max_error, float(diff.max()))
             tol = tol_.entries(xabs, w)
             coverage.add(tol, xabs, cols, tol_)
-            diff /= tol
+            with np.errstate(over="ignore"):      # a huge entry: inf, judged bad below
+                diff /= tol
             m = float(diff.max())
             bad = diff > 1.0
             if bad.any():
