@@ -44,12 +44,12 @@ from typing import Any
 
 import sympy as sp
 
-from .evidence import Audit, Evidence, Sign, Spot
+from .evidence import Audit, Evidence, GroupResidual, Sign, Spot
 from .expoly import NormalForm, NotApplicable, normal_form
 
 __all__ = ["AUDIT_BITS", "ENGINE", "ArbUnavailable", "apply", "apply_all", "arb_ball", "audit",
            "audit_report",
-           "decide", "decide_identity"]
+           "decide", "decide_group", "decide_identity"]
 
 #: Largest precision (bits) the auditor works at: about 4900 digits.
 AUDIT_BITS = 1 << 14
@@ -263,17 +263,19 @@ def _meets(flint: Any, ball: Any, lo: str | None, hi: str | None) -> bool:
 
 #: Normal forms of identity residuals already decided (the same residual recurs at each of
 #: a proof's points): bounded, cleared when full.
-_NORMAL_FORMS: dict[tuple[sp.Expr, tuple[str, ...]], NormalForm | str] = {}
+_NORMAL_FORMS: dict[tuple[sp.Expr, tuple[str, ...], tuple[str, ...]], NormalForm | str] = {}
 _NORMAL_FORMS_SIZE = 1 << 10
 
 
-def _identity_normal_form(expr: sp.Expr, variables: list[sp.Symbol]) -> NormalForm | str:
+def _identity_normal_form(expr: sp.Expr, variables: list[sp.Symbol],
+                          parameters: Iterable[sp.Symbol] = ()) -> NormalForm | str:
     """The normal form of an identity residual, or why none applies (cached)."""
-    key = (expr, tuple(sorted(map(str, variables))))
+    parameters = tuple(parameters)
+    key = (expr, tuple(sorted(map(str, variables))), tuple(sorted(map(str, parameters))))
     found = _NORMAL_FORMS.get(key)
     if found is None:
         try:
-            found = normal_form(expr, variables)
+            found = normal_form(expr, variables, parameters)
         except NotApplicable as exc:
             found = str(exc)
         except (ValueError, TypeError, ZeroDivisionError, RecursionError) as exc:
@@ -353,6 +355,127 @@ def decide_identity(item: Sign, max_bits: int = AUDIT_BITS) -> tuple[str, str, d
         info["reason"] = reason
         why = f"{why}; at this point only (no decision procedure: {reason})"
     return status, why, info
+
+
+#: The formal frequencies of generic group identities (no assumptions: SymPy's automatic
+#: rewriting with them holds for every value).
+_PARAMETERS = tuple(sp.Symbol(f"audit_w{k}") for k in range(8))
+
+
+def _linear(a: sp.Expr) -> bool:
+    """A variable, or a sum of variables times numbers (what a frequency multiplies)."""
+    return a.is_Symbol or (a.is_Add and all(
+        t.is_Symbol or (t.is_Mul and all(u.is_Symbol or u.is_number for u in t.args))
+        for t in a.args))
+
+
+@lru_cache(maxsize=1 << 12)
+def _monomial(c: sp.Expr) -> tuple[Any, tuple] | None:
+    """A positive or negative real constant as q·B (q rational, B = Π p^r · π^m its basis
+    monomial, :mod:`posproof.expoly`'s canonical form), or None: two constants with one B
+    differ by the rational factor of their q's, whatever their printed forms."""
+    try:
+        nf = normal_form(c, [])
+    except (NotApplicable, ValueError, TypeError, ZeroDivisionError, RecursionError):
+        return None
+    if len(nf.terms) != 1:
+        return None
+    ((gens, poly, rad, pi, i), q), = nf.terms.items()
+    return None if gens or poly or i else (q, (rad, pi))
+
+
+def _generic(group: GroupResidual) -> tuple[sp.Expr, list[sp.Symbol]]:
+    """The group's residual with each of its hinted frequencies f replaced by a formal symbol
+    w where it multiplies a variable: a product c·v (c a constant, decided exactly equal to
+    q·f, q rational) becomes q·w·v.  Equal to the residual at w = f, whatever the hint was."""
+    table: list[tuple[Any, tuple, sp.Symbol]] = []
+    for f in group.frequencies[:len(_PARAMETERS)]:
+        f = sp.sympify(f)
+        if not (f.is_number and not f.free_symbols) or f == 0 or f == 1:
+            continue
+        m = _monomial(f)
+        if m is not None and all(m[1] != b for _, b, _ in table):
+            table.append((m[0], m[1], _PARAMETERS[len(table)]))
+    if not table:
+        return group.expr, []
+    memo: dict[sp.Expr, sp.Expr] = {}
+
+    def walk(expr: sp.Expr) -> sp.Expr:
+        if expr.is_Atom:
+            return expr
+        out = memo.get(expr)
+        if out is not None:
+            return out
+        args = [walk(a) for a in expr.args]
+        if expr.is_Mul and any(map(_linear, args)) and all(
+                a.is_number or _linear(a) for a in args):
+            numbers = [a for a in args if a.is_number]
+            m = _monomial(sp.Mul(*numbers)) if numbers else None
+            for r, b, w in table if m is not None else ():
+                if m[1] == b:
+                    args = [sp.Rational(m[0] / r), w, *[a for a in args if not a.is_number]]
+                    break
+        changed = any(a is not b for a, b in zip(args, expr.args, strict=False)) or \
+            len(args) != len(expr.args)
+        out = memo[expr] = expr.func(*args) if changed else expr
+        return out
+    return walk(group.expr), [w for _, _, w in table]
+
+
+def decide_group(group: GroupResidual) -> tuple[str, str, str]:
+    """The auditor's decision about one column group's residual: ``(status, why, how)``,
+    ``how`` ``"generic"`` (its generic identity, with formal frequencies, has normal form 0:
+    the residual is 0 for every value of its variables, at every frequency) or ``"direct"``
+    (its own normal form decided it).  A residual neither decides is ``undecided``.
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x")
+    >>> f = sp.Integer(10000) ** sp.Rational(-37, 256)
+    >>> decide_group(GroupResidual("g", sp.sin(2 * f * x) - 2 * sp.sin(f * x) * sp.cos(f * x),
+    ...                            ("x",), (f,)))[::2]
+    ('confirmed', 'generic')
+    >>> decide_group(GroupResidual("g", sp.sin(f * x) * sp.sin(sp.pi * x), ("x",), (f,)))[0]
+    'refuted'
+    """
+    variables = [sp.Symbol(v) for v in group.variables]
+    by_name = {str(s): s for s in group.expr.free_symbols}
+    variables = [by_name.get(str(v), v) for v in variables]
+    if {str(s) for s in group.expr.free_symbols} - set(group.variables):
+        return "undecided", f"{group.label}: a symbol that is not a variable", "direct"
+    generic, params = _generic(group)
+    if params:
+        nf = _identity_normal_form(generic, variables, params)
+        if isinstance(nf, NormalForm) and nf.is_zero:
+            return "confirmed", (f"{group.label}: its generic identity (frequencies "
+                                 "formal) has normal form 0"), "generic"
+    nf = _identity_normal_form(group.expr, variables)
+    names = ", ".join(group.variables) or "no variable"
+    if isinstance(nf, str):
+        return "undecided", f"{group.label}: no decision procedure applies ({nf})", "direct"
+    if nf.is_zero:
+        return "confirmed", f"{group.label}: normal form 0 for every real {names}", "direct"
+    if nf.certain:
+        return "refuted", (f"{group.label}: not an identity in {names}: its exponential-"
+                           f"polynomial normal form has {nf.size} non-zero terms: "
+                           f"{nf.text(160)}"), "direct"
+    return "undecided", (f"{group.label}: its normal form has {nf.size} terms, not certainly "
+                         f"non-zero ({'; '.join(nf.uncertain)})"), "direct"
+
+
+def _audit_groups(groups: list[GroupResidual]) -> tuple[str, str | None, dict[str, Any]]:
+    """Every group's residual decided: (``confirmed`` | ``refuted`` | ``undecided``, the
+    first failure's reason, a summary)."""
+    how = {"generic": 0, "direct": 0}
+    shapes: set[int] = set()
+    for group in groups:
+        status, why, way = decide_group(group)
+        if status != "confirmed":
+            return status, why, {"count": len(groups), "failed": group.label}
+        how[way] += 1
+        if way == "generic":
+            shapes.add(hash(_generic(group)[0]))
+    return "confirmed", None, {"count": len(groups), "generic": how["generic"],
+                               "generic_identities": len(shapes), "direct": how["direct"]}
 
 
 def _is_identity(item: Sign | Spot) -> bool:
@@ -458,15 +581,27 @@ def audit(evidence: Evidence, max_bits: int = AUDIT_BITS) -> Audit:
         if status == "undecided" and undecided is None:
             undecided = why
     records = list(identities.values())
+    groups = None
+    if evidence.groups:
+        status, why, groups = _audit_groups(evidence.groups)
+        if status == "refuted":
+            result = Audit("refuted", name, len(evidence.items), why, identities=records,
+                           groups=groups)
+            evidence.audit = result
+            return result
+        if status == "undecided" and undecided is None:
+            undecided = why
     if undecided:
-        result = Audit("undecided", name, len(evidence.items), undecided, identities=records)
+        result = Audit("undecided", name, len(evidence.items), undecided, identities=records,
+                       groups=groups)
     elif sampled:
         result = Audit("confirmed", name, len(evidence.items),
                        f"{len(sampled)} identity residual(s) checked at their exact points "
                        f"only, no decision procedure applies: {sampled[0]}",
-                       coverage="sample", identities=records)
+                       coverage="sample", identities=records, groups=groups)
     else:
-        result = Audit("confirmed", name, len(evidence.items), identities=records)
+        result = Audit("confirmed", name, len(evidence.items), identities=records,
+                       groups=groups)
     evidence.audit = result
     return result
 

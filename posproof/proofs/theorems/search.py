@@ -21,7 +21,7 @@ in milliseconds and the budget is spent only on hair-thin ones.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -74,6 +74,43 @@ def column(enc: Encoding, j: int, var: sp.Expr) -> sp.Expr:
     """Column j of PE(var), exact, with its own frequency."""
     func = enc.column_funcs[j]
     return sp.Integer(0) if func == "zero" else TRIG[func](enc.column_frequency(j) * var)
+
+
+def raw_column(enc: Encoding, j: int, var: sp.Expr) -> sp.Expr:
+    """Column j of PE(var) as an unevaluated tree: the same value as :func:`column`, built
+    without SymPy's evaluation (which dominates the cost of every group's residual)."""
+    func = enc.column_funcs[j]
+    if func == "zero":
+        return sp.Integer(0)
+    return TRIG[func](sp.Mul(enc.column_frequency(j), var, evaluate=False), evaluate=False)
+
+
+def raw_weighted_sum(exprs: Iterable[sp.Expr]) -> sp.Expr:
+    """Σ e_k/p_k (p_k the k-th prime, as :func:`~posproof.proofs.witness.weighted_sum`),
+    unevaluated."""
+    return sp.Add(*(sp.Mul(sp.Rational(1, sp.prime(k + 1)), e, evaluate=False)
+                    for k, e in enumerate(exprs)), evaluate=False)
+
+
+def raw_difference(a: sp.Expr, b: sp.Expr) -> sp.Expr:
+    """a − b, unevaluated."""
+    return sp.Add(a, sp.Mul(sp.Integer(-1), b, evaluate=False), evaluate=False)
+
+
+def raw_translation_residual(enc: Encoding, row_dok: dict[tuple[int, int], sp.Expr],
+                             cols: Sequence[int]) -> sp.Expr:
+    """The weighted residual Σ_j (PE(x+Δ)[j] − (PE(x)·T(Δ))[j])/p_j over one group's columns,
+    unevaluated (every entry of T that reaches these columns included)."""
+    by_col: dict[int, list[tuple[int, sp.Expr]]] = {}
+    wanted = set(cols)
+    for (i, j), v in row_dok.items():
+        if j in wanted:
+            by_col.setdefault(j, []).append((i, v))
+    return raw_weighted_sum(
+        raw_difference(raw_column(enc, j, sp.Add(X, DELTA)),
+                       sp.Add(*(sp.Mul(raw_column(enc, i, X), v, evaluate=False)
+                                for i, v in by_col.get(j, [])), evaluate=False))
+        for j in cols)
 
 
 def translation_sides(enc: Encoding, row_dok: dict[tuple[int, int], sp.Expr],
