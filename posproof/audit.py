@@ -364,9 +364,9 @@ _PARAMETERS = tuple(sp.Symbol(f"audit_w{k}") for k in range(8))
 
 def _linear(a: sp.Expr) -> bool:
     """A variable, or a sum of variables times numbers (what a frequency multiplies)."""
-    return a.is_Symbol or (a.is_Add and all(
-        t.is_Symbol or (t.is_Mul and all(u.is_Symbol or u.is_number for u in t.args))
-        for t in a.args))
+    def term(t: sp.Expr) -> bool:
+        return t.is_Symbol or (t.is_Mul and all(u.is_Symbol or u.is_number for u in t.args))
+    return term(a) or (a.is_Add and all(map(term, a.args)))
 
 
 @lru_cache(maxsize=1 << 12)
@@ -417,7 +417,8 @@ def _generic(group: GroupResidual) -> tuple[sp.Expr, list[sp.Symbol]]:
                     break
         changed = any(a is not b for a, b in zip(args, expr.args, strict=False)) or \
             len(args) != len(expr.args)
-        out = memo[expr] = expr.func(*args) if changed else expr
+        # rebuilt as it stands (no evaluation): groups of one shape give one tree
+        out = memo[expr] = expr.func(*args, evaluate=False) if changed else expr
         return out
     return walk(group.expr), [w for _, _, w in table]
 
@@ -437,29 +438,34 @@ def decide_group(group: GroupResidual) -> tuple[str, str, str]:
     >>> decide_group(GroupResidual("g", sp.sin(f * x) * sp.sin(sp.pi * x), ("x",), (f,)))[0]
     'refuted'
     """
+    status, why, how, _ = _decide_group(group)
+    return status, why, how
+
+
+def _decide_group(group: GroupResidual) -> tuple[str, str, str, sp.Expr | None]:
     variables = [sp.Symbol(v) for v in group.variables]
     by_name = {str(s): s for s in group.expr.free_symbols}
     variables = [by_name.get(str(v), v) for v in variables]
     if {str(s) for s in group.expr.free_symbols} - set(group.variables):
-        return "undecided", f"{group.label}: a symbol that is not a variable", "direct"
+        return "undecided", f"{group.label}: a symbol that is not a variable", "direct", None
     generic, params = _generic(group)
     if params:
         nf = _identity_normal_form(generic, variables, params)
         if isinstance(nf, NormalForm) and nf.is_zero:
             return "confirmed", (f"{group.label}: its generic identity (frequencies "
-                                 "formal) has normal form 0"), "generic"
+                                 "formal) has normal form 0"), "generic", generic
     nf = _identity_normal_form(group.expr, variables)
     names = ", ".join(group.variables) or "no variable"
     if isinstance(nf, str):
-        return "undecided", f"{group.label}: no decision procedure applies ({nf})", "direct"
+        return "undecided", f"{group.label}: no decision procedure applies ({nf})", "direct", None
     if nf.is_zero:
-        return "confirmed", f"{group.label}: normal form 0 for every real {names}", "direct"
+        return "confirmed", f"{group.label}: normal form 0 for every real {names}", "direct", None
     if nf.certain:
         return "refuted", (f"{group.label}: not an identity in {names}: its exponential-"
                            f"polynomial normal form has {nf.size} non-zero terms: "
-                           f"{nf.text(160)}"), "direct"
+                           f"{nf.text(160)}"), "direct", None
     return "undecided", (f"{group.label}: its normal form has {nf.size} terms, not certainly "
-                         f"non-zero ({'; '.join(nf.uncertain)})"), "direct"
+                         f"non-zero ({'; '.join(nf.uncertain)})"), "direct", None
 
 
 def _audit_groups(groups: list[GroupResidual]) -> tuple[str, str | None, dict[str, Any]]:
@@ -468,12 +474,12 @@ def _audit_groups(groups: list[GroupResidual]) -> tuple[str, str | None, dict[st
     how = {"generic": 0, "direct": 0}
     shapes: set[int] = set()
     for group in groups:
-        status, why, way = decide_group(group)
+        status, why, way, generic = _decide_group(group)
         if status != "confirmed":
             return status, why, {"count": len(groups), "failed": group.label}
         how[way] += 1
-        if way == "generic":
-            shapes.add(hash(_generic(group)[0]))
+        if generic is not None:
+            shapes.add(hash(generic))
     return "confirmed", None, {"count": len(groups), "generic": how["generic"],
                                "generic_identities": len(shapes), "direct": how["direct"]}
 

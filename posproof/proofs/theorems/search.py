@@ -97,6 +97,25 @@ def raw_difference(a: sp.Expr, b: sp.Expr) -> sp.Expr:
     return sp.Add(a, sp.Mul(sp.Integer(-1), b, evaluate=False), evaluate=False)
 
 
+def raw_subs(expr: sp.Expr, mapping: dict[sp.Symbol, sp.Expr]) -> sp.Expr:
+    """``expr`` with its symbols replaced, rebuilt without SymPy's evaluation (a product
+    with a factor 0 is 0, sin 0 = 0, cos 0 = 1: the same value)."""
+    if expr.is_Atom:
+        return mapping.get(expr, expr)  # type: ignore[call-overload]
+    args = [raw_subs(a, mapping) for a in expr.args]
+    if expr.is_Mul and any(a == 0 for a in args):
+        return sp.Integer(0)
+    if isinstance(expr, sp.sin) and args[0] == 0:
+        return sp.Integer(0)
+    if isinstance(expr, sp.cos) and args[0] == 0:
+        return sp.Integer(1)
+    if expr.is_Add:
+        args = [a for a in args if a != 0] or [sp.Integer(0)]
+        if len(args) == 1:
+            return args[0]
+    return expr.func(*args, evaluate=False)
+
+
 def raw_translation_residual(enc: Encoding, row_dok: dict[tuple[int, int], sp.Expr],
                              cols: Sequence[int]) -> sp.Expr:
     """The weighted residual Σ_j (PE(x+Δ)[j] − (PE(x)·T(Δ))[j])/p_j over one group's columns,
