@@ -443,11 +443,9 @@ def decide_group(group: GroupResidual) -> tuple[str, str, str]:
 
 
 def _decide_group(group: GroupResidual) -> tuple[str, str, str, sp.Expr | None]:
+    # by name (as expoly reads them); a symbol that is neither a variable nor a formal
+    # frequency makes the normal form not applicable
     variables = [sp.Symbol(v) for v in group.variables]
-    by_name = {str(s): s for s in group.expr.free_symbols}
-    variables = [by_name.get(str(v), v) for v in variables]
-    if {str(s) for s in group.expr.free_symbols} - set(group.variables):
-        return "undecided", f"{group.label}: a symbol that is not a variable", "direct", None
     generic, params = _generic(group)
     if params:
         nf = _identity_normal_form(generic, variables, params)

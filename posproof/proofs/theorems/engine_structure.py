@@ -214,7 +214,10 @@ class StructureTheorems:
         # every column of every other layout, by groups of PE_L's columns
         ev.groups = self.group_residuals(name, lambda cols: raw_weighted_sum(
             raw_difference(raw_column(alt, j, X), raw_column(enc, perm[j], X))
-            for alt, perm in alts for j in cols), (str(X),))
+            for alt, perm in alts for j in cols), (str(X),),
+            hint=lambda cols: list(dict.fromkeys(
+                f for alt, _ in alts for j in cols
+                if (f := alt.column_frequency(j)) is not None)))
         return Proof(name, statement, "proved", steps, evidence=ev,
                      crosscheck={"method": "exact entrywise comparison", "layouts": len(LAYOUTS)})
 
