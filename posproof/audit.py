@@ -559,7 +559,7 @@ def audit(evidence: Evidence, max_bits: int = AUDIT_BITS) -> Audit:
         result = Audit("undecided", "python-flint (missing)", 0, str(exc))
         evidence.audit = result
         return result
-    if not evidence.items:
+    if not evidence.items and not evidence.groups:
         why = evidence.unaudited or "no numeric quantity to re-check"
         result = Audit("nothing to audit", name, 0, f"{evidence.method}: {why}")
         evidence.audit = result
