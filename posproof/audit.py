@@ -394,7 +394,9 @@ def _generic(group: GroupResidual) -> tuple[sp.Expr, list[sp.Symbol]]:
         if not (f.is_number and not f.free_symbols) or f == 0 or f == 1:
             continue
         m = _monomial(f)
-        if m is not None and all(m[1] != b for _, b, _ in table):
+        if m is None:
+            m = (1, ("as written", f))            # matched only where written alike
+        if all(m[1] != b for _, b, _ in table):
             table.append((m[0], m[1], _PARAMETERS[len(table)]))
     if not table:
         return group.expr, []
@@ -410,7 +412,8 @@ def _generic(group: GroupResidual) -> tuple[sp.Expr, list[sp.Symbol]]:
         if expr.is_Mul and any(map(_linear, args)) and all(
                 a.is_number or _linear(a) for a in args):
             numbers = [a for a in args if a.is_number]
-            m = _monomial(sp.Mul(*numbers)) if numbers else None
+            c = sp.Mul(*numbers) if numbers else None
+            m = None if c is None else (_monomial(c) or (1, ("as written", c)))
             for r, b, w in table if m is not None else ():
                 if m[1] == b:
                     args = [sp.Rational(m[0] / r), w, *[a for a in args if not a.is_number]]
@@ -466,20 +469,36 @@ def _decide_group(group: GroupResidual) -> tuple[str, str, str, sp.Expr | None]:
                          f"non-zero ({'; '.join(nf.uncertain)})"), "direct", None
 
 
-def _audit_groups(groups: list[GroupResidual]) -> tuple[str, str | None, dict[str, Any]]:
+def _audit_groups(groups: list[GroupResidual], points: list[dict[str, Any]],
+                  max_bits: int = AUDIT_BITS) -> tuple[str, str | None, dict[str, Any]]:
     """Every group's residual decided: (``confirmed`` | ``refuted`` | ``undecided``, the
-    first failure's reason, a summary)."""
-    how = {"generic": 0, "direct": 0}
+    first failure's reason, a summary).  A residual no decision procedure applies to is
+    evaluated with balls at ``points`` (the items' exact points; else every variable 7),
+    and the summary's ``sampled`` counts it: a confirmation there covers those points only."""
+    how = {"generic": 0, "direct": 0, "sampled": 0}
     shapes: set[int] = set()
+    first_sampled = None
     for group in groups:
         status, why, way, generic = _decide_group(group)
+        if status == "undecided" and "no decision procedure applies" in why:
+            for env in points or [{}]:
+                env = {v: env.get(v, 7) for v in group.variables}
+                status, why = decide(Sign(group.label, group.expr, "zero", env), max_bits)
+                if status != "confirmed":
+                    break
+            way = "sampled"
+            first_sampled = first_sampled or f"{group.label} ({why})"
         if status != "confirmed":
             return status, why, {"count": len(groups), "failed": group.label}
         how[way] += 1
         if generic is not None:
             shapes.add(hash(generic))
-    return "confirmed", None, {"count": len(groups), "generic": how["generic"],
-                               "generic_identities": len(shapes), "direct": how["direct"]}
+    out = {"count": len(groups), "generic": how["generic"],
+           "generic_identities": len(shapes), "direct": how["direct"]}
+    if how["sampled"]:
+        out["sampled"] = how["sampled"]
+        out["sampled_reason"] = first_sampled
+    return "confirmed", None, out
 
 
 def _is_identity(item: Sign | Spot) -> bool:
@@ -587,7 +606,9 @@ def audit(evidence: Evidence, max_bits: int = AUDIT_BITS) -> Audit:
     records = list(identities.values())
     groups = None
     if evidence.groups:
-        status, why, groups = _audit_groups(evidence.groups)
+        points = [{str(k): v for k, v in item.env.items()} for item in evidence.items
+                  if _is_identity(item) and item.env][:3]
+        status, why, groups = _audit_groups(evidence.groups, points, max_bits)
         if status == "refuted":
             result = Audit("refuted", name, len(evidence.items), why, identities=records,
                            groups=groups)
@@ -598,10 +619,16 @@ def audit(evidence: Evidence, max_bits: int = AUDIT_BITS) -> Audit:
     if undecided:
         result = Audit("undecided", name, len(evidence.items), undecided, identities=records,
                        groups=groups)
-    elif sampled:
-        result = Audit("confirmed", name, len(evidence.items),
-                       f"{len(sampled)} identity residual(s) checked at their exact points "
-                       f"only, no decision procedure applies: {sampled[0]}",
+    elif sampled or (groups and groups.get("sampled")):
+        parts = []
+        if sampled:
+            parts.append(f"{len(sampled)} identity residual(s) checked at their exact points "
+                         f"only, no decision procedure applies: {sampled[0]}")
+        if groups and groups.get("sampled"):
+            parts.append(f"{groups['sampled']} of {groups['count']} column group residual(s) "
+                         "checked at the items' exact points only, no decision procedure "
+                         f"applies: {groups['sampled_reason']}")
+        result = Audit("confirmed", name, len(evidence.items), "; ".join(parts),
                        coverage="sample", identities=records, groups=groups)
     else:
         result = Audit("confirmed", name, len(evidence.items), identities=records,
