@@ -130,3 +130,18 @@ def test_a_wrong_hint_is_never_trusted() -> None:
 def test_a_symbol_that_is_not_a_variable_is_undecided() -> None:
     y = sp.Symbol("y")
     assert decide_group(GroupResidual("g", sp.sin(F * y), ("x",), (F,)))[0] == "undecided"
+
+
+def test_every_pair_of_a_rotary_proof_is_decided() -> None:
+    from posproof.model.rope import rotary
+    from posproof.proofs.rotary import prove_rotary
+
+    report = prove_rotary(rotary(10000, 64), general=False, scaling=False, hazards=False)
+    decided = [p for p in report.theorems if p.evidence is not None and p.evidence.groups]
+    assert {p.name for p in decided} >= {"rotary:relative", "rotary:orthogonal"}
+    for p in decided:
+        assert p.status == "proved"
+        assert len(p.evidence.groups) == 32
+        assert p.evidence.audit.coverage == "all"
+        assert p.evidence.audit.groups["count"] == 32
+        assert p.evidence.audit.groups["generic_identities"] <= 2
