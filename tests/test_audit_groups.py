@@ -125,6 +125,9 @@ def test_a_wrong_hint_is_never_trusted() -> None:
     # a hint that makes the generic form differ from the residual cannot confirm it
     lie = GroupResidual("g", sp.sin(F * x) - sp.sin(sp.sqrt(2) * x), ("x",), (F, sp.sqrt(2)))
     assert decide_group(lie)[0] == "refuted"
+    # F = 10^(27/64)/10: a constant with the same rational factor, another frequency
+    other = GroupResidual("g", sp.sin(F * x) - sp.sin(sp.sqrt(2) * x / 10), ("x",), (F,))
+    assert decide_group(other)[0] == "refuted"
 
 
 def test_a_symbol_that_is_not_a_variable_is_undecided() -> None:
@@ -145,3 +148,13 @@ def test_every_pair_of_a_rotary_proof_is_decided() -> None:
         assert p.evidence.audit.coverage == "all"
         assert p.evidence.audit.groups["count"] == 32
         assert p.evidence.audit.groups["generic_identities"] <= 2
+
+
+def test_a_non_zero_form_with_a_formal_frequency_is_never_certain() -> None:
+    from posproof.expoly import normal_form
+
+    w = sp.Symbol("w")
+    # 0 at w = 1: a non-zero form in a formal frequency refutes nothing
+    nf = normal_form(sp.sin(w * x) - sp.sin(x), [x], [w])
+    assert not nf.is_zero and not nf.certain
+    assert normal_form(sp.sin(2 * w * x) - 2 * sp.sin(w * x) * sp.cos(w * x), [x], [w]).is_zero
