@@ -16,7 +16,7 @@ import sympy as sp
 from posproof import preset, prove
 from posproof.audit import audit, decide_group
 from posproof.evidence import Evidence, GroupResidual
-from posproof.model.encoding import DELTA, X
+from posproof.model.encoding import DELTA
 from posproof.proofs.theorems.engine import Engine
 
 F = sp.Integer(10000) ** sp.Rational(-37, 256)
@@ -71,7 +71,8 @@ def test_every_group_of_every_identity_proof_is_decided(theorems: list[str]) -> 
         assert proof.status == "proved", proof.name
         ev = proof.evidence
         assert len(ev.groups) == 32, proof.name
-        assert ev.audit.status == "confirmed" and ev.audit.coverage == "all"
+        assert ev.audit.status == "confirmed"
+        assert ev.audit.coverage == "all"
         summary = ev.audit.groups
         assert summary["count"] == 32
         assert summary["generic"] + summary["direct"] == 32
@@ -156,5 +157,6 @@ def test_a_non_zero_form_with_a_formal_frequency_is_never_certain() -> None:
     w = sp.Symbol("w")
     # 0 at w = 1: a non-zero form in a formal frequency refutes nothing
     nf = normal_form(sp.sin(w * x) - sp.sin(x), [x], [w])
-    assert not nf.is_zero and not nf.certain
+    assert not nf.is_zero
+    assert not nf.certain
     assert normal_form(sp.sin(2 * w * x) - 2 * sp.sin(w * x) * sp.cos(w * x), [x], [w]).is_zero
