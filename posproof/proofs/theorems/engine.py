@@ -259,9 +259,12 @@ class Engine(KernelTheorems, StructureTheorems):
                 row_dok, x, dl, self.m.sample_groups())[0], scale=lambda x, dl: abs(x) + abs(dl))
             sides = translation_sides(self.enc, row_dok, self.evidence_groups())
             gap = weighted_sum(sp.Add(lhs, -rhs) for _, lhs, rhs in sides)
+            by_col: dict[int, list[tuple[int, sp.Expr]]] = {}
+            for (i, j), v in row_dok.items():
+                by_col.setdefault(j, []).append((i, v))
             ev = self.zero_evidence(
                 name, cc, lambda x, dl: (gap, {X: x, DELTA: dl}),
-                per_group=lambda cols: raw_translation_residual(self.enc, row_dok, cols))
+                per_group=lambda cols: raw_translation_residual(self.enc, row_dok, cols, by_col))
             return Proof(name, statement, "proved", steps, crosscheck=cc, evidence=ev)
         cols = [j for g in unproved for j in self.m.groups[g]]
         return self.search(name, statement, steps, translation_sides(

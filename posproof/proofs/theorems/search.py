@@ -117,13 +117,15 @@ def raw_subs(expr: sp.Expr, mapping: dict[sp.Symbol, sp.Expr]) -> sp.Expr:
 
 
 def raw_translation_residual(enc: Encoding, row_dok: dict[tuple[int, int], sp.Expr],
-                             cols: Sequence[int]) -> sp.Expr:
+                             cols: Sequence[int],
+                             by_col: dict[int, list[tuple[int, sp.Expr]]] | None = None
+                             ) -> sp.Expr:
     """The weighted residual Σ_j (PE(x+Δ)[j] − (PE(x)·T(Δ))[j])/p_j over one group's columns,
-    unevaluated (every entry of T that reaches these columns included)."""
-    by_col: dict[int, list[tuple[int, sp.Expr]]] = {}
-    wanted = set(cols)
-    for (i, j), v in row_dok.items():
-        if j in wanted:
+    unevaluated (every entry of T that reaches these columns included; ``by_col``: T's
+    entries by column, when already grouped)."""
+    if by_col is None:
+        by_col = {}
+        for (i, j), v in row_dok.items():
             by_col.setdefault(j, []).append((i, v))
     return raw_weighted_sum(
         raw_difference(raw_column(enc, j, sp.Add(X, DELTA)),
