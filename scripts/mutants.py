@@ -68,6 +68,11 @@ JUDGED_T = "tests/test_judged.py"
 CACHE_T = "tests/test_cache_consistency.py"
 VALID_T = "tests/test_soundness_validated.py"
 ROTMODEL_T = "tests/test_rotary_rounding_model.py"
+IMPL_T = "tests/test_impl_evidence.py"
+LAYERS_T = "tests/test_whole_layers.py"
+TYPES_T = "tests/test_model_types.py"
+WEIGHTS_T = "tests/test_whole_weights.py"
+ALIBIMODEL_T = "tests/test_alibi_rounding_model.py"
 
 MUTANTS: list[Mutant] = [
     # ---------------------------------------------------------------- posproof/verdict.py
@@ -158,8 +163,10 @@ MUTANTS: list[Mutant] = [
        [f"{AUDIT_T}::test_a_spot_at_the_edge_of_its_radius_is_confirmed_only_inside"],
        "a spot confirmed when its ball only overlaps the radius"),
     _m("audit-undecided-confirmed", "posproof/audit.py",
-       '    if undecided:\n        result = Audit("undecided", name, len(evidence.items), undecided,',
-       '    if False:\n        result = Audit("undecided", name, len(evidence.items), undecided,',
+       '    if undecided:\n        result = Audit("undecided", name, len(evidence.items), '
+       'undecided,',
+       '    if False:\n        result = Audit("undecided", name, len(evidence.items), '
+       'undecided,',
        [f"{AUDIT_T}::test_unevaluable_quantities_are_undecided_not_confirmed",
         f"{AUDIT_T}::test_an_undecided_audit_turns_a_pass_unknown_and_the_report_not_ok"],
        "an undecided item leaves the evidence confirmed"),
@@ -309,6 +316,75 @@ MUTANTS: list[Mutant] = [
        "    pass",
        [f"{AUDIT_T}::test_every_family_report_is_audited"],
        "a family's report is not audited"),
+    # ------------------------------------------ second wave: posproof/testing/core/audited.py
+    _m("audited-entry-gap-signed", "posproof/testing/core/audited.py",
+       "gap = sp.Abs(_V - exact)", "gap = _V - exact",
+       [f"{IMPL_T}::test_the_worst_entry_sign_reads_the_difference_in_both_directions"],
+       "the worst entry's evidence without |·|: an impl far below the exact value confirmed"),
+    _m("audited-entry-pass-always", "posproof/testing/core/audited.py",
+       'expr, text = _TOL - gap, "tolerance − |impl − exact|"',
+       'expr, text = _TOL + gap, "tolerance − |impl − exact|"',
+       [f"{IMPL_T}::test_the_worst_entry_sign_reads_the_difference_in_both_directions"],
+       "a pass's worst-entry evidence confirmed whatever the difference"),
+    _m("audited-entry-fail-always", "posproof/testing/core/audited.py",
+       'expr, text = gap - _TOL, "|impl − exact| − tolerance"',
+       'expr, text = gap + _TOL, "|impl − exact| − tolerance"',
+       [f"{IMPL_T}::test_the_worst_entry_sign_reads_the_difference_in_both_directions"],
+       "a fail's worst-entry evidence confirmed though the entry is within its tolerance"),
+    _m("audited-refuted-kept", "posproof/testing/core/audited.py",
+       'if result.agrees or status == "unknown":', "if True:",
+       [f"{IMPL_T}::test_planted_wrong_evidence_makes_the_verdict_unknown"],
+       "a verdict whose evidence the audit refutes is kept"),
+    # ---------------------------------------------------------- posproof/whole/checks.py
+    _m("whole-reference-shared-always", "posproof/whole/checks.py",
+       "    if rows_free_of_length(runner):\n        memo = _memo(runner)",
+       "    if isinstance(runner, HFRunner):\n        memo = _memo(runner)",
+       [f"{LAYERS_T}::test_a_length_rule_gets_one_forward_per_prefix_not_a_shared_one"],
+       "one full forward's rows shared though a rule depends on the length (dynamic, LongRoPE)"),
+    _m("whole-rows-free-always", "posproof/whole/checks.py",
+       "    if not isinstance(runner, HFRunner):\n        return False\n    info = runner.info\n"
+       '    if any(k != "sliding window"',
+       "    if True:\n        return isinstance(runner, HFRunner)\n    info = runner.info\n"
+       '    if any(k != "sliding window"',
+       [f"{LAYERS_T}::test_a_length_rule_gets_one_forward_per_prefix_not_a_shared_one"],
+       "every transformers model's rows taken as free of the sequence length"),
+    # ----------------------------------------------------------- posproof/whole/build.py
+    _m("whole-spec-note-dropped", "posproof/whole/build.py",
+       "    if not diff:\n        return None\n", "    if True:\n        return None\n",
+       [f"{TYPES_T}::test_the_spec_note_names_every_difference_from_what_transformers_builds"],
+       "posproof's SPEC reading differing from transformers' goes unsaid"),
+    _m("whole-spec-field-ignored", "posproof/whole/build.py",
+       "if theirs[k] is not None and ours[k] != theirs[k]]",
+       "if theirs[k] is not None and ours[k] != theirs[k] and k == 'rope_type']",
+       [f"{TYPES_T}::test_the_spec_note_names_every_difference_from_what_transformers_builds"],
+       "a different rotated width or pair layout not named"),
+    _m("whole-spec-theta-loose", "posproof/whole/build.py",
+       "if abs(float(theta) - info.rope_theta) > 1e-9 * abs(info.rope_theta):",
+       "if abs(float(theta) - info.rope_theta) > 1e-3 * abs(info.rope_theta):",
+       [f"{TYPES_T}::test_the_spec_note_names_every_difference_from_what_transformers_builds"],
+       "a base differing by under 0.1 % not named"),
+    # --------------------------------------------------------- posproof/whole/weights.py
+    _m("whole-missing-tensor-accepted", "posproof/whole/weights.py",
+       "    if missing:\n        raise InvalidParameter(\n            f\"the weights in",
+       "    if False:\n        raise InvalidParameter(\n            f\"the weights in",
+       [f"{WEIGHTS_T}::test_a_tensor_missing_from_the_file_is_refused"],
+       "a weight the files lack left at its random initialisation, reported as real weights"),
+    # --------------------------------------------------------- posproof/measure/alibi.py
+    _m("alibi-k-no-product-rounding", "posproof/measure/alibi.py",
+       "return tuple(s + 1 for s in self.slope_k)", "return tuple(s for s in self.slope_k)",
+       [f"{ALIBIMODEL_T}::test_the_model_is_stated_and_no_wider_than_its_rounding",
+        f"{ALIBIMODEL_T}::test_correct_biases_computed_the_usual_ways_pass"],
+       "k_h without the rounding of m·Δ: correct float16 biases fail"),
+    _m("alibi-k-wider", "posproof/measure/alibi.py",
+       "return tuple(s + 1 for s in self.slope_k)", "return tuple(2 * s + 1 for s in self.slope_k)",
+       [f"{ALIBIMODEL_T}::test_the_model_is_stated_and_no_wider_than_its_rounding"],
+       "k_h twice the roundings of the slope: a tolerance wider than the computation's"),
+    _m("alibi-k-pow-dropped", "posproof/measure/alibi.py",
+       'pow_term = power if spec.rule == "reference" and unit.denominator != 1 else 0',
+       "pow_term = 0",
+       [f"{ALIBIMODEL_T}::test_the_model_is_stated_and_no_wider_than_its_rounding",
+        f"{ALIBIMODEL_T}::test_correct_biases_computed_the_usual_ways_pass"],
+       "k_h without the power of an inexact base: BLOOM's pow(base, k) slopes fail"),
 ]
 
 

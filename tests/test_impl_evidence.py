@@ -277,3 +277,20 @@ def test_alibi_planted_wrong_impl_value_makes_the_verdict_unknown(factor, monkey
         report = check_alibi(_alibi_bias(factor), n_heads=8)
         assert report.status == "unknown"
         assert not report.ok
+
+
+def test_the_worst_entry_sign_reads_the_difference_in_both_directions():
+    """entry_sign judges |impl − exact| against the tolerance: an impl above or below the exact
+    value by more than the tolerance is refuted as a pass and confirmed as a fail; one within
+    it is confirmed as a pass and refuted as a fail."""
+    from posproof.audit import decide
+
+    exact = sp.sin(3)
+    value = float(sp.N(exact, 30))
+    for off in (1e-9, -1e-9):
+        assert decide(core_audited.entry_sign("p", exact, value + off, 1e-12, True))[0] == \
+            "refuted", off
+        assert decide(core_audited.entry_sign("p", exact, value + off, 1e-12, False))[0] == \
+            "confirmed", off
+    assert decide(core_audited.entry_sign("p", exact, value, 1e-12, True))[0] == "confirmed"
+    assert decide(core_audited.entry_sign("p", exact, value, 1e-12, False))[0] == "refuted"

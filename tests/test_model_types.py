@@ -338,3 +338,21 @@ def test_phimoe_switches_only_its_mscale():
     report = check_model(config, length=16, checks=["kv_cache", "cache_boundary"])
     assert statuses(report) == {"kv_cache": "fail", "cache_boundary": "fail"}
     assert report.checks[0].values["first_position"] == 40
+
+
+def test_the_spec_note_names_every_difference_from_what_transformers_builds():
+    """spec_disagreement: none for a config both read alike; a base, rotated width or pair
+    layout transformers builds otherwise is named, down to a base off by one in 500000."""
+    from posproof.whole.build import spec_disagreement
+
+    data = mc.LLAMA3_8B
+    info = model_info(transformers_config(data))
+    assert spec_disagreement(data, info) is None
+    info.rope_theta = 500001.0
+    note = spec_disagreement(data, info)
+    assert note is not None
+    assert "rope_theta=500000 (transformers: 500001)" in note
+    info.rope_theta, info.rotary_dim = 500000.0, 64
+    assert "rotary dims=128 (transformers: 64)" in spec_disagreement(data, info)
+    info.rotary_dim, info.interleaved = 128, True
+    assert "pairs=halves (transformers: adjacent)" in spec_disagreement(data, info)

@@ -71,7 +71,9 @@ def test_the_mutants_cover_the_verdict_deciding_modules() -> None:
     assert {"posproof/verdict.py", "posproof/audit.py", "posproof/validated.py",
             "posproof/evidence.py", "posproof/measure/kernel.py",
             "posproof/testing/core/judging.py", "posproof/proofs/multiaxis/claims.py",
-            "posproof/proofs/cache_consistency.py"} <= files
+            "posproof/proofs/cache_consistency.py", "posproof/testing/core/audited.py",
+            "posproof/whole/checks.py", "posproof/whole/build.py", "posproof/whole/weights.py",
+            "posproof/measure/alibi.py"} <= files
 
 
 @pytest.mark.slow

@@ -377,3 +377,26 @@ def test_one_reference_forward_gives_the_rows_of_the_prefix_forwards():
         each = torch.stack([runner.logits(ids[:, :i + 1])[0, -1] for i in range(5, 20)])
     assert one.shape == each.shape
     assert float((one - each).abs().max()) <= 1e-12 * float(each.abs().max())
+
+
+@pytest.mark.parametrize("name", ["LLAMA_DYNAMIC", "PHI3_SMALL_SWITCH"])
+def test_a_length_rule_gets_one_forward_per_prefix_not_a_shared_one(name):
+    """Dynamic NTK and LongRoPE rotate every row by the length of the forward: rows before the
+    switch taken from one forward past it would rotate by the other rule.  The reference rows
+    straddling the switch are those of the prefix forwards."""
+    from posproof.whole.checks import _references
+
+    runner = load(copy.deepcopy(getattr(mc, name)))
+    runner.memo = {}
+    switch = runner.info.original_max or runner.info.context
+    start, stop = switch - 4, switch + 4
+    ids = torch.randint(1, runner.vocab - 12, (1, stop),
+                        generator=torch.Generator().manual_seed(5))
+    with runner.float64_angles():
+        rows = _references(runner, ids, start, stop)
+        each = torch.stack([runner.logits(ids[:, :i + 1])[0, -1] for i in range(start, stop)])
+        full = runner.logits(ids)[0, start:stop]
+    scale = float(each.abs().max())
+    assert float((rows - each).abs().max()) <= 1e-12 * scale
+    # one forward past the switch does differ before it: the test can tell the two apart
+    assert float((full - each)[:4].abs().max()) > 1e-6 * scale
