@@ -163,3 +163,32 @@ def test_weights_in_another_format_are_refused_not_replaced_by_random_ones(tmp_p
     assert main(["check-model", str(tmp_path), "-L", "8", "--random-weights",
                  "--check", "kv_cache"]) == 0
     assert "weights: random (seed 0)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("kind", "fragment"), [("mamba", "model_type='mamba' is refused"),
+                                                ("no_such_model", "is not one check-model knows")])
+def test_a_refused_model_type_is_refused_before_any_weight_file_is_read(kind, fragment,
+                                                                         tmp_path, capsys):
+    """The refusal comes from the config alone: a weight file that is not even safetensors is
+    never opened (its complaint would hide the real reason)."""
+    from posproof.errors import UnknownName
+
+    (tmp_path / "config.json").write_text(json.dumps({"model_type": kind, "hidden_size": 8}))
+    (tmp_path / "model.safetensors").write_bytes(b"\x05")
+    with pytest.raises(UnknownName, match=fragment):
+        load_weights(tmp_path)
+    _one_line_exit_2(capsys, [str(tmp_path)], fragment)
+
+
+def test_every_spelling_of_the_layer_count_is_cut(tmp_path):
+    """One list of layer-count keys for the tiny model and for --layers: DBRX's n_layers too."""
+    from types import SimpleNamespace
+
+    from posproof.whole.build import LAYER_KEYS
+    from posproof.whole.weights import keep_layers
+
+    for key in LAYER_KEYS:
+        cfg = SimpleNamespace(**{key: 40})
+        assert keep_layers(cfg, 3) == 3, key
+        assert getattr(cfg, key) == 3
+    assert "n_layers" in LAYER_KEYS

@@ -21,9 +21,9 @@ from typing import Any
 from ..errors import InvalidParameter, PosproofError, UnknownName
 from .types import TYPES, refusal
 
-__all__ = ["INTERLEAVED", "KNOWN", "MAX_BYTES", "ModelInfo", "build_model", "library_error",
-           "model_info", "read_config_dict", "refine_info", "shrink", "spec_disagreement",
-           "transformers_config"]
+__all__ = ["INTERLEAVED", "KNOWN", "LAYER_KEYS", "MAX_BYTES", "ModelInfo", "build_model",
+           "library_error", "model_info", "read_config_dict", "refine_info", "shrink",
+           "spec_disagreement", "transformers_config"]
 
 #: Largest tiny model built (float64 parameters and buffers).
 MAX_BYTES = 1 << 30
@@ -31,8 +31,9 @@ MAX_BYTES = 1 << 30
 #: model_type → (how positions enter, the transformers auto class): from :data:`.types.TYPES`.
 KNOWN: dict[str, tuple[str, str]] = {k: (v[0], v[1]) for k, v in TYPES.items()}
 
-_LAYERS = ("num_hidden_layers", "n_layer", "num_layers", "num_decoder_layers", "n_layers",
-           "encoder_layers", "decoder_layers")
+#: Every spelling of a config's layer count (shrunk for a tiny model; cut by ``--layers``).
+LAYER_KEYS = ("num_hidden_layers", "n_layer", "num_layers", "num_decoder_layers", "n_layers",
+              "encoder_layers", "decoder_layers")
 _HEADS = ("num_attention_heads", "n_head", "num_heads", "n_heads", "attention_heads",
           "encoder_attention_heads", "decoder_attention_heads")
 _HIDDEN = ("hidden_size", "n_embd", "d_model")
@@ -230,7 +231,7 @@ def shrink(data: dict[str, Any], *, layers: int = 2, vocab: int = 96,
 
 
 def _shrink_text(cfg: dict[str, Any], family: str, kind: str, layers: int, vocab: int) -> None:
-    if not any(k in cfg for k in (*_HIDDEN, *_HEADS, *_LAYERS)):
+    if not any(k in cfg for k in (*_HIDDEN, *_HEADS, *LAYER_KEYS)):
         return
     heads = _first(cfg, _HEADS)
     hidden = _first(cfg, _HIDDEN)
@@ -240,7 +241,7 @@ def _shrink_text(cfg: dict[str, Any], family: str, kind: str, layers: int, vocab
                                   or value < 1):
             raise InvalidParameter(f"the config's {name} is {value!r}; it must be a positive "
                                    "integer")
-    for key in _LAYERS:
+    for key in LAYER_KEYS:
         if key in cfg or (key == "num_hidden_layers" and family != "t5"):
             cfg[key] = layers
     for key in ("layer_types", "no_rope_layers"):

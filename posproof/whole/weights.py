@@ -23,7 +23,9 @@ import struct
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidParameter
+from ..errors import InvalidParameter, UnknownName
+from .build import LAYER_KEYS, read_config_dict
+from .types import refusal
 
 __all__ = ["INDEX", "OTHER", "SINGLE", "keep_layers", "load_weights", "refuse_other_weights",
            "saved_weights", "weight_files"]
@@ -33,8 +35,6 @@ INDEX = "model.safetensors.index.json"
 #: The largest safetensors header read (the format's own limit is 100 MB).
 _MAX_HEADER = 100_000_000
 _LAYER = re.compile(r"\.(?:layers|layer|h|block|blocks)\.(\d+)\.")
-_LAYER_KEYS = ("num_hidden_layers", "num_layers", "num_decoder_layers", "n_layer",
-               "encoder_layers", "decoder_layers")
 
 
 def saved_weights(source: Any) -> Path | None:
@@ -147,7 +147,7 @@ def keep_layers(config: Any, layers: int | None) -> int:
                          if getattr(config, k, None) is not None)]
     kept = 0
     for cfg in configs:
-        for key in _LAYER_KEYS:
+        for key in LAYER_KEYS:
             value = getattr(cfg, key, None)
             if isinstance(value, int) and not isinstance(value, bool) and value > 0:
                 if layers is not None and value > layers:
@@ -164,7 +164,12 @@ def keep_layers(config: Any, layers: int | None) -> int:
 def load_weights(directory: Path, *, layers: int | None = None,
                  max_bytes: int | None = None) -> tuple[Any, Any, dict[str, Any]]:
     """``(model, config, about)``: the saved model of ``directory`` in float64 with its weights,
-    the first ``layers`` layers kept (``None``: all); ``about`` says what was loaded."""
+    the first ``layers`` layers kept (``None``: all); ``about`` says what was loaded.  A
+    model type check-model refuses or does not know is refused first, in one line, before a
+    weight file is opened or torch imported."""
+    why = refusal(read_config_dict(directory).get("model_type"))
+    if why is not None:
+        raise UnknownName(why)
     import torch
     import transformers
 
@@ -195,8 +200,6 @@ def load_weights(directory: Path, *, layers: int | None = None,
                                f"transformers: {str(exc).splitlines()[0]}") from None
     kind = getattr(config, "model_type", None)
     if kind not in KNOWN:
-        from .types import refusal
-
         raise InvalidParameter(refusal(kind) or f"model_type={kind!r} is not one check-model "
                                "knows (posproof check-model --list)")
     total_layers = keep_layers(config, None)
