@@ -116,6 +116,24 @@ def test_a_refusal_comes_before_torch_is_imported(tmp_path):
     assert "state-space" in done.stderr
 
 
+@pytest.mark.parametrize(("section", "head_dim"), [([16, 24, 20], None), ([16, 24, 24], 96),
+                                                   ([8, 12, 12], None)])
+def test_mrope_sections_that_do_not_fit_head_dim_are_refused_before_torch(section, head_dim,
+                                                                         tmp_path):
+    """transformers would fail in split_with_sizes; the refusal names both numbers."""
+    data = {**mc.PUBLISHED["qwen2_vl"], "rope_scaling": {"type": "mrope",
+                                                          "mrope_section": section}}
+    if head_dim is not None:
+        data["head_dim"] = head_dim
+    done = _python(_REFUSAL_IMPORTS, str(mc.write(tmp_path, data)))
+    assert done.stdout.split() == ["2", "False", "False"], done.stderr
+    err = done.stderr.strip()
+    assert len(err.splitlines()) == 1
+    assert f"mrope_section={section}" in err
+    assert f"head_dim is {head_dim or 128}" in err
+    assert "split_with_sizes" not in err
+
+
 # --------------------------------------------------------------------------- read as transformers
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")

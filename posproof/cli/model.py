@@ -97,14 +97,9 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidParameter("check-model needs CONFIG_OR_DIR (a config.json or its "
                                "directory), or --list")
     # the model type is judged before torch and transformers are imported (a refusal is fast)
-    from ..whole.build import read_config_dict
-    from ..whole.types import refusal
+    from ..whole.build import read_config_dict, refuse_before_torch
 
-    why = refusal(read_config_dict(args.config).get("model_type"))
-    if why is not None:
-        from ..errors import UnknownName
-
-        raise UnknownName(why)
+    refuse_before_torch(read_config_dict(args.config))
     checks = None
     if args.checks is not None:
         checks = [c.strip() for item in args.checks for c in item.split(",") if c.strip()]

@@ -12,12 +12,12 @@ from .build import (
     model_info,
     read_config_dict,
     refine_info,
+    refuse_before_torch,
     spec_disagreement,
     transformers_config,
 )
 from .checks import run_model_checks
 from .runner import CallableRunner, HFRunner, Runner
-from .types import refusal
 
 __all__ = ["POSITIONS", "assert_model_positions", "check_model", "load"]
 
@@ -63,10 +63,7 @@ def load(model_or_config: Any, *, seed: int = 0, layers: int | None = None,
             callable(model_or_config) and not isinstance(model_or_config, (str, dict))
             and not hasattr(model_or_config, "model_type")):
         data = read_config_dict(model_or_config)
-        kind = data.get("model_type")
-        why = refusal(kind)
-        if why is not None:               # before the heavy imports
-            raise UnknownName(why)
+        refuse_before_torch(data)         # before the heavy imports
     _require_torch()
     if data is None and _is_hf_model(model_or_config):
         import torch

@@ -22,8 +22,8 @@ from ..errors import InvalidParameter, PosproofError, UnknownName
 from .types import TYPES, refusal
 
 __all__ = ["INTERLEAVED", "KNOWN", "LAYER_KEYS", "MAX_BYTES", "ModelInfo", "build_model",
-           "library_error", "model_info", "read_config_dict", "refine_info", "shrink",
-           "spec_disagreement", "transformers_config"]
+           "library_error", "model_info", "mrope_refusal", "read_config_dict", "refine_info",
+           "refuse_before_torch", "shrink", "spec_disagreement", "transformers_config"]
 
 #: Largest tiny model built (float64 parameters and buffers).
 MAX_BYTES = 1 << 30
@@ -160,6 +160,59 @@ def read_config_dict(source: Any) -> dict[str, Any]:
         return data
     raise InvalidParameter(f"config={source!r} is neither a path, a dict nor a transformers "
                            "config")
+
+
+def _positive(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+def mrope_refusal(data: dict[str, Any]) -> str | None:
+    """One line when an M-RoPE config's ``mrope_section`` does not fit its rotary dims, read
+    without torch (transformers would fail in ``split_with_sizes``): the sections count
+    frequency pairs per axis, so ``2 × sum(mrope_section)`` must be the rotated width,
+    ``head_dim`` (or ``hidden_size / num_attention_heads``).
+
+    >>> mrope_refusal({"model_type": "qwen2_vl", "hidden_size": 3584,
+    ...                "num_attention_heads": 28, "rope_scaling": {"mrope_section": [16, 24, 24]}})
+    >>> print(mrope_refusal({"model_type": "qwen2_vl", "hidden_size": 3584,
+    ...        "num_attention_heads": 28, "rope_scaling": {"mrope_section": [16, 24, 20]}}
+    ...       ).split(": ", 1)[1].split(" (hidden")[0])
+    mrope_section=[16, 24, 20] covers 120 dims (2 × 60 pairs) but head_dim is 128
+    """
+    kind = data.get("model_type")
+    if KNOWN.get(kind, ("",))[0] != "mrope":
+        return None
+    text = data["text_config"] if isinstance(data.get("text_config"), dict) else data
+    block = next((b for cfg in (text, data) for b in (cfg.get("rope_scaling"),
+                                                       cfg.get("rope_parameters"))
+                  if isinstance(b, dict)), {})
+    section = block.get("mrope_section", [16, 24, 24])       # transformers' default
+    if not isinstance(section, list) or not section or not all(map(_positive, section)):
+        return (f"model_type={kind!r}: mrope_section={section!r} must be a list of positive "
+                "frequency-pair counts (one per axis: t, h, w)")
+    head_dim, source = text.get("head_dim"), ""
+    if head_dim is None:
+        hidden, heads = _first(text, _HIDDEN), _first(text, _HEADS)
+        if not (_positive(hidden) and _positive(heads)):
+            return None                      # transformers' defaults: it decides
+        head_dim, source = hidden // heads, f" (hidden_size {hidden} / {heads} heads)"
+    if not _positive(head_dim) or 2 * sum(section) == head_dim:
+        return None
+    return (f"model_type={kind!r}: mrope_section={section} covers {2 * sum(section)} dims "
+            f"(2 × {sum(section)} pairs) but head_dim is {head_dim}{source}; the sections must "
+            "cover the rotary dims: 2 × sum(mrope_section) = head_dim")
+
+
+def refuse_before_torch(data: dict[str, Any]) -> None:
+    """Raise the one-line refusal of a config judged from its dict alone, before torch is
+    imported: a model type check-model refuses or does not know (``UnknownName``), an
+    ``mrope_section`` that does not fit head_dim (:func:`mrope_refusal`)."""
+    why = refusal(data.get("model_type"))
+    if why is not None:
+        raise UnknownName(why)
+    why = mrope_refusal(data)
+    if why is not None:
+        raise InvalidParameter(why)
 
 
 def _model_type(data: dict[str, Any]) -> str:

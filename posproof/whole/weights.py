@@ -23,9 +23,8 @@ import struct
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidParameter, UnknownName
-from .build import LAYER_KEYS, read_config_dict
-from .types import refusal
+from ..errors import InvalidParameter
+from .build import LAYER_KEYS, read_config_dict, refuse_before_torch
 
 __all__ = ["INDEX", "OTHER", "SINGLE", "keep_layers", "load_weights", "refuse_other_weights",
            "saved_weights", "weight_files"]
@@ -167,9 +166,7 @@ def load_weights(directory: Path, *, layers: int | None = None,
     the first ``layers`` layers kept (``None``: all); ``about`` says what was loaded.  A
     model type check-model refuses or does not know is refused first, in one line, before a
     weight file is opened or torch imported."""
-    why = refusal(read_config_dict(directory).get("model_type"))
-    if why is not None:
-        raise UnknownName(why)
+    refuse_before_torch(read_config_dict(directory))
     import torch
     import transformers
 
@@ -200,6 +197,8 @@ def load_weights(directory: Path, *, layers: int | None = None,
                                f"transformers: {str(exc).splitlines()[0]}") from None
     kind = getattr(config, "model_type", None)
     if kind not in KNOWN:
+        from .types import refusal
+
         raise InvalidParameter(refusal(kind) or f"model_type={kind!r} is not one check-model "
                                "knows (posproof check-model --list)")
     total_layers = keep_layers(config, None)
