@@ -312,3 +312,49 @@ def test_bad_specs(spec, match):
     """Bad specs are refused with the reason; nothing is evaluated."""
     with pytest.raises(PosproofError, match=match):
         parse_spec(spec)
+
+
+# ------------------------------------------------------------- published configs read as HF does
+def _published(kind):
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    import model_configs as mc
+
+    return json.loads(json.dumps(mc.PUBLISHED[kind]))
+
+
+@pytest.mark.parametrize("kind", ["gptj", "codegen"])
+def test_gptj_and_codegen_take_the_base_their_code_fixes(kind):
+    """create_sinusoidal_positions: 10000 ** (arange(0, dim, 2) / dim), no config key."""
+    c = read_config(_published(kind))
+    assert c.rope_theta == 10000
+    assert any("fixed in HF's" in n for n in c.notes)
+    assert read_config({**_published(kind), "rope_theta": 10000}).rope_theta == 10000
+    with pytest.raises(InvalidParameter, match="fixes the base at 10000") as info:
+        read_config({**_published(kind), "rope_theta": 500000})
+    assert "\n" not in str(info.value)
+
+
+def test_dbrx_spellings_are_read_as_its_attribute_map():
+    c = read_config(_published("dbrx"))
+    assert (c.head_dim, c.rotary_dim, c.max_position_embeddings) == (6144 // 48, 128, 32768)
+    assert c.rope_theta == 500000
+
+
+def test_phimoe_mscales_are_its_attention_factor_and_short_factor_rotates_everywhere():
+    data = _published("phimoe")
+    c = read_config(data)
+    assert float(c.params["attention"]) == data["rope_scaling"]["short_mscale"]
+    assert c.params["long_factor"] == c.params["short_factor"]
+    data["rope_scaling"]["long_factor"] = [2.0] * len(data["rope_scaling"]["long_factor"])
+    c = read_config(data)
+    assert c.params["long_factor"] == c.params["short_factor"]
+    assert any("long_factor is never used" in n for n in c.notes)
+    unequal = _published("phimoe")
+    unequal["rope_scaling"]["long_mscale"] = 1.5
+    with pytest.raises(InvalidParameter, match=r"short_mscale=.* and long_mscale=1\.5 differ"):
+        read_config(unequal)
+    unequal["rope_scaling"]["long_mscale"] = "big"
+    with pytest.raises(InvalidParameter, match="long_mscale='big'"):
+        read_config(unequal)

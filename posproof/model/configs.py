@@ -48,6 +48,12 @@ HF_ROPE_TYPES: dict[str, dict[str, tuple[str, ...]]] = {
 _ALWAYS = ("type", "rope_type", "rope_theta", "partial_rotary_factor")
 _ATTRIBUTE_MAP = {"n_embd": "hidden_size", "n_head": "num_attention_heads",
                   "n_positions": "max_position_embeddings"}
+#: Spellings of one model type (HF's ``attribute_map`` of that type's config class).
+_TYPE_ATTRIBUTE_MAP = {"dbrx": {"d_model": "hidden_size", "n_heads": "num_attention_heads",
+                                "max_seq_len": "max_position_embeddings"}}
+#: Model types whose modeling code fixes the base (GPT-J / CodeGen's
+#: ``create_sinusoidal_positions``: ``10000 ** (arange(0, dim, 2) / dim)``): no config key sets it.
+_FIXED_BASE = {"gptj": 10000, "codegen": 10000}
 #: HF model types whose modeling code rotates adjacent pairs (rotate_every_two).
 _ADJACENT_MODELS = {"gptj", "codegen", "chatglm", "glm"}
 
@@ -204,6 +210,39 @@ def _one_of(where: str, found: dict[str, Any], what: str) -> Any:
     return values[0]
 
 
+def _phimoe_mscale(where: str, block_name: str, rope: dict[str, Any], notes: list[str]) -> Any:
+    """Phi-3.5-MoE's ``short_mscale`` / ``long_mscale`` (popped from ``rope``): HF's phimoe
+    scales cos and sin by short_mscale up to the switch and long_mscale after it, in place of
+    the rule's attention factor.  Equal, they are that factor; different, the magnitude
+    changes at the switch, which the SPEC reading does not model (refused in one line)."""
+    values = {}
+    for key in ("short_mscale", "long_mscale"):
+        value = rope.pop(key, None)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise InvalidParameter(f"{where}: {block_name}.{key}={value!r}: HF's phimoe needs a "
+                                   "number (it scales cos and sin by it)")
+        values[key] = _number(where, f"{block_name}.{key}", value)
+    short, long = values["short_mscale"], values["long_mscale"]
+    if short != long:
+        raise InvalidParameter(f"{where}: {block_name}.short_mscale={_shown(short)} and "
+                               f"long_mscale={_shown(long)} differ: HF's phimoe changes the "
+                               "cos/sin magnitude at the switch, which the SPEC reading does not "
+                               "model")
+    if rope.pop("attention_factor", None) is not None:
+        notes.append("phimoe: attention_factor ignored, short_mscale replaces it (as HF does)")
+    notes.append(f"phimoe: cos and sin scaled by short_mscale = long_mscale = {_shown(short)} "
+                 "(its attention factor, the same on both sides of the switch)")
+    return short
+
+
+def _shown(value: Any) -> str:
+    """A SymPy number as the config spelled it (a float's shortest repr)."""
+    try:
+        return repr(float(value))
+    except (TypeError, ValueError):
+        return str(value)
+
+
 def read_config(source: Any, *, default_theta: Any = None, layout: str | None = None,
                 seq_len: int | None = None, layer: str | None = None,
                 theta_hint: str = "default_theta=10000") -> RopeConfig:
@@ -239,8 +278,8 @@ def read_config(source: Any, *, default_theta: Any = None, layout: str | None = 
         raise InvalidParameter(f"{where}: model_type={model_type!r} must be a string")
     if layer is not None and not isinstance(layer, str):
         raise InvalidParameter(f"layer={layer!r} must be the name of a layer type (a string)")
-    for old, new in _ATTRIBUTE_MAP.items():   # GPT-2/GPT-J spellings (HF attribute_map)
-        if old in cfg:
+    for old, new in {**_ATTRIBUTE_MAP, **_TYPE_ATTRIBUTE_MAP.get(model_type, {})}.items():
+        if old in cfg:                         # GPT-2/GPT-J/DBRX spellings (HF attribute_map)
             value = _one_of(where, {old: cfg[old], new: cfg.get(new)}, new)
             cfg[new] = value
             notes.append(f"{old} read as {new}")
@@ -312,6 +351,16 @@ def read_config(source: Any, *, default_theta: Any = None, layout: str | None = 
     theta = _one_of(where, {"rope_theta": cfg.get("rope_theta"),
                             f"{block_name}.rope_theta": rope.get("rope_theta"),
                             "rotary_emb_base": cfg.get("rotary_emb_base")}, "rope_theta")
+    if model_type in _FIXED_BASE:
+        fixed = _FIXED_BASE[model_type]
+        if theta is not None and not _same(theta, fixed):
+            raise InvalidParameter(f"{where}: rope_theta={theta!r}, but HF's {model_type} "
+                                   f"modeling code fixes the base at {fixed} and ignores the key; "
+                                   "remove it, or pass a rope: SPEC with the base you mean")
+        if theta is None:
+            notes.append(f"rope_theta: {fixed}, fixed in HF's {model_type} modeling code "
+                         "(create_sinusoidal_positions); no config key sets it")
+        theta = fixed
     if theta is None:
         if default_theta is None:
             raise InvalidParameter(
@@ -383,6 +432,8 @@ def read_config(source: Any, *, default_theta: Any = None, layout: str | None = 
     max_pos = cfg.get("max_position_embeddings")
     max_pos = None if max_pos is None else _int(where, "max_position_embeddings", max_pos)
     spec = HF_ROPE_TYPES[kind]
+    mscale = _phimoe_mscale(where, block_name, rope, notes) if (
+        model_type == "phimoe" and kind != "default") else None
     allowed = set(spec["required"]) | set(spec["optional"]) | set(_ALWAYS)
     for key in rope:
         if key not in allowed:
@@ -439,6 +490,8 @@ def read_config(source: Any, *, default_theta: Any = None, layout: str | None = 
     if rope.get("attention_factor") is not None:
         params["attention"] = _number(where, f"{block_name}.attention_factor",
                                       rope["attention_factor"])
+    if mscale is not None:
+        params["attention"] = mscale
     if "truncate" in rope:
         if not isinstance(rope["truncate"], bool):
             raise InvalidParameter(f"{where}: {block_name}.truncate={rope['truncate']!r} must be "
@@ -454,6 +507,10 @@ def read_config(source: Any, *, default_theta: Any = None, layout: str | None = 
                 raise InvalidParameter(f"{where}: {block_name}.{key} has {len(values)} entries "
                                        f"but rotary_dim={rotary_dim} needs {rotary_dim // 2}")
             params[key] = tuple(values)
+        if model_type == "phimoe" and params["long_factor"] != params["short_factor"]:
+            params["long_factor"] = params["short_factor"]
+            notes.append("phimoe: HF's PhiMoE rotary calls the LongRoPE rule without a length, "
+                         "so short_factor rotates every position; long_factor is never used")
         if seq_len is None:
             notes.append("longrope without seq_len: short_factor (HF at init); pass seq_len > "
                          f"{params['original_max_position_embeddings']} for long_factor")
