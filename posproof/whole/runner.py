@@ -63,6 +63,20 @@ def layer_table(config: Any) -> list[dict[str, Any]]:
     return out
 
 
+@contextlib.contextmanager
+def _patched(patches: list[tuple[Any, str, Any]], value: Any = True) -> Iterator[Any]:
+    """Within the block each ``(owner, attribute, replacement)`` is set; yields ``value``; every
+    original is put back afterwards, in reverse order (whatever the block raised)."""
+    saved = [(owner, name, getattr(owner, name)) for owner, name, _ in patches]
+    for owner, name, new in patches:
+        setattr(owner, name, new)
+    try:
+        yield value
+    finally:
+        for owner, name, old in reversed(saved):
+            setattr(owner, name, old)
+
+
 def _logits_of(out: Any) -> tuple[Any, Any]:
     if isinstance(out, tuple) and len(out) == 2 and not hasattr(out, "logits"):
         return out[0], out[1]
@@ -136,11 +150,8 @@ class Runner:
         and so does ``softmax(dtype=float32)``.  The frequencies θ a rule computes from
         integers (``arange(...).to(torch.float)``) stay as the model computes them.
         """
-        self._float64 = True
-        try:
+        with _patched([(self, "_float64", True)]):
             yield True
-        finally:
-            self._float64 = False
 
     @contextlib.contextmanager
     def _precision(self) -> Iterator[None]:
@@ -150,7 +161,7 @@ class Runner:
             yield
             return
         low = (torch.float32, torch.float16, torch.bfloat16)
-        as_float, to = torch.Tensor.float, torch.Tensor.to
+        to = torch.Tensor.to
 
         def to64(tensor: Any, *args: Any, **kwargs: Any) -> Any:
             if tensor.dtype == torch.float64:
@@ -170,14 +181,9 @@ class Runner:
                 kwargs["dtype"] = torch.float64
             return softmax(x, *args, **kwargs)
 
-        torch.Tensor.float = torch.Tensor.double
-        torch.Tensor.to = to64
-        functional.softmax = softmax64
-        try:
+        with _patched([(torch.Tensor, "float", torch.Tensor.double), (torch.Tensor, "to", to64),
+                       (functional, "softmax", softmax64)], None):
             yield
-        finally:
-            torch.Tensor.float, torch.Tensor.to = as_float, to
-            functional.softmax = softmax
 
 
     @contextlib.contextmanager
@@ -382,7 +388,6 @@ class HFRunner(Runner):
         if not self._standard():
             yield False
             return
-        originals = {}
 
         def make(module: Any) -> Callable[..., Any]:
             def forward(x: Any, position_ids: Any) -> Any:
@@ -401,14 +406,8 @@ class HFRunner(Runner):
                 return (emb.cos() * scale).to(x.dtype), (emb.sin() * scale).to(x.dtype)
             return forward
 
-        for m in self.rotaries:
-            originals[m] = m.forward
-            m.forward = make(m)
-        try:
+        with _patched([(m, "forward", make(m)) for m in self.rotaries]):
             yield True
-        finally:
-            for m, fwd in originals.items():
-                m.forward = fwd
 
     @contextlib.contextmanager
     def attention_inputs(self) -> Iterator[list[tuple[Any, Any]] | None]:
@@ -425,7 +424,6 @@ class HFRunner(Runner):
             yield None
             return
         seen: list[tuple[Any, Any]] = []
-        originals = {m: m.eager_attention_forward for m in modules}
 
         def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
             def eager(module: Any, query: Any, key: Any, *args: Any, **kwargs: Any) -> Any:
@@ -433,13 +431,9 @@ class HFRunner(Runner):
                 return fn(module, query, key, *args, **kwargs)
             return eager
 
-        for m, fn in originals.items():
-            m.eager_attention_forward = wrap(fn)
-        try:
+        with _patched([(m, "eager_attention_forward", wrap(m.eager_attention_forward))
+                       for m in modules], seen):
             yield seen
-        finally:
-            for m, fn in originals.items():
-                m.eager_attention_forward = fn
 
     @contextlib.contextmanager
     def windows_as(self, sliding: bool) -> Iterator[bool]:
@@ -461,18 +455,11 @@ class HFRunner(Runner):
         if not modules:
             yield False
             return
-        saved = {m: (m.create_causal_mask, m.create_sliding_window_causal_mask)
-                 for m in modules}
-        for m, (full, window) in saved.items():
-            if sliding:
-                m.create_causal_mask = window
-            else:
-                m.create_sliding_window_causal_mask = full
-        try:
+        with _patched([(m, "create_causal_mask", m.create_sliding_window_causal_mask)
+                       if sliding else
+                       (m, "create_sliding_window_causal_mask", m.create_causal_mask)
+                       for m in modules]):
             yield True
-        finally:
-            for m, (full, window) in saved.items():
-                m.create_causal_mask, m.create_sliding_window_causal_mask = full, window
 
     @contextlib.contextmanager
     def table_offset(self, offset: int) -> Iterator[bool]:
@@ -490,16 +477,14 @@ class HFRunner(Runner):
                                         and len(tables) > 1):
             yield False
             return
-        saved = [(m, m.weight.data.clone()) for m in tables]
-        for m, w in saved:
+        patches = []
+        for m in tables:
+            w = m.weight.data
             moved = w.clone()
             moved[:-offset] = w[offset:]
-            m.weight.data = moved
-        try:
+            patches.append((m.weight, "data", moved))
+        with _patched(patches):
             yield True
-        finally:
-            for m, w in saved:
-                m.weight.data = w
 
     def frequencies_by_position(self, prompt: int) -> Any:
         return self._by_position(lambda pos: (pos + 1).clamp(min=prompt))
