@@ -68,6 +68,7 @@ JUDGED_T = "tests/test_judged.py"
 CACHE_T = "tests/test_cache_consistency.py"
 VALID_T = "tests/test_soundness_validated.py"
 ROTMODEL_T = "tests/test_rotary_rounding_model.py"
+ROTEV_T = "tests/test_rotary_check_evidence.py"
 
 MUTANTS: list[Mutant] = [
     # ---------------------------------------------------------------- posproof/verdict.py
@@ -158,8 +159,10 @@ MUTANTS: list[Mutant] = [
        [f"{AUDIT_T}::test_a_spot_at_the_edge_of_its_radius_is_confirmed_only_inside"],
        "a spot confirmed when its ball only overlaps the radius"),
     _m("audit-undecided-confirmed", "posproof/audit.py",
-       '    if undecided:\n        result = Audit("undecided", name, len(evidence.items), undecided,',
-       '    if False:\n        result = Audit("undecided", name, len(evidence.items), undecided,',
+       '    if undecided:\n        result = Audit("undecided", name, len(evidence.items), '
+       'undecided,',
+       '    if False:\n        result = Audit("undecided", name, len(evidence.items), '
+       'undecided,',
        [f"{AUDIT_T}::test_unevaluable_quantities_are_undecided_not_confirmed",
         f"{AUDIT_T}::test_an_undecided_audit_turns_a_pass_unknown_and_the_report_not_ok"],
        "an undecided item leaves the evidence confirmed"),
@@ -309,6 +312,28 @@ MUTANTS: list[Mutant] = [
        "    pass",
        [f"{AUDIT_T}::test_every_family_report_is_audited"],
        "a family's report is not audited"),
+    # ---------------------------------------------------------------- rotary checks' evidence
+    _m("rotary-subcheck-unaudited", "posproof/testing/core/audited.py",
+       '    for name, sub in (getattr(report, "check_evidence", None) or {}).items():',
+       "    for name, sub in {}.items():",
+       [f"{ROTEV_T}::test_a_lying_value_in_a_further_check_is_refuted"],
+       "the evidence of relative_property, norm_preservation, convention is not audited: "
+       "a lying value passes"),
+    _m("rotary-convention-direction-sign", "posproof/testing/rope/check.py",
+       '"positive" if fp.direction == 1 else "negative",', '"positive",',
+       [f"{ROTEV_T}::test_flipped_direction_rests_on_a_negative_sign",
+        f"{ROTEV_T}::test_every_rotary_check_carries_evidence_the_audit_confirms"],
+       "the convention's direction Sign claims the same direction for a flipped rotation"),
+    _m("rotary-norm-angles-wide", "posproof/testing/rope/check.py",
+       "norm_tol = TOLERANCE * 4 * eps + (2 * tol.eps_angle if tol.angles is not None else 0.0)",
+       "norm_tol = TOLERANCE * 4 * eps + (4 * tol.eps_angle if tol.angles is not None else 0.0)",
+       [f"{ROTEV_T}::test_norm_tolerance_under_declared_angles_from_both_sides"],
+       "norm preservation under declared angles twice as wide as the rounding model"),
+    _m("rotary-norm-angles-flat", "posproof/testing/rope/check.py",
+       "norm_tol = TOLERANCE * 4 * eps + (2 * tol.eps_angle if tol.angles is not None else 0.0)",
+       "norm_tol = TOLERANCE * 4 * eps",
+       [f"{ROTEV_T}::test_norm_preservation_under_declared_angles_follows_the_rounding_model"],
+       "norm preservation under declared angles: the flat 64·eps (a correct impl fails)"),
 ]
 
 
