@@ -122,7 +122,8 @@ def add_commands(subparsers: Any, encoding_options: Callable[[argparse.ArgumentP
                        help="the impl forms its angles x·ω (m·θ) in DTYPE on purpose (float32, "
                             "float16, bfloat16): tolerance its rounding model, 4·eps + eps_DTYPE "
                             "+ γ_k·|x·ω| (k = 2·|ln ω| + 4), instead of the default, the exact "
-                            "table rounded to the impl's dtype")
+                            "table rounded to the impl's dtype; with --xpos only float32 "
+                            "(torchscale's contract, which its tolerance models)")
     check.add_argument("--dtype", default=None, metavar="NAME",
                        help="the precision the impl computes in (float64, float32, float16, "
                             "bfloat16): a float32 result stored as float64 is judged at "
@@ -449,7 +450,7 @@ def _impl_report(impl: Any, args: argparse.Namespace) -> Any:
     if xpos:  # issue 16 §4: apply_fn(x, downscale)
         from .biases_perm import xpos_spec
 
-        report = check_rotary(impl, xpos_spec(args), seed=args.seed)
+        report = check_rotary(impl, xpos_spec(args), seed=args.seed, angles=args.angles)
     elif multi is not None and args.rotary:
         report = check_rotary(impl, multi, max_position=args.max_position, seed=args.seed,
                               **_dtype(args),

@@ -204,7 +204,7 @@ def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None
     if isinstance(spec, XPos):  # xPos: apply_fn(x, downscale), torchscale's contract
         from .xpos import check_xpos
 
-        return check_xpos(apply_fn, spec, seed=seed)
+        return check_xpos(apply_fn, spec, seed=seed, angles=angles)
     if is_multi_rotary_spec(spec):
         for key, value in (("head_dim", head_dim), ("layout", layout), (
                 "theta" if str(spec).lower() == "axial-rope" else "base", base)):
