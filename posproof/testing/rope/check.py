@@ -382,9 +382,10 @@ def assert_rotary(apply_fn: Any, spec: Any = None, **kwargs: Any) -> ImplReport:
     and sin each within one ulp of that dtype); and the convention fingerprint —
     pairing, rotation direction, frequency order, base.  Each check carries evidence the
     independent audit re-checks (its deciding comparison as a Sign); the relative property
-    and the norms, at 16 random (m, n, shift), are labelled sampled.  With an :class:`posproof.XPos` spec,
-    ``apply_fn(x, downscale)`` is checked as xPos
-    (:func:`posproof.testing.rope.xpos.check_xpos`: keys inverted, scales centred).
+    and the norms, at 16 random (m, n, shift), are labelled sampled.  With an
+    :class:`posproof.XPos` spec, ``apply_fn(x, downscale)`` is checked as xPos
+    (:func:`posproof.testing.rope.xpos.check_xpos`: keys inverted, scales centred;
+    ``angles=`` only ``"float32"``, the contract its tolerance models).
 
     Several axes (axial RoPE, M-RoPE): ``spec`` a ``MultiAxisRotary``, ``"mrope"``
     with ``mrope_section=…`` (``base=``, ``head_dim=``, ``interleaved=``),
