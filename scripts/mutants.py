@@ -328,6 +328,21 @@ MUTANTS: list[Mutant] = [
        "    xpos_angles(angles)\n", "    pass\n",
        ["tests/test_xpos.py::test_a_declared_angle_dtype_without_a_model_is_refused"],
        "xPos checked under a declared bfloat16 angle dtype it has no model for (ignored)"),
+    _m("grid-axis-hides-behind-others", "posproof/testing/core/judging.py",
+       "        if not (cov.meaningful if declared else cov.judged > 0):",
+       "        if False:",
+       ["tests/test_multiaxis_judged.py::test_grid_table_with_one_axis_mostly_unjudged_is_"
+        "unknown_not_pass",
+        "tests/test_multiaxis_judged.py::test_multi_axis_rotary_with_one_axis_unjudged_is_"
+        "unknown_not_pass"],
+       "the judging rule counts every axis together: an axis mostly unjudged hides behind "
+       "the others"),
+    _m("grid-rotary-axis-rule-dropped", "posproof/testing/rope/grid.py",
+       "    if status == \"pass\" and ((angles is not None and not cov.meaningful) or short):",
+       "    if status == \"pass\" and angles is not None and not cov.meaningful:",
+       ["tests/test_multiaxis_judged.py::test_multi_axis_rotary_with_one_axis_unjudged_is_"
+        "unknown_not_pass"],
+       "a multi-axis rotary judged over all channels together: axis t unjudged passes"),
     _m("rotary-norm-angles-wide", "posproof/testing/rope/check.py",
        "norm_tol = TOLERANCE * 4 * eps + (2 * tol.eps_angle if tol.angles is not None else 0.0)",
        "norm_tol = TOLERANCE * 4 * eps + (4 * tol.eps_angle if tol.angles is not None else 0.0)",

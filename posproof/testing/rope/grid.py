@@ -30,7 +30,15 @@ from ...errors import InvalidParameter, PosproofError, check_int
 from ..absolute.read import Applier, angles_name, read_precision_explains, rotary_report
 from ..core.arrays import dtype_eps
 from ..core.audited import audited, entry_sign, failure_evidence, no_comparison
-from ..core.judging import Coverage, judge, judges_little, nothing_judged
+from ..core.judging import (
+    Coverage,
+    axes_coverage,
+    axes_shortfall,
+    judge,
+    judges_little,
+    nothing_judged,
+    partial_label,
+)
 from ..core.reports import ImplReport
 from ..identification import TOLERANCE, ranges
 
@@ -329,19 +337,34 @@ def check_multi_rotary(apply_fn: Any, spec: Any, *, dtype: str = "float32",
     text_score = float(ratio[:, text].max()) if text.any() else 0.0
     cov = Coverage(h, population=None if positions is not None else
                    max(int(pos.shape[1]), max_position ** rot.axes) * h * h)
-    cov.add(tol, mtheta_pos(pos, axis_c), np.arange(h), tolerance, weight=h)
+    xabs = mtheta_pos(pos, axis_c)
+    cov.add(tol, xabs, np.arange(h), tolerance, weight=h)
+    paired = np.full(h, -1, dtype=np.int64)         # a channel passed through: no axis
+    for (i, j), a in zip(rot.pairs, rot.pair_axes, strict=True):
+        paired[[i, j]] = a
+    per_axis = axes_coverage(tol, xabs, paired, rot.axis_names, tolerance, weight=h)
     first = {"name": "matches_spec", "status": "fail", "score": round(report.score, 6),
              "max_error": report.max_error, "tolerance": report.tolerance["formula"]}
     status = judge(first, report.score, cov)
-    if status == "pass" and angles is not None and not cov.meaningful:
-        # a declared angle dtype whose rounding model judges fewer than half the entries
+    short = axes_shortfall(per_axis, angles is not None) if status == "pass" else None
+    if status == "pass" and ((angles is not None and not cov.meaningful) or short):
+        # a declared angle dtype whose rounding model judges fewer than half the entries —
+        # of all, or of one axis's: an axis left unjudged does not hide behind the others
         status = first["status"] = first["label"] = "unknown"
+        first["coverage"] = {**cov.to_dict(), "axes": {k: c.to_dict()
+                                                       for k, c in per_axis.items()}}
         report.checks = [first]
         report.score = math.inf
-        report.explanation = (f"most entries not judged under angles={angles!r}: "
-                              f"{cov.unjudged()}; the {cov.judged} judged entries agree")
+        report.explanation = (
+            f"most entries {'of one axis ' if cov.meaningful else ''}not judged"
+            + (f" under angles={angles!r}" if angles is not None else "")
+            + f" ({short or 'of all axes'}): {cov.unjudged()}; the {cov.judged} judged "
+            "entries agree")
         report.message = f"impl not judged against {label}: {report.explanation}"
         return report
+    if status == "pass" and not cov.complete:        # a partial pass names its axes
+        first["label"] = partial_label(first["label"], per_axis)
+        first["coverage"]["axes"] = {k: c.to_dict() for k, c in per_axis.items()}
     report.checks = [
         first,
         {"name": "text_tokens_plain_rope", "status": "pass" if text_score <= 1 else "fail",
