@@ -353,6 +353,12 @@ MUTANTS: list[Mutant] = [
        "    if False:\n        result.matched = False",
        ["tests/test_identify_audit.py::test_a_lying_value_makes_the_match_no_match"],
        "a match whose evidence the audit refutes is still a match"),
+    _m("multirope-text-evidence-dropped", "posproof/testing/rope/grid.py",
+       '    report.check_evidence["text_tokens_plain_rope"] = _text_evidence(',
+       '    _unused = _text_evidence(',
+       [f"{ROTEV_T}::test_text_tokens_check_of_a_multi_axis_rotary_carries_audited_evidence"],
+       "the text-token check of a multi-axis rotary carries no evidence (a lying value "
+       "passes)"),
     _m("rotary-norm-angles-wide", "posproof/testing/rope/check.py",
        "norm_tol = TOLERANCE * 4 * eps + (2 * tol.eps_angle if tol.angles is not None else 0.0)",
        "norm_tol = TOLERANCE * 4 * eps + (4 * tol.eps_angle if tol.angles is not None else 0.0)",

@@ -146,3 +146,29 @@ def test_norm_tolerance_without_declared_angles_is_the_output_rounding():
     norm = next(c for c in report.checks if c["name"] == "norm_preservation")
     assert norm["tolerance"] == 64 * dtype_eps("float32")
     assert "eps_" not in norm["tolerance_formula"]
+
+
+# ------------------------------------------------------------------ multi-axis rotary (M-RoPE)
+def test_text_tokens_check_of_a_multi_axis_rotary_carries_audited_evidence(monkeypatch):
+    from posproof.model.multirope import mrope
+    from posproof.testing.rope import grid as rope_grid
+
+    rot = mrope(10000, 16, [4, 2, 2])
+    report = check_rotary(rot.apply, rot)
+    ev = report.check_evidence["text_tokens_plain_rope"]
+    (item,) = ev.items
+    assert item.label.startswith("text position ")
+    assert not item.label.startswith("text position 0:")     # exact everywhere: the farthest
+    assert ev.audit.status == "confirmed"
+    assert core_audited.audit_counts(report)["confirmed"] == 2
+
+    def lying(where, exact, impl, tolerance, within):
+        if where.startswith("text position"):
+            impl = impl + 1.0
+        return core_audited.entry_sign(where, exact, impl, tolerance, within)
+
+    monkeypatch.setattr(rope_grid, "entry_sign", lying)
+    report = check_rotary(rot.apply, rot)
+    status = {c["name"]: c["status"] for c in report.checks}
+    assert status == {"matches_spec": "pass", "text_tokens_plain_rope": "unknown"}
+    assert report.status == "unknown"

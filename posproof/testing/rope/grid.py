@@ -295,6 +295,36 @@ def _integer_positions(pos: np.ndarray) -> np.ndarray:
     return pos.astype(np.int64)
 
 
+def _text_evidence(rot: Any, y: np.ndarray, pos: np.ndarray, ratio: np.ndarray,
+                   tol: np.ndarray, text: np.ndarray, within: bool) -> Any:
+    """The evidence of ``text_tokens_plain_rope``: its worst entry (the largest
+    |difference|/tolerance at the text positions, all axes equal) against R(m)'s exact entry,
+    a Sign the audit recomputes; without text positions, why there is nothing to compare."""
+    from ...evidence import Evidence
+
+    method = "comparison at the text positions (every axis at the same position)"
+    cols = np.flatnonzero(text)
+    if cols.size == 0:
+        return Evidence(method, "all", unaudited="no text position (all axes equal) among "
+                                                 "the positions checked")
+    sub = ratio[:, cols]
+    b, k, c = np.unravel_index(int(np.argmax(sub)), sub.shape)
+    if sub[b, k, c] == 0:           # every entry exact: the farthest text position, channel 0
+        b, k, c = 0, int(np.argmax(np.abs(pos[0, cols]))), 0
+    s = int(cols[k])
+    if not np.isfinite(y[b, s, c]):
+        return no_comparison("the impl returns NaN or inf at a text position: no real value "
+                             "to compare")
+    at = [int(v) for v in pos[:, s]]
+    item = entry_sign(f"text position {at[0]}: R{tuple(at)}·e_{int(b)} channel {int(c)}",
+                      rot.rotation_entry(at, int(c), int(b)), float(y[b, s, c]),
+                      float(tol[s, c]), within)
+    if not within:
+        return failure_evidence(method, item, {"check": "text_tokens_plain_rope"})
+    return Evidence(method, "all", items=[item], details={"check": "text_tokens_plain_rope",
+                                                          "positions": int(cols.size)})
+
+
 @audited
 def check_multi_rotary(apply_fn: Any, spec: Any, *, dtype: str = "float32",
                        angles: str | None = None, inputs: str = "auto",
@@ -369,6 +399,8 @@ def check_multi_rotary(apply_fn: Any, spec: Any, *, dtype: str = "float32",
         first,
         {"name": "text_tokens_plain_rope", "status": "pass" if text_score <= 1 else "fail",
          "score": round(text_score, 6), "positions": int(text.sum())}]
+    report.check_evidence["text_tokens_plain_rope"] = _text_evidence(
+        rot, y, pos, ratio, tol, text, text_score <= 1)
     report.ok = status == "pass"
     b, s, c = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
     if report.score == 0:       # every entry exact: audit the farthest position's channel 0
