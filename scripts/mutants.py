@@ -73,6 +73,7 @@ LAYERS_T = "tests/test_whole_layers.py"
 TYPES_T = "tests/test_model_types.py"
 WEIGHTS_T = "tests/test_whole_weights.py"
 ALIBIMODEL_T = "tests/test_alibi_rounding_model.py"
+ROTEV_T = "tests/test_rotary_check_evidence.py"
 
 MUTANTS: list[Mutant] = [
     # ---------------------------------------------------------------- posproof/verdict.py
@@ -385,6 +386,63 @@ MUTANTS: list[Mutant] = [
        [f"{ALIBIMODEL_T}::test_the_model_is_stated_and_no_wider_than_its_rounding",
         f"{ALIBIMODEL_T}::test_correct_biases_computed_the_usual_ways_pass"],
        "k_h without the power of an inexact base: BLOOM's pow(base, k) slopes fail"),
+    # ---------------------------------------------------------------- rotary checks' evidence
+    _m("rotary-subcheck-unaudited", "posproof/testing/core/audited.py",
+       '    for name, sub in (getattr(report, "check_evidence", None) or {}).items():',
+       "    for name, sub in {}.items():",
+       [f"{ROTEV_T}::test_a_lying_value_in_a_further_check_is_refuted"],
+       "the evidence of relative_property, norm_preservation, convention is not audited: "
+       "a lying value passes"),
+    _m("rotary-convention-direction-sign", "posproof/testing/rope/check.py",
+       '"positive" if fp.direction == 1 else "negative",', '"positive",',
+       [f"{ROTEV_T}::test_flipped_direction_rests_on_a_negative_sign",
+        f"{ROTEV_T}::test_every_rotary_check_carries_evidence_the_audit_confirms"],
+       "the convention's direction Sign claims the same direction for a flipped rotation"),
+    _m("xpos-declared-angles-ignored", "posproof/testing/rope/xpos.py",
+       "    xpos_angles(angles)\n", "    pass\n",
+       ["tests/test_xpos.py::test_a_declared_angle_dtype_without_a_model_is_refused"],
+       "xPos checked under a declared bfloat16 angle dtype it has no model for (ignored)"),
+    _m("grid-axis-hides-behind-others", "posproof/testing/core/judging.py",
+       "        if not (cov.meaningful if declared else cov.judged > 0):",
+       "        if False:",
+       ["tests/test_multiaxis_judged.py::test_grid_table_with_one_axis_mostly_unjudged_is_"
+        "unknown_not_pass",
+        "tests/test_multiaxis_judged.py::test_multi_axis_rotary_with_one_axis_unjudged_is_"
+        "unknown_not_pass"],
+       "the judging rule counts every axis together: an axis mostly unjudged hides behind "
+       "the others"),
+    _m("grid-rotary-axis-rule-dropped", "posproof/testing/rope/grid.py",
+       "    if status == \"pass\" and ((angles is not None and not cov.meaningful) or short):",
+       "    if status == \"pass\" and angles is not None and not cov.meaningful:",
+       ["tests/test_multiaxis_judged.py::test_multi_axis_rotary_with_one_axis_unjudged_is_"
+        "unknown_not_pass"],
+       "a multi-axis rotary judged over all channels together: axis t unjudged passes"),
+    _m("identify-no-audit-clause", "posproof/cli/testing.py",
+       "verdict = _identified([r.matched for r in results.values()], any, audited)",
+       "verdict = _identified([r.matched for r in results.values()], any)",
+       ["tests/test_identify_audit.py::test_identify_verdict_line_carries_the_audit_clause"],
+       "identify's verdict line without the audit clause"),
+    _m("identify-refuted-match-kept", "posproof/testing/identification/table.py",
+       "    if not verdict.agrees:\n        result.matched = False",
+       "    if False:\n        result.matched = False",
+       ["tests/test_identify_audit.py::test_a_lying_value_makes_the_match_no_match"],
+       "a match whose evidence the audit refutes is still a match"),
+    _m("multirope-text-evidence-dropped", "posproof/testing/rope/grid.py",
+       '    report.check_evidence["text_tokens_plain_rope"] = _text_evidence(',
+       '    _unused = _text_evidence(',
+       [f"{ROTEV_T}::test_text_tokens_check_of_a_multi_axis_rotary_carries_audited_evidence"],
+       "the text-token check of a multi-axis rotary carries no evidence (a lying value "
+       "passes)"),
+    _m("rotary-norm-angles-wide", "posproof/testing/rope/check.py",
+       "norm_tol = TOLERANCE * 4 * eps + (2 * tol.eps_angle if tol.angles is not None else 0.0)",
+       "norm_tol = TOLERANCE * 4 * eps + (4 * tol.eps_angle if tol.angles is not None else 0.0)",
+       [f"{ROTEV_T}::test_norm_tolerance_under_declared_angles_from_both_sides"],
+       "norm preservation under declared angles twice as wide as the rounding model"),
+    _m("rotary-norm-angles-flat", "posproof/testing/rope/check.py",
+       "norm_tol = TOLERANCE * 4 * eps + (2 * tol.eps_angle if tol.angles is not None else 0.0)",
+       "norm_tol = TOLERANCE * 4 * eps",
+       [f"{ROTEV_T}::test_norm_preservation_under_declared_angles_follows_the_rounding_model"],
+       "norm preservation under declared angles: the flat 64·eps (a correct impl fails)"),
 ]
 
 

@@ -89,7 +89,8 @@ def test_identify_npy(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert status == 0
     assert "result: matches fairseq (padding_idx=1), layout split, offset 0" in out
     assert out.count("verdict:") == 1
-    assert out.strip().splitlines()[-1] == "verdict: OK — arrays 1/1 identified"
+    assert out.strip().splitlines()[-1] == ("verdict: OK — arrays 1/1 identified; audit "
+                                            "(python-flint arb): 1 confirmed")
     assert "zero rows: 1" in out
     assert 'preset("fairseq", dim=64, padding_idx=1)' in out
 

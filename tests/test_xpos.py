@@ -234,3 +234,37 @@ def test_identify_names_torchscale_buffer_and_refuses_others(tmp_path, capsys):
     assert "XPos(64, gamma='2/5')" in capsys.readouterr().out
     np.save(tmp_path / "ids.npy", np.arange(4))
     assert main(["identify", str(tmp_path / "ids.npy"), "--xpos"]) == 2
+
+
+# ------------------------------------------------------ a declared angle dtype (issue 29 item 1b)
+@pytest.mark.parametrize("angles", ["bfloat16", "float16", "float64", np.float16])
+def test_a_declared_angle_dtype_without_a_model_is_refused(angles):
+    """The xPos tolerance models torchscale's float32 angles: another declared dtype is
+    refused with one clear line, never silently ignored (a bfloat16 model would widen it)."""
+    xp = XPos(8)
+
+    def ok(x, down):
+        return xp.apply(np.asarray(x), np.arange(x.shape[1]), key=down)
+
+    with pytest.raises(InvalidParameter, match=r"no rounding model for angles formed in "
+                                               r"(bfloat16|float16|float64).*float32"):
+        check_rotary(ok, xp, angles=angles)
+    report = check_rotary(ok, xp, angles="float32")      # the contract the tolerance models
+    assert report.ok, report.message
+    assert report.check_evidence["float32_long_length"].unaudited
+
+
+def test_cli_check_impl_xpos_refuses_a_declared_angle_dtype(tmp_path, capsys):
+    from posproof.cli.app import main
+
+    path = tmp_path / "xp.py"
+    path.write_text("import numpy as np\nfrom posproof.model.xpos import XPos\nXP = XPos(8)\n"
+                    "def apply(x, down):\n    x = np.asarray(x)\n"
+                    "    return XP.apply(x, np.arange(x.shape[1]), key=down)\n")
+    assert main(["check-impl", f"{path}:apply", "--xpos", "8", "--angles", "bfloat16"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert "no rounding model for angles formed in bfloat16" in err[0]
+    assert main(["check-impl", f"{path}:apply", "--xpos", "8", "--angles", "float32"]) == 0
+    verdict = capsys.readouterr().out.strip().splitlines()[-1]
+    assert "audit (python-flint arb): 1 confirmed, 1 nothing to audit" in verdict

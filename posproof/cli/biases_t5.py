@@ -166,7 +166,12 @@ def identify_buckets(args: argparse.Namespace, arrays: dict[str, Any]) -> int:
         emit_json(out, args, ok=bool(matched))
     else:
         statuses = [{"status": "pass" if r.matched else "fail"} for r in results.values()]
-        verdict = verdict_text(checks=statuses, noun="arrays", verb="identified", ok=matched)
+        from .testing import identify_audit
+
+        audited = identify_audit([(r.matched, None) for r in results.values()],
+                                 "bucket indices compared as integers: no number to re-check")
+        verdict = verdict_text(checks=statuses, noun="arrays", verb="identified", ok=matched,
+                               audited=audited)
         print("\n\n".join([f"posproof identify {args.file}"]
                            + [f"[{name}]\n{r}" if len(results) > 1 else str(r)
                               for name, r in results.items()] + [f"verdict: {verdict}"]))

@@ -122,7 +122,8 @@ def add_commands(subparsers: Any, encoding_options: Callable[[argparse.ArgumentP
                        help="the impl forms its angles x·ω (m·θ) in DTYPE on purpose (float32, "
                             "float16, bfloat16): tolerance its rounding model, 4·eps + eps_DTYPE "
                             "+ γ_k·|x·ω| (k = 2·|ln ω| + 4), instead of the default, the exact "
-                            "table rounded to the impl's dtype")
+                            "table rounded to the impl's dtype; with --xpos only float32 "
+                            "(torchscale's contract, which its tolerance models)")
     check.add_argument("--dtype", default=None, metavar="NAME",
                        help="the precision the impl computes in (float64, float32, float16, "
                             "bfloat16): a float32 result stored as float64 is judged at "
@@ -366,7 +367,11 @@ def _identify(args: argparse.Namespace) -> int:
                                      if r["matched"] else r["note"] if "note" in r else
                                      f"no xPos γ fits (residual {r['residual']:.2g} for "
                                      f"γ = {r['gamma']})"))
-            print(f"\nverdict: {_identified([r['matched'] for r in found.values()], all)}")
+            audited = identify_audit(
+                [(r["matched"], None) for r in found.values()],
+                "ζ compared with (2k/d + γ)/(1 + γ) within 8·eps of the array's dtype; no "
+                "exact quantity recorded")
+            print(f"\nverdict: {_identified([r['matched'] for r in found.values()], all, audited)}")
         return 0 if all(r["matched"] for r in found.values()) else 1
     from .biases_t5 import identify_buckets
 
@@ -418,7 +423,10 @@ def _identify(args: argparse.Namespace) -> int:
                           f"{', '.join(unmatched[:8])}; pass --key to see one)")
         if skipped:
             blocks.append("\n".join(f"skipped [{name}]: {text}" for name, text in skipped.items()))
-        blocks.append(f"verdict: {_identified([r.matched for r in results.values()], any)}")
+        audited = identify_audit([(r.matched, r.evidence) for r in results.values()],
+                                 "matched without an entry to re-check")
+        verdict = _identified([r.matched for r in results.values()], any, audited)
+        blocks.append(f"verdict: {verdict}")
         print("\n\n".join(blocks))
     return 0 if matched else 1
 
@@ -449,7 +457,7 @@ def _impl_report(impl: Any, args: argparse.Namespace) -> Any:
     if xpos:  # issue 16 §4: apply_fn(x, downscale)
         from .biases_perm import xpos_spec
 
-        report = check_rotary(impl, xpos_spec(args), seed=args.seed)
+        report = check_rotary(impl, xpos_spec(args), seed=args.seed, angles=args.angles)
     elif multi is not None and args.rotary:
         report = check_rotary(impl, multi, max_position=args.max_position, seed=args.seed,
                               **_dtype(args),
@@ -594,14 +602,42 @@ def render_impl(report: Any, label: str) -> str:
     return "\n".join(lines)
 
 
-def _identified(matched: list[bool], rule: Any) -> str:
-    """The verdict of ``identify``: OK when ``rule`` (any / all) of the arrays matched.
+def _identified(matched: list[bool], rule: Any, audited: Any = None) -> str:
+    """The verdict of ``identify``: OK when ``rule`` (any / all) of the arrays matched;
+    ``audited``: :func:`identify_audit`'s counts, the audit clause.
 
     >>> _identified([True, False], any), _identified([False], any)
     ('OK — arrays 1/2 identified', 'CHECK FAILED — arrays 0/1 identified')
     """
     return verdict_text(checks=[{"status": "pass" if m else "fail"} for m in matched],
-                        noun="arrays", verb="identified", ok=bool(rule(matched)))
+                        noun="arrays", verb="identified", ok=bool(rule(matched)),
+                        audited=audited)
+
+
+def identify_audit(found: Any, why: str) -> dict[str, Any]:
+    """The counts of ``identify``'s audit clause: ``found`` is (matched, evidence or None) per
+    array; an array without evidence gets evidence that says why there is no number to
+    re-check (``why`` for a match; a search that found nothing otherwise); each is audited.
+
+    >>> identify_audit([(True, None)], "bucket indices compared as integers")["nothing to audit"]
+    1
+    """
+    from types import SimpleNamespace
+
+    from ..audit import audit
+    from ..evidence import Evidence
+    from ..report import audit_summary
+
+    verdicts = []
+    for matched, ev in found:
+        if ev is None:
+            ev = Evidence("identification", "all", unaudited=why if matched else (
+                "no known rule fits the array: a search that found none, no number to "
+                "re-check"))
+        if ev.audit is None:
+            audit(ev)
+        verdicts.append(SimpleNamespace(status="pass" if matched else "fail", evidence=ev))
+    return audit_summary(verdicts)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

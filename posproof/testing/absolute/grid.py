@@ -30,7 +30,14 @@ import numpy as np
 from ...errors import InvalidParameter, check_int
 from ..core.arrays import as_array, dtype_eps
 from ..core.audited import audited, entry_sign, failure_evidence, no_comparison
-from ..core.judging import Coverage, judge, nothing_judged
+from ..core.judging import (
+    Coverage,
+    axes_coverage,
+    axes_shortfall,
+    judge,
+    nothing_judged,
+    partial_label,
+)
 from ..core.precision import precision_explanation, precision_note, stored_precision
 from ..core.reports import (
     ImplReport,
@@ -363,7 +370,8 @@ def check_multi_encoding(impl: Any, spec: Any, *, grid: Sequence[int] | None = N
     x·ω in float32 on purpose, as the ``positional-encodings`` package does: that dtype's
     rounding model, ``4·eps + eps_angles + γ_k·|x·ω|``, ``γ_k = k·u/(1 − k·u)``,
     ``k = 2·|ln ω| + 4`` — ω formed in that dtype from its exponent, x·ω rounded once
-    more; a declared dtype whose model leaves most entries unjudged gives ``unknown``).
+    more; a declared dtype whose model leaves most entries unjudged — of all, or of any one
+    axis — gives ``unknown``, and a pass that judged part names the axes judged in part).
     """
     table_like = table_of(impl)
     if table_like is None and not callable(impl):
@@ -410,9 +418,11 @@ def check_multi_encoding(impl: Any, spec: Any, *, grid: Sequence[int] | None = N
     ang = np.abs(pos[:, axis_col].astype(np.float64) * omega[None, :])
     bound = tol.bound(ang, omega)
     cov = Coverage(enc.dim)
+    per_axis: dict[str, Coverage] = {}
     if pos.shape[0]:
-        cov.add(bound, np.abs(pos[:, axis_col]).astype(np.float64),
-                np.arange(enc.dim), tol)
+        xabs = np.abs(pos[:, axis_col]).astype(np.float64)
+        cov.add(bound, xabs, np.arange(enc.dim), tol)
+        per_axis = axes_coverage(bound, xabs, axis_col, enc.axis_names, tol)
     with np.errstate(invalid="ignore"):
         ratio = np.nan_to_num(np.abs(table - expected) / bound, nan=math.inf)
     report.score = float(ratio.max()) if ratio.size else 0.0
@@ -424,15 +434,25 @@ def check_multi_encoding(impl: Any, spec: Any, *, grid: Sequence[int] | None = N
                              "tolerance": tol.formula, "grid": list(grid)}
     status = judge(check, report.score, cov)
     report.checks = [check]
-    if status == "pass" and angles is not None and not cov.meaningful:
-        # a declared angle dtype whose rounding model judges fewer than half the entries has
-        # shown little: the entries it judged agree, the rest say nothing — no pass
+    short = axes_shortfall(per_axis, angles is not None) if status == "pass" else None
+    if status == "pass" and ((angles is not None and not cov.meaningful) or short):
+        # a declared angle dtype whose rounding model judges fewer than half the entries —
+        # of all, or of one axis's — has shown little: the entries it judged agree, the rest
+        # say nothing — no pass (an axis left unjudged does not hide behind the others)
         status = check["status"] = check["label"] = "unknown"
+        check["coverage"] = {**cov.to_dict(), "axes": {k: c.to_dict()
+                                                       for k, c in per_axis.items()}}
         report.score = math.inf
-        report.explanation = (f"most entries not judged under angles={angles!r}: "
-                              f"{cov.unjudged()}; the {cov.judged} judged entries agree")
+        report.explanation = (
+            f"most entries {'of one axis ' if cov.meaningful else ''}not judged"
+            + (f" under angles={angles!r}" if angles is not None else "")
+            + f" ({short or 'of all axes'}): {cov.unjudged()}; the {cov.judged} judged "
+            "entries agree")
         report.message = f"impl not judged against {label}: {report.explanation}"
         return report
+    if status == "pass" and not cov.complete:        # a partial pass names its axes
+        check["label"] = partial_label(check["label"], per_axis)
+        check["coverage"]["axes"] = {k: c.to_dict() for k, c in per_axis.items()}
     report.ok = status == "pass"
     if status != "unknown" and ratio.size:
         r, c = np.unravel_index(int(np.argmax(ratio)), ratio.shape)

@@ -79,40 +79,55 @@ def impl_status(report: Any) -> str:
 
 def audit_counts(report: Any) -> dict[str, Any]:
     """What the independent audit said of the report's evidence: the counts of a verdict
-    line's audit clause (:func:`posproof.report.audit_summary`)."""
+    line's audit clause (:func:`posproof.report.audit_summary`) — the first check's
+    (``report.evidence``) and every further check's (``report.check_evidence``)."""
     from types import SimpleNamespace
 
     from ...report import audit_summary
 
-    return audit_summary([SimpleNamespace(status=impl_status(report),
-                                          evidence=getattr(report, "evidence", None))])
+    verdicts = [SimpleNamespace(status=impl_status(report),
+                                evidence=getattr(report, "evidence", None))]
+    by_name = getattr(report, "check_evidence", None) or {}
+    verdicts += [SimpleNamespace(status=c.get("status"), evidence=by_name[c["name"]])
+                 for c in report.checks if c.get("name") in by_name]
+    return audit_summary(verdicts)
 
 
 def audit_impl(report: Any, check: str = "matches_spec") -> Any:
-    """Audit ``report.evidence``: a pass or fail the auditor does not confirm becomes unknown
-    (its ``check`` entry's status too), with the auditor's reason first in the message.
-    Returns the report."""
+    """Audit ``report.evidence`` (the ``check`` entry's) and each of ``report.check_evidence``
+    (its named check's): a pass or fail the auditor does not confirm becomes unknown (that
+    check's status too), with the auditor's reason first in the message.  Returns the
+    report."""
     from ...audit import audit
 
     ev = getattr(report, "evidence", None)
-    if ev is None:
-        return report
-    result = ev.audit if ev.audit is not None else audit(ev)
-    status = impl_status(report)
-    if result.agrees or status == "unknown":
-        return report
+    if ev is not None:
+        result = ev.audit if ev.audit is not None else audit(ev)
+        status = impl_status(report)
+        if not (result.agrees or status == "unknown"):
+            named = [c for c in report.checks if c.get("name") == check] or report.checks[:1]
+            if not named:
+                report.checks.append({"name": check, "status": "unknown"})
+            _not_confirmed(report, named, result, status)
+    for name, sub in (getattr(report, "check_evidence", None) or {}).items():
+        result = sub.audit if sub.audit is not None else audit(sub)
+        named = [c for c in report.checks if c.get("name") == name]
+        status = named[0].get("status") if named else "unknown"
+        if not (result.agrees or status == "unknown"):
+            _not_confirmed(report, named, result, f"{status}' of '{name}")
+    return report
+
+
+def _not_confirmed(report: Any, named: list[dict[str, Any]], result: Any, status: str) -> None:
+    """A verdict whose evidence the audit refuted or could not decide: unknown."""
     verb = "disagrees with" if result.status == "refuted" else "could not confirm"
     why = (f"unknown: the independent audit ({result.engine}) {verb} the evidence for "
            f"'{status}': {result.detail}")
     report.ok = False
-    named = [c for c in report.checks if c.get("name") == check] or report.checks[:1]
     for c in named:
         c["status"] = "unknown"
         c.pop("label", None)
-    if not named:
-        report.checks.append({"name": check, "status": "unknown"})
     report.message = why + (f"\n{report.message}" if report.message else "")
-    return report
 
 
 def audited(check: Any) -> Any:

@@ -27,7 +27,8 @@ import numpy as np
 
 from .arrays import TOLERANCE, dtype_eps
 
-__all__ = ["OUTPUT_ULPS", "VACUOUS", "Coverage", "Tolerance", "ranges"]
+__all__ = ["OUTPUT_ULPS", "VACUOUS", "Coverage", "Tolerance", "axes_coverage", "axes_note",
+           "axes_shortfall", "partial_label", "ranges"]
 
 #: Ulps of the output a correct table may be off by in its own dtype (rounding, sin/cos).
 OUTPUT_ULPS = 4.0
@@ -273,6 +274,64 @@ def judge(check: dict[str, Any], score: float, coverage: Coverage) -> str:
         check["coverage"] = coverage.to_dict()
         check["label"] = coverage.label() if status == "pass" else status
     return status
+
+
+def axes_coverage(tol: np.ndarray, xabs: np.ndarray, axis_of_col: np.ndarray,
+                  names: Any, tolerance: Tolerance, weight: int = 1) -> dict[str, Coverage]:
+    """One :class:`Coverage` per axis of a multi-axis check: the entries of the columns that
+    axis turns (``axis_of_col[c]``; a negative axis, e.g. a channel passed through, belongs
+    to none).  ``tol`` and ``xabs`` are (rows × columns).
+
+    >>> t = Tolerance.of("float32", angles="bfloat16")
+    >>> x = np.array([[1.0, 1000.0], [2.0, 2000.0]])
+    >>> covs = axes_coverage(t.bound(x, np.ones(2)), x, np.array([0, 1]), ["h", "w"], t)
+    >>> {k: (c.judged, c.total) for k, c in covs.items()}
+    {'h': (2, 2), 'w': (0, 2)}
+    """
+    out: dict[str, Coverage] = {}
+    for a, name in enumerate(names):
+        cols = np.flatnonzero(np.asarray(axis_of_col) == a)
+        if cols.size == 0:
+            continue
+        cov = Coverage(int(cols.size))
+        cov.add(tol[:, cols], xabs[:, cols], np.arange(cols.size), tolerance, weight)
+        out[str(name)] = cov
+    return out
+
+
+def axes_shortfall(covs: dict[str, Coverage], declared: bool) -> str | None:
+    """The axis a pass cannot rest on, in words (None when every axis is judged enough): the
+    rule of a pass — some entries judged, half of them with a declared angle dtype — holds
+    per axis, so an axis left unjudged cannot hide behind the others.
+
+    >>> c = Coverage(1, judged=1, total=4)
+    >>> axes_shortfall({"h": Coverage(1, judged=4, total=4), "w": c}, declared=True)
+    'axis w: 1 of its 4 entries judged'
+    >>> axes_shortfall({"w": c}, declared=False) is None
+    True
+    """
+    for name, cov in covs.items():
+        if not (cov.meaningful if declared else cov.judged > 0):
+            return f"axis {name}: {cov.judged} of its {cov.total} entries judged"
+    return None
+
+
+def axes_note(covs: dict[str, Coverage]) -> str:
+    """The axes judged in part, for a partial pass's label ('' when every axis is whole).
+
+    >>> axes_note({"h": Coverage(1, judged=4, total=4), "w": Coverage(1, judged=3, total=4)})
+    'axis w: 3 of 4 entries judged'
+    """
+    return "; ".join(f"axis {name}: {cov.judged} of {cov.total} entries judged"
+                     for name, cov in covs.items() if not cov.complete)
+
+
+def partial_label(label: str, covs: dict[str, Coverage]) -> str:
+    """A pass's label with the axes judged in part named: 'pass (…; axis w: a of b …)'."""
+    note = axes_note(covs)
+    if not note or not label.startswith("pass"):
+        return label
+    return f"{label[:-1]}; {note})" if label.endswith(")") else f"pass (partial: {note})"
 
 
 def nothing_judged(tol: Tolerance, coverage: Coverage) -> str:

@@ -78,6 +78,10 @@ class ImplReport:
     #: the working precision read from the values ("" when none: see core/precision.py)
     precision_note: str = ""
     evidence: Any = None                # posproof.evidence.Evidence of a pass
+    #: the evidence of each further check (``relative_property``, ``norm_preservation``,
+    #: ``convention`` …) by name: audited and counted like ``evidence`` (which is the
+    #: first check's, ``matches_spec``)
+    check_evidence: dict[str, Any] = field(default_factory=dict)
 
     @property
     def status(self) -> str:
@@ -107,7 +111,12 @@ class ImplReport:
         >>> sorted(check), check["status"], check["score"]
         (['max_error', 'name', 'score', 'status', 'tolerance'], 'pass', 0.0)
         """
-        out = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        out = {k: getattr(self, k) for k in self.__dataclass_fields__
+               if k != "check_evidence"}
+        if self.check_evidence:
+            out["checks"] = [{**c, "evidence": self.check_evidence[c["name"]].to_dict()}
+                             if c.get("name") in self.check_evidence else c
+                             for c in self.checks]
         out["status"] = self.status
         out["label"] = self.label
         if self.evidence is not None:

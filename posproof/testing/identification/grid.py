@@ -49,7 +49,7 @@ import numpy as np
 
 from ...errors import InvalidParameter, PosproofError, check_int
 from ..core.arrays import as_array, dtype_eps, dtype_name, tolerance
-from .table import TOLERANCE, Identification, identify_1d, ranges
+from .table import TOLERANCE, Identification, audit_identification, identify_1d, ranges
 
 __all__ = [
     "MAX_EXTRA_ROWS",
@@ -119,6 +119,14 @@ class MultiAxisIdentification:
     scale: float = 1.0
     notes: list[str] = field(default_factory=list)
     encoding: Any = field(default=None, repr=False)
+    #: What the match rests on: the entry nearest its tolerance against the fitted
+    #: encoding's exact value, a Sign the audit recomputes (None without a match).
+    evidence: Any = field(default=None, repr=False)
+
+    @property
+    def status(self) -> str:
+        """``pass`` for a validated match, ``fail`` for none (the verdict line's count)."""
+        return "pass" if self.matched else "fail"
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (``"kind": "multi-axis"``; each axis with its 1-D identification)."""
@@ -129,6 +137,8 @@ class MultiAxisIdentification:
         out["grid"] = list(self.grid)
         out["axes"] = [a.to_dict() for a in self.axes]
         out["encoding"] = self.encoding.to_dict() if self.encoding is not None else None
+        if self.evidence is not None:
+            out["evidence"] = self.evidence.to_dict()
         return out
 
     def __str__(self) -> str:
@@ -316,18 +326,46 @@ def _fit(arr: np.ndarray, cube: np.ndarray, dtname: str, sizes: tuple[int, ...],
     enc = MultiAxisEncoding([(a.axis, a.found.encoding, tuple(a.columns)) for a in result.axes],
                             axis_names=names, name="identified")
     result.encoding = enc
+    worst: list[Any] = []
     result.residual, result.score = _residual(arr, enc, sizes, result.precision or dtname,
-                                              result.scale)
+                                              result.scale, worst)
     result.matched = result.score <= 1.0
+    if result.matched:
+        result.evidence = _match_evidence(arr, enc, sizes, result.scale, worst)
+        audit_identification(result)
     _name(result, enc)
     return result
 
 
+def _match_evidence(arr: np.ndarray, enc: Any, sizes: tuple[int, ...], scale: float,
+                    worst: list[Any]) -> Any:
+    """The entry nearest its tolerance, ``tolerance − |table − exact| > 0`` with the exact
+    value scale·sin(ω·x_a) (cos) of the fitted block of its column at its axis position."""
+    import sympy as sp
+
+    from ...evidence import Evidence
+    from ..core.audited import entry_sign
+
+    row, col, bound = worst
+    pos = enc.grid(sizes)[row]
+    block = next(b for b in enc.blocks if col in b.columns)
+    j = list(block.columns).index(col)
+    x = int(pos[block.axis])
+    func, w = block.encoding.column_funcs[j], block.encoding.column_frequency(j)
+    exact = sp.Integer(0) if func == "zero" or w is None else sp.Rational(
+        *float(scale).as_integer_ratio()) * (sp.sin if func == "sin" else sp.cos)(w * x)
+    item = entry_sign(f"row {row} (position {tuple(int(v) for v in pos)}), dim {col}", exact,
+                      float(arr[row, col]), bound, True)
+    return Evidence("comparison of every grid row with the fitted encoding", "all",
+                    items=[item], details={"check": "identify"})
+
+
 def _residual(arr: np.ndarray, enc: Any, sizes: tuple[int, ...], prec: str,
-              scale: float) -> tuple[float, float]:
+              scale: float, worst: list[Any] | None = None) -> tuple[float, float]:
     """max |table − scale·fitted| and its largest ratio to the tolerance
     ``|scale|·16·eps·(1 + |x·ω|)`` of precision ``prec`` (angles formed in it): the
-    1-D identify standard, ``Tolerance.of(prec, angles=prec, scale=scale)``."""
+    1-D identify standard, ``Tolerance.of(prec, angles=prec, scale=scale)``; ``worst`` (a
+    list) receives ``[row, column, tolerance]`` of the largest ratio."""
     pos = enc.grid(sizes)
     fitted = scale * enc.table(pos)
     diff = np.abs(arr.astype(np.float64) - fitted)
@@ -336,7 +374,13 @@ def _residual(arr: np.ndarray, enc: Any, sizes: tuple[int, ...], prec: str,
     for block in enc.blocks:
         allowed[:, list(block.columns)] = abs(scale) * tolerance(
             eps, pos[:, block.axis], block.encoding.column_frequencies_float)
-    return float(diff.max()), float((diff / allowed).max())
+    ratio = diff / allowed
+    if worst is not None and ratio.size:
+        r, c = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
+        if ratio[r, c] == 0:          # every entry exact: the farthest row's column 0
+            r, c = ratio.shape[0] - 1, 0
+        worst[:] = [int(r), int(c), float(allowed[r, c])]
+    return float(diff.max()), float(ratio.max())
 
 
 def _shape_text(sizes: tuple[int, ...]) -> str:

@@ -105,12 +105,14 @@ def column_frequencies(block: np.ndarray, noise: float) -> tuple[np.ndarray, np.
 # --------------------------------------------------------------------------- validation
 def residual(table: np.ndarray, rows: np.ndarray, omega: np.ndarray, pairs: Pairs,
               offset: int, eps: float, zero: np.ndarray, pad: bool, tol: Any = None,
-              coverage: Any = None) -> tuple[float, float]:
+              coverage: Any = None, worst: list[Any] | None = None) -> tuple[float, float]:
     """(max |table − fitted|, max ratio to tolerance) over ``rows`` of the table.
 
     The tolerance is ``16·eps·(1 + |x·ω|)`` (angles formed in the dtype: the search), or
     the :class:`~posproof.testing.core.judging.Tolerance` ``tol`` of assert_encoding (the
-    verdict), whose judged entries are counted in ``coverage``."""
+    verdict), whose judged entries are counted in ``coverage``; with ``tol``, ``worst``
+    (a list) receives the entry with the largest ratio, ``[ratio, row, column, tolerance]``
+    (the last such entry on ties: the farthest position)."""
     live = rows[~zero[rows]]
     resid = score = 0.0
     for lo in range(0, live.size, 1024):
@@ -130,6 +132,12 @@ def residual(table: np.ndarray, rows: np.ndarray, omega: np.ndarray, pairs: Pair
             resid = max(resid, float(diff.max()))
             diff *= inv_tol
             score = max(score, float(diff.max()))
+            if worst is not None and tol is not None and diff.size:
+                k = int(np.argmax(diff))
+                r, c = divmod(k, diff.shape[1])
+                if not worst or float(diff.flat[k]) >= worst[0]:
+                    worst[:] = [float(diff.flat[k]), int(chunk[r]), int(cols[c]),
+                                float(entry[r, c])]
     if pad:
         col = float(np.abs(table[rows, -1]).max())
         out = TOLERANCE * eps if tol is None else tol.out

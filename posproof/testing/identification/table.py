@@ -74,6 +74,7 @@ __all__ = [
     "TOLERANCE",
     "Identification",
     "as_array",
+    "audit_identification",
     "dtype_eps",
     "identify_1d",
     "identify_read",
@@ -123,6 +124,15 @@ class Identification:
     scale: float = 1.0
     angles: str | None = None
     coverage: dict[str, Any] | None = None
+    #: What the match rests on (:class:`~posproof.evidence.Evidence`): the entry nearest its
+    #: tolerance against the fitted encoding's exact value, a Sign the audit recomputes; an
+    #: unmatched table's says why there is nothing to re-check.
+    evidence: Any = field(default=None, repr=False)
+
+    @property
+    def status(self) -> str:
+        """``pass`` for a validated match, ``fail`` for none (the verdict line's count)."""
+        return "pass" if self.matched else "fail"
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (the fitted encoding as its own ``to_dict()``).
@@ -136,6 +146,8 @@ class Identification:
             "residual", "score", "frequencies", "notes", "precision", "scale", "angles",
             "coverage")}
         out["encoding"] = self.encoding.to_dict() if self.encoding is not None else None
+        if self.evidence is not None:
+            out["evidence"] = self.evidence.to_dict()
         return out
 
     def __str__(self) -> str:
@@ -232,6 +244,8 @@ def _rescaled(arr: np.ndarray, dtname: str, fixed: bool) -> Identification | Non
     if not found.matched:
         return None
     found.dtype, found.precision, found.scale = dtname, est.precision, est.scale
+    if found.evidence is not None:          # the values compared: the table ÷ its scale
+        found.evidence.details["values"] = f"table ÷ {est.scale_text or est.scale}"
     extra = []
     if est.scale_text is not None:
         extra.append(f"scaled by {est.scale_text}")
@@ -403,8 +417,8 @@ def _fill_match(result: Identification, arr: np.ndarray, trial: _Trial, eps: flo
     name, kwargs = calls[0]
     enc = preset(name, dim=dim, **kwargs)
     omega = enc.column_frequencies_float[pairs.sin_cols]
-    resid, score, angles, cov = _decide(arr, omega, pairs, offset, eps, zero, pad,
-                                        result.dtype)
+    resid, score, angles, cov, worst = _decide(arr, omega, pairs, offset, eps, zero, pad,
+                                               result.dtype)
     result.matched = score <= 1.0 and (cov.judged > 0 if angles is None else cov.meaningful)
     result.angles = angles
     result.coverage = cov.to_dict()
@@ -444,24 +458,72 @@ def _fill_match(result: Identification, arr: np.ndarray, trial: _Trial, eps: flo
             result.summary += (f"; it agrees only where the tolerance of angles formed in "
                                f"{result.dtype} judges little ({cov.judged} of {cov.total} "
                                "entries): not a match")
+    if result.matched:                 # what the match rests on, re-checked by the audit
+        result.evidence = _match_evidence(arr, enc, offset, worst, cov)
+        audit_identification(result)
+
+
+def audit_identification(result: Any) -> Any:
+    """Audit a match's evidence (:mod:`posproof.audit`): a match the auditor does not confirm
+    is no match — ``matched`` becomes False and the summary says why (never the opposite).
+    Returns ``result``."""
+    from ...audit import audit
+
+    ev = result.evidence
+    if ev is None or not result.matched:
+        return result
+    verdict = ev.audit if ev.audit is not None else audit(ev)
+    if not verdict.agrees:
+        result.matched = False
+        verb = "disagrees with" if verdict.status == "refuted" else "could not confirm"
+        result.summary = (f"not confirmed: the independent audit ({verdict.engine}) {verb} "
+                          f"the evidence of '{result.summary}': {verdict.detail}")
+    return result
+
+
+def _match_evidence(arr: np.ndarray, enc: Any, offset: int, worst: list[Any], cov: Any) -> Any:
+    """The evidence of a match: the entry nearest its tolerance (the largest
+    |table − exact|/tolerance), ``tolerance − |table − exact| > 0`` with the exact value
+    sin(ω·x) (cos) of the fitted encoding at position x = offset + row; ``all`` when every
+    entry was judged, a sample of the judged ones otherwise."""
+    from ..core.audited import entry_sign
+
+    method = "comparison of every row with the fitted encoding"
+    if not worst:
+        from ..core.audited import no_comparison
+
+        return no_comparison("no (sin, cos) entry to compare: the match rests on zero "
+                             "rows and a padding column")
+    _, row, col, bound = worst
+    x = int(offset + row)
+    func, w = enc.column_funcs[col], enc.column_frequency(col)
+    exact = sp.Integer(0) if func == "zero" or w is None else (
+        sp.sin if func == "sin" else sp.cos)(w * x)
+    ev = cov.evidence(method, {"check": "identify"})
+    ev.items.append(entry_sign(f"position {x}, dim {col}", exact, float(arr[row, col]),
+                               bound, True))
+    return ev
 
 
 def _decide(arr: np.ndarray, omega: np.ndarray, pairs: Pairs, offset: int, eps: float,
-            zero: np.ndarray, pad: bool, dtname: str) -> tuple[float, float, str | None, Any]:
+            zero: np.ndarray, pad: bool, dtname: str
+            ) -> tuple[float, float, str | None, Any, list[Any]]:
     """The verdict assert_encoding reaches on the fitted table (one tolerance, one rule):
     its default tolerance (angles formed in float64), else angles formed in ``dtname`` —
     the noise identify searches at — when that judges half the entries at least.
 
-    Returns (residual, score, angles, coverage)."""
+    Returns (residual, score, angles, coverage, the worst entry: [ratio, row, column,
+    tolerance])."""
     from ..core.judging import Coverage, Tolerance
 
     rows = np.arange(arr.shape[0])
     out = None
     for angles in (None, dtname) if dtname != "float64" else (None,):
         cov = Coverage(arr.shape[1])
+        worst: list[Any] = []
         resid, score = residual(arr, rows, omega, pairs, offset, eps, zero, pad,
-                                Tolerance.of(dtname, angles, model=True), cov)
-        out = (resid, score, angles, cov)
+                                Tolerance.of(dtname, angles, model=True), cov, worst)
+        out = (resid, score, angles, cov, worst)
         if score <= 1.0 and (cov.judged > 0 if angles is None else cov.meaningful):
             return out
     return out  # type: ignore[return-value]

@@ -13,8 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import sympy as sp
 
 from ...errors import InvalidParameter, check_int
+from ...evidence import sampled_label
 from ..absolute.check import angles_name, suggest_angles
 from ..absolute.read import Applier, Tolerance, read_precision_explains, rotary_report
 from ..core.arrays import dtype_eps
@@ -161,12 +163,21 @@ def _fit_base(theta: np.ndarray, r: int, eps: float, s_count: int,
         if cand <= 1:
             continue
         model = np.exp(-k * 2 * math.log(float(cand)) / r)
-        tol = 10 * sigma + 2 * TOLERANCE * eps * model
-        if declared is not None and declared.angles is not None:
-            tol = tol + 2 * (declared.angle_of(model) + declared.eps_angle) * model
-        if np.all(np.abs(model - theta) <= tol):
+        if np.all(np.abs(model - theta) <= _fit_tolerance(model, eps, s_count, declared)):
             return str(cand)
     return f"{raw:.6g}"
+
+
+def _fit_tolerance(model: np.ndarray, eps: float, s_count: int,
+                   declared: Tolerance | None = None) -> np.ndarray:
+    """How far a measured θ_k may be from a base's θ_k = ``model`` and still fit it: the
+    phase noise over ``s_count`` positions, twice the output's rounding, and with a declared
+    angle dtype twice its model's relative error γ_k(θ) + u."""
+    sigma = TOLERANCE * eps * math.sqrt(12.0 / s_count**3) + 1e-300
+    tol = 10 * sigma + 2 * TOLERANCE * eps * model
+    if declared is not None and declared.angles is not None:
+        tol = tol + 2 * (declared.angle_of(model) + declared.eps_angle) * model
+    return tol
 
 
 @audited
@@ -193,7 +204,7 @@ def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None
     if isinstance(spec, XPos):  # xPos: apply_fn(x, downscale), torchscale's contract
         from .xpos import check_xpos
 
-        return check_xpos(apply_fn, spec, seed=seed)
+        return check_xpos(apply_fn, spec, seed=seed, angles=angles)
     if is_multi_rotary_spec(spec):
         for key, value in (("head_dim", head_dim), ("layout", layout), (
                 "theta" if str(spec).lower() == "axial-rope" else "base", base)):
@@ -286,10 +297,13 @@ def check_rotary(apply_fn: Any, spec: Any = None, *, head_dim: int | None = None
         accepting = None
     fp = _fingerprint(y[:, :64], h, eps, tolerance)
     rel, norm = _relative_and_norm(apply, rot, fp, h, max_position, tolerance, rng)
-    checks += [rel, norm]
     precision = None if matches else _rotary_precision(y, positions, rot, eps)
     conv = _convention_check(fp, rot, ignore_base=precision is not None)
-    checks.append(conv)
+    report.check_evidence = {"relative_property": rel.pop("evidence"),
+                             "norm_preservation": norm.pop("evidence"),
+                             "convention": _convention_evidence(fp, rot, y, conv, eps,
+                                                                tolerance)}
+    checks += [rel, norm, conv]
     report.fingerprint = fp.to_dict() if isinstance(fp, _Fingerprint) else {"error": fp}
     report.checks = checks
     report.ok = all(c["status"] == "pass" for c in checks)
@@ -364,10 +378,14 @@ def assert_rotary(apply_fn: Any, spec: Any = None, **kwargs: Any) -> ImplReport:
     once more, m exact — and a declared dtype whose model leaves most entries
     unjudged gives ``unknown``, no pass); the relative property
     ⟨R(m)q, R(n)k⟩ = ⟨R(m+s)q, R(n+s)k⟩ = ⟨q, R(n−m)k⟩ for random q, k;
-    norm preservation; and the convention fingerprint — pairing, rotation
-    direction, frequency order, base.  With an :class:`posproof.XPos` spec,
-    ``apply_fn(x, downscale)`` is checked as xPos
-    (:func:`posproof.testing.rope.xpos.check_xpos`: keys inverted, scales centred).
+    norm preservation (within ``64·eps``, plus ``2·eps_angles`` with ``angles=``: cos
+    and sin each within one ulp of that dtype); and the convention fingerprint —
+    pairing, rotation direction, frequency order, base.  Each check carries evidence the
+    independent audit re-checks (its deciding comparison as a Sign); the relative property
+    and the norms, at 16 random (m, n, shift), are labelled sampled.  With an
+    :class:`posproof.XPos` spec, ``apply_fn(x, downscale)`` is checked as xPos
+    (:func:`posproof.testing.rope.xpos.check_xpos`: keys inverted, scales centred;
+    ``angles=`` only ``"float32"``, the contract its tolerance models).
 
     Several axes (axial RoPE, M-RoPE): ``spec`` a ``MultiAxisRotary``, ``"mrope"``
     with ``mrope_section=…`` (``base=``, ``head_dim=``, ``interleaved=``),
@@ -403,11 +421,14 @@ def _relative_and_norm(apply: Applier, rot: Any, fp: _Fingerprint | str, h: int,
     q, k = rng.normal(size=h), rng.normal(size=h)
     pairs = fp.pairs if isinstance(fp, _Fingerprint) else rot.pairs
     theta = fp.theta if isinstance(fp, _Fingerprint) else rot.frequencies_float
-    return relative_property(apply, pairs, theta, q, k, m, n, s, tol)
+    return relative_property(apply, pairs, theta, q, k, m, n, s, tol,
+                             population=(max_position // 2) * (max_position // 4)
+                             * max(max_position // 4 - 1, 1))
 
 
 def relative_property(apply: Any, pairs: list[tuple[int, int]], theta: np.ndarray,
-                      q: np.ndarray, k: np.ndarray, m: Any, n: Any, s: Any, tol: Tolerance
+                      q: np.ndarray, k: np.ndarray, m: Any, n: Any, s: Any, tol: Tolerance,
+                      population: int | None = None
                       ) -> tuple[dict[str, Any], dict[str, Any]]:
     """⟨R(m)q, R(n)k⟩ against shifted positions and against ⟨q, R(n−m)k⟩; ‖R(m)q‖ = ‖q‖.
 
@@ -415,8 +436,13 @@ def relative_property(apply: Any, pairs: list[tuple[int, int]], theta: np.ndarra
     tolerance is ``4·|q_pair|·|k_pair|·(16·eps + 2·eps_angles + angle(θ)·2·span·θ)``
     (``angle(θ)`` of ``tol``: 16·eps64 by default, the rounding model's γ_k(θ) with
     ``angles=``, whose cos and sin are within eps_angles; span the largest position);
-    channels outside the pairs, ``16·eps·(1 + |q|·|k|)``; the norms, ``64·eps``.
-    Returns the ``relative_property`` and ``norm_preservation`` check dicts.
+    channels outside the pairs, ``16·eps·(1 + |q|·|k|)``; the norms, relative to ‖q‖,
+    ``64·eps`` — plus ``2·eps_angles`` with ``angles=`` (the rounding model: cos and sin of
+    the rounded angle each within one ulp of that dtype, so each pair's 2×2 rotation is off
+    by at most 2·eps_angles in norm; the angle's own rounding keeps it a rotation).
+    Returns the ``relative_property`` and ``norm_preservation`` check dicts, each with its
+    ``evidence``: the deciding (worst) comparison as a Sign the audit recomputes, over the
+    ``len(m)`` triples drawn of ``population`` (a sample when fewer).
 
     >>> import posproof
     >>> rot = posproof.rotary(10000, 8)
@@ -424,6 +450,8 @@ def relative_property(apply: Any, pairs: list[tuple[int, int]], theta: np.ndarra
     ...     np.ones(8), np.arange(8.0), [1000], [5000], [7], Tolerance.of("float64"))
     >>> rel["status"], norm["status"], norm["tolerance"] == 64 * 2**-52
     ('pass', 'pass', True)
+    >>> [len(c["evidence"].items) for c in (rel, norm)]
+    [1, 1]
     """
     m, n, s = (np.asarray(v, dtype=np.int64).reshape(-1) for v in (m, n, s))
     count, h = m.size, q.size
@@ -456,13 +484,101 @@ def relative_property(apply: Any, pairs: list[tuple[int, int]], theta: np.ndarra
     rel = {"name": "relative_property", "status": "pass" if rel_score <= 1 else "fail",
            "score": round(rel_score, 6),
            "worst": {"m": int(m[worst]), "n": int(n[worst]), "shift": int(s[worst])}}
-    dev_q = _over(np.abs(np.linalg.norm(rq, axis=1) - np.linalg.norm(q)), np.linalg.norm(q))
-    dev_k = _over(np.abs(np.linalg.norm(rk, axis=1) - np.linalg.norm(k)), np.linalg.norm(k))
-    deviation = float(max(dev_q.max(), dev_k.max()))
-    norm_tol = TOLERANCE * 4 * eps
+    triples = f"{count} random (m, n, shift)"
+    # the comparisons, worst first: (ratio, a, b, tolerance, what a and b are)
+    with np.errstate(invalid="ignore"):
+        cands = [(shifted, dots[:count], dots[count:2 * count], bound,
+                  lambda i, c: f"pair {c}: ⟨R({m[i]})q, R({n[i]})k⟩ vs "
+                               f"⟨R({m[i] + s[i]})q, R({n[i] + s[i]})k⟩"),
+                 (relative, dots[:count], dots[2 * count:], bound,
+                  lambda i, c: f"pair {c}: ⟨R({m[i]})q, R({n[i]})k⟩ vs ⟨q, R({n[i] - m[i]})k⟩")]
+        if passthrough:
+            cands.append((p_err[:, None], dots_p[:count, None], dots_p[count:2 * count, None],
+                          np.full((count, 1), p_tol),
+                          lambda i, c: f"channels passed through: ⟨q, k⟩ at (m, n) = "
+                                       f"({m[i]}, {n[i]}) vs shifted by {s[i]}"))
+    rel["evidence"] = _worst_comparison(
+        "relative property at " + triples, cands, rel["status"] == "pass", count, population)
+    # the norms: relative to ‖q‖ (‖k‖), within the output's rounding and, with a declared
+    # angle dtype, the rounding model's cos and sin (each within one ulp of that dtype)
+    norm_tol = TOLERANCE * 4 * eps + (2 * tol.eps_angle if tol.angles is not None else 0.0)
+    formula = (f"{TOLERANCE * 4:g}·eps, eps of {tol.dtype}" + (
+        f" + 2·eps_{tol.angles} (the model: cos and sin of the angle rounded to "
+        f"{tol.angles} each within one ulp of it, so a pair's 2×2 rotation is off by at most "
+        f"2·eps_{tol.angles} in norm; the angle's own rounding keeps it a rotation)"
+        if tol.angles is not None else " (the rotation rounded to the output's dtype)"))
+    deviation, norm_items = 0.0, []
+    for vec, rotated, name in ((q, rq, "q"), (k, rk, "k")):
+        size = float(np.linalg.norm(vec))
+        if size == 0:
+            continue
+        dev = _over(np.abs(np.linalg.norm(rotated, axis=1) - size), size)
+        deviation = max(deviation, float(dev.max()))
+        norm_items.append((float(dev.max()), vec, rotated, int(np.argmax(dev)), name, size))
     norm = {"name": "norm_preservation", "status": "pass" if deviation <= norm_tol else "fail",
-            "max_relative_deviation": deviation, "tolerance": norm_tol}
+            "max_relative_deviation": deviation, "tolerance": norm_tol,
+            "tolerance_formula": formula}
+    norm["evidence"] = _norm_evidence(norm_items, norm_tol, pos_q, pos_k,
+                                      norm["status"] == "pass", count, population)
+    for c in (rel, norm):          # a pass over a sample of the triples says so
+        if c["status"] == "pass" and c["evidence"].sampled:
+            c["label"] = sampled_label(count, c["evidence"].total, "triples (m, n, shift)")
     return rel, norm
+
+
+def _worst_comparison(method: str, cands: list[tuple[Any, ...]], within: bool, count: int,
+                      population: int | None) -> Any:
+    """The evidence of a comparison of the impl's numbers a and b within a tolerance: its
+    worst entry (the largest |a − b|/tolerance; with none off, the one with the largest
+    tolerance) as the Sign ``tolerance − |a − b| > 0`` (a pass) or ``|a − b| − tolerance > 0``
+    (a fail), a and b read exactly."""
+    from ...evidence import Evidence
+
+    entries = []
+    for ratio, a, b, bound, where in cands:
+        ratio = np.nan_to_num(np.asarray(ratio, dtype=np.float64), nan=np.inf)
+        if ratio.size == 0:
+            continue
+        for i, c in (np.unravel_index(int(np.argmax(ratio)), ratio.shape),
+                     np.unravel_index(int(np.argmax(bound)), ratio.shape)):
+            entries.append(((float(ratio[i, c]), float(bound[i, c])), float(a[i, c]),
+                            float(b[i, c]), float(bound[i, c]), where(i, c)))
+    best = max(entries, key=lambda e: e[0], default=None)
+    if best is None or (within and best[3] <= 0):
+        return Evidence(method, "all", unaudited="no comparison with a positive tolerance "
+                                                  "(q or k is zero on every pair)")
+    _, a, b, tol_value, where = best
+    item = entry_sign(where, sp.Rational(*b.as_integer_ratio()), a, tol_value, within)
+    return _sampled(method, item, within, count, population, "triples (m, n, shift)")
+
+
+def _sampled(method: str, item: Any, within: bool, count: int, population: int | None,
+             what: str) -> Any:
+    from ...evidence import Evidence
+
+    if not within:
+        return failure_evidence(method, item)
+    if population is not None and population > count:
+        return Evidence(method, "sample", items=[item], covered=count, total=population,
+                        details={"sampled": what})
+    return Evidence(method, "all", items=[item])
+
+
+def _norm_evidence(items: list[tuple[Any, ...]], norm_tol: float, pos_q: np.ndarray,
+                   pos_k: np.ndarray, within: bool, count: int, population: int | None) -> Any:
+    """The worst ‖R(m)v‖ against the exact ‖v‖ = √(Σ v_c²) (v's float64 entries read exactly)
+    and the tolerance norm_tol·‖v‖, as a Sign the audit recomputes."""
+    from ...evidence import Evidence
+
+    method = f"norms at {3 * count} positions per vector"
+    if not items:
+        return Evidence(method, "all", unaudited="q and k are zero: no norm to compare")
+    _, vec, rotated, row, name, size = max(items, key=lambda t: t[0])
+    exact = sp.sqrt(sum(sp.Rational(*float(v).as_integer_ratio()) ** 2 for v in vec))
+    at = int((pos_q if name == "q" else pos_k)[row])
+    item = entry_sign(f"‖R({at})·{name}‖ vs ‖{name}‖", exact,
+                      float(np.linalg.norm(rotated[row])), norm_tol * size, within)
+    return _sampled(method, item, within, count, population, "triples (m, n, shift)")
 
 
 def _over(diff: np.ndarray, bound: np.ndarray) -> np.ndarray:
@@ -479,6 +595,66 @@ def _convention_check(fp: _Fingerprint | str, rot: Any, *,
              if not (ignore_base and (d.startswith("base ") or "no RoPE base" in d))]
     return {"name": "convention", "status": "fail" if diffs else "pass", "differences": diffs,
             **fp.to_dict()}
+
+
+def _convention_evidence(fp: _Fingerprint | str, rot: Any, y: np.ndarray,
+                         conv: dict[str, Any], eps: float, declared: Tolerance | None) -> Any:
+    """The evidence of the convention check, as Signs the audit recomputes:
+
+    * the direction: at position 1, channel j of R(1)·e_i for the spec's fastest pair (i, j)
+      times its exact value sin θ is positive (the same direction; negative: flipped);
+    * the frequencies: the measured θ_k (phase fit at positions 0–63) farthest from the
+      spec's exact θ_k, against the tolerance the check fits with (:func:`_fit_tolerance`
+      for a base, 10⁻³·max θ otherwise).
+
+    A pass rests on both; a fail on those that show it, or, for a structural difference
+    (which channels mix, the order of θ), says so."""
+    from ...evidence import Evidence, Sign
+
+    method = "convention fingerprint: every basis vector rotated at positions 0–63"
+    if isinstance(fp, str):
+        return no_comparison(f"no rotation of channel pairs to compare: {fp}")
+    passed = conv["status"] == "pass"
+    items: list[Any] = []
+    k0 = int(np.argmax(rot.frequencies_float))
+    i, j = rot.pairs[k0]
+    if (i, j) in fp.pairs and fp.direction != 0 and passed == (fp.direction == 1):
+        items.append(Sign(
+            f"R(1)·e_{i} channel {j} × its exact value sin θ_{k0}: "
+            + ("the same direction" if fp.direction == 1 else "the opposite direction"),
+            sp.Symbol("impl") * rot.rotation_entry(1, j, i),
+            "positive" if fp.direction == 1 else "negative",
+            env={"impl": float(y[i, 1, j])}, engine="float64 comparison"))
+    n = rot.n_pairs
+    if fp.rotary_dim == rot.rotary_dim and fp.theta.size == n and n >= 2:
+        order = np.argsort(-rot.frequencies_float, kind="stable")
+        expected = rot.frequencies_float[order]
+        measured = np.sort(fp.theta)[::-1]
+        spec_base = rot.schedule.params().get("base")
+        fitted = (rot.schedule.family == "geometric" and fp.base is not None
+                  and spec_base is not None)
+        tol = (_fit_tolerance(expected, eps, 64, declared) if fitted
+               else np.full(n, 1e-3 * float(expected.max())))
+        ratio = np.abs(measured - expected) / tol
+        kk = int(np.argmax(ratio))
+        within = bool(ratio[kk] <= 1)
+        if within == passed:
+            items.append(entry_sign(
+                f"θ of the {kk}-th fastest pair, measured vs the spec's", rot.frequencies[
+                    int(order[kk])], float(measured[kk]), float(tol[kk]), within))
+    details = {"check": "convention", "layout": fp.layout, "direction": fp.direction,
+               "frequency_order": fp.order, "base": fp.base}
+    if passed:
+        return Evidence(method, "structural", items=items, details=details,
+                        unaudited=None if items else "no pair to re-check")
+    if items:
+        ev = failure_evidence(method, items[0], details)
+        ev.items.extend(items[1:])
+        return ev
+    diffs = conv.get("differences") or ["a structural difference"]
+    return Evidence(method, "all", details=details,
+                    unaudited=f"a structural difference, read from which channels mix and "
+                              f"how θ is ordered (no number to re-check): {diffs[0]}")
 
 
 def _convention_differences(fp: _Fingerprint, rot: Any) -> list[str]:

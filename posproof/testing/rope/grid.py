@@ -30,7 +30,15 @@ from ...errors import InvalidParameter, PosproofError, check_int
 from ..absolute.read import Applier, angles_name, read_precision_explains, rotary_report
 from ..core.arrays import dtype_eps
 from ..core.audited import audited, entry_sign, failure_evidence, no_comparison
-from ..core.judging import Coverage, judge, judges_little, nothing_judged
+from ..core.judging import (
+    Coverage,
+    axes_coverage,
+    axes_shortfall,
+    judge,
+    judges_little,
+    nothing_judged,
+    partial_label,
+)
 from ..core.reports import ImplReport
 from ..identification import TOLERANCE, ranges
 
@@ -287,6 +295,36 @@ def _integer_positions(pos: np.ndarray) -> np.ndarray:
     return pos.astype(np.int64)
 
 
+def _text_evidence(rot: Any, y: np.ndarray, pos: np.ndarray, ratio: np.ndarray,
+                   tol: np.ndarray, text: np.ndarray, within: bool) -> Any:
+    """The evidence of ``text_tokens_plain_rope``: its worst entry (the largest
+    |difference|/tolerance at the text positions, all axes equal) against R(m)'s exact entry,
+    a Sign the audit recomputes; without text positions, why there is nothing to compare."""
+    from ...evidence import Evidence
+
+    method = "comparison at the text positions (every axis at the same position)"
+    cols = np.flatnonzero(text)
+    if cols.size == 0:
+        return Evidence(method, "all", unaudited="no text position (all axes equal) among "
+                                                 "the positions checked")
+    sub = ratio[:, cols]
+    b, k, c = np.unravel_index(int(np.argmax(sub)), sub.shape)
+    if sub[b, k, c] == 0:           # every entry exact: the farthest text position, channel 0
+        b, k, c = 0, int(np.argmax(np.abs(pos[0, cols]))), 0
+    s = int(cols[k])
+    if not np.isfinite(y[b, s, c]):
+        return no_comparison("the impl returns NaN or inf at a text position: no real value "
+                             "to compare")
+    at = [int(v) for v in pos[:, s]]
+    item = entry_sign(f"text position {at[0]}: R{tuple(at)}·e_{int(b)} channel {int(c)}",
+                      rot.rotation_entry(at, int(c), int(b)), float(y[b, s, c]),
+                      float(tol[s, c]), within)
+    if not within:
+        return failure_evidence(method, item, {"check": "text_tokens_plain_rope"})
+    return Evidence(method, "all", items=[item], details={"check": "text_tokens_plain_rope",
+                                                          "positions": int(cols.size)})
+
+
 @audited
 def check_multi_rotary(apply_fn: Any, spec: Any, *, dtype: str = "float32",
                        angles: str | None = None, inputs: str = "auto",
@@ -329,23 +367,40 @@ def check_multi_rotary(apply_fn: Any, spec: Any, *, dtype: str = "float32",
     text_score = float(ratio[:, text].max()) if text.any() else 0.0
     cov = Coverage(h, population=None if positions is not None else
                    max(int(pos.shape[1]), max_position ** rot.axes) * h * h)
-    cov.add(tol, mtheta_pos(pos, axis_c), np.arange(h), tolerance, weight=h)
+    xabs = mtheta_pos(pos, axis_c)
+    cov.add(tol, xabs, np.arange(h), tolerance, weight=h)
+    paired = np.full(h, -1, dtype=np.int64)         # a channel passed through: no axis
+    for (i, j), a in zip(rot.pairs, rot.pair_axes, strict=True):
+        paired[[i, j]] = a
+    per_axis = axes_coverage(tol, xabs, paired, rot.axis_names, tolerance, weight=h)
     first = {"name": "matches_spec", "status": "fail", "score": round(report.score, 6),
              "max_error": report.max_error, "tolerance": report.tolerance["formula"]}
     status = judge(first, report.score, cov)
-    if status == "pass" and angles is not None and not cov.meaningful:
-        # a declared angle dtype whose rounding model judges fewer than half the entries
+    short = axes_shortfall(per_axis, angles is not None) if status == "pass" else None
+    if status == "pass" and ((angles is not None and not cov.meaningful) or short):
+        # a declared angle dtype whose rounding model judges fewer than half the entries —
+        # of all, or of one axis's: an axis left unjudged does not hide behind the others
         status = first["status"] = first["label"] = "unknown"
+        first["coverage"] = {**cov.to_dict(), "axes": {k: c.to_dict()
+                                                       for k, c in per_axis.items()}}
         report.checks = [first]
         report.score = math.inf
-        report.explanation = (f"most entries not judged under angles={angles!r}: "
-                              f"{cov.unjudged()}; the {cov.judged} judged entries agree")
+        report.explanation = (
+            f"most entries {'of one axis ' if cov.meaningful else ''}not judged"
+            + (f" under angles={angles!r}" if angles is not None else "")
+            + f" ({short or 'of all axes'}): {cov.unjudged()}; the {cov.judged} judged "
+            "entries agree")
         report.message = f"impl not judged against {label}: {report.explanation}"
         return report
+    if status == "pass" and not cov.complete:        # a partial pass names its axes
+        first["label"] = partial_label(first["label"], per_axis)
+        first["coverage"]["axes"] = {k: c.to_dict() for k, c in per_axis.items()}
     report.checks = [
         first,
         {"name": "text_tokens_plain_rope", "status": "pass" if text_score <= 1 else "fail",
          "score": round(text_score, 6), "positions": int(text.sum())}]
+    report.check_evidence["text_tokens_plain_rope"] = _text_evidence(
+        rot, y, pos, ratio, tol, text, text_score <= 1)
     report.ok = status == "pass"
     b, s, c = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
     if report.score == 0:       # every entry exact: audit the farthest position's channel 0

@@ -27,7 +27,7 @@ from ..core.audited import audited
 from ..core.precision import precision_note, stored_precision
 from ..core.reports import ImplReport, InvalidImplementation
 
-__all__ = ["check_xpos", "identify_xpos"]
+__all__ = ["XPOS_ANGLES", "check_xpos", "identify_xpos", "xpos_angles"]
 
 def _call(apply_fn: Any, x: np.ndarray, downscale: bool) -> tuple[np.ndarray, str]:
     """apply_fn on torch tensors when torch is installed (torchscale needs them), else NumPy;
@@ -98,9 +98,41 @@ def _evidence(spec: XPos, x: np.ndarray, pos: np.ndarray, q: tuple, k: tuple, wi
     return failure_evidence("exhaustive comparison", item, details)
 
 
+#: The angle dtype the xPos check's tolerance models (torchscale forms ζ^(p/B) and its
+#: angles in float32): the only ``angles=`` it takes.
+XPOS_ANGLES = "float32"
+
+
+def xpos_angles(angles: Any) -> None:
+    """Refuse a declared angle dtype the xPos check has no rounding model for: its tolerance
+    is torchscale's contract (ζ^(p/B) and the angles formed in float32), which a float16 or
+    bfloat16 model would widen and a float64 one narrow.
+
+    >>> xpos_angles(None), xpos_angles("float32")
+    (None, None)
+    >>> xpos_angles("bfloat16")
+    Traceback (most recent call last):
+    ...
+    posproof.errors.InvalidParameter: angles='bfloat16': the xPos check has no rounding model for angles formed in bfloat16; its tolerance is torchscale's contract, 16·eps·(1 + |p·θ_max|)·max|row| with ζ^(p/B) and the angles formed in float32 — drop angles= (or pass angles='float32')
+    """  # noqa: E501
+    from ..absolute.read import angles_name
+
+    name = angles_name(angles)
+    if name is not None and name != XPOS_ANGLES:
+        raise InvalidParameter(
+            f"angles={name!r}: the xPos check has no rounding model for angles formed in "
+            f"{name}; its tolerance is torchscale's contract, {_ULPS:g}·eps·(1 + |p·θ_max|)"
+            f"·max|row| with ζ^(p/B) and the angles formed in {XPOS_ANGLES} — drop angles= "
+            f"(or pass angles={XPOS_ANGLES!r})")
+
+
 @audited
-def check_xpos(apply_fn: Any, spec: XPos, *, seed: int = 0, long: bool = True) -> ImplReport:
+def check_xpos(apply_fn: Any, spec: XPos, *, seed: int = 0, long: bool = True,
+               angles: Any = None) -> ImplReport:
     """Check ``apply_fn(x, downscale)`` against the xPos ``spec``; ``report.ok`` is the verdict.
+
+    ``angles``: None or ``"float32"`` (the contract the tolerance models); any other declared
+    angle dtype is refused (:func:`xpos_angles`).
 
     >>> import numpy as np
     >>> xp = XPos(8)
@@ -114,6 +146,7 @@ def check_xpos(apply_fn: Any, spec: XPos, *, seed: int = 0, long: bool = True) -
     if not isinstance(spec, XPos):
         raise InvalidParameter(f"spec={spec!r} is not an XPos; build one with "
                                "posproof.XPos(head_dim)")
+    xpos_angles(angles)
     rng = np.random.default_rng(seed)
     h, length = spec.head_dim, 64
     x = rng.standard_normal((2, length, h))
@@ -170,6 +203,14 @@ def check_xpos(apply_fn: Any, spec: XPos, *, seed: int = 0, long: bool = True) -
                          for d in (False, True))
         report.checks.append({"name": "float32_long_length", "length": n_long,
                               "status": "pass" if finite else "fail"})
+        from ...evidence import Evidence
+
+        report.check_evidence["float32_long_length"] = Evidence(
+            f"float32 outputs at length {n_long}", "all",
+            details={"check": "float32_long_length", "length": n_long},
+            unaudited=f"whether float32 outputs at length {n_long} are finite, read from "
+                      "the outputs themselves: no number to re-check (the length is the "
+                      "validated overflow threshold of the uncentred scales)")
         if not finite:
             reasons.append(f"at length {n_long} in float32 the outputs hold inf/nan: the "
                            f"per-position scales are not centred (uncentred ζ_0^(−p/B) "
