@@ -32,7 +32,8 @@ from typing import Any
 
 import sympy as sp
 
-__all__ = ["COVERAGES", "RELATIONS", "Audit", "Evidence", "Sign", "Spot", "sampled_label"]
+__all__ = ["COVERAGES", "RELATIONS", "Audit", "Evidence", "GroupResidual", "Sign", "Spot",
+           "sampled_label"]
 
 #: What a verdict looked at: every case, a structural argument (valid for every case at
 #: once), or a sample.
@@ -138,6 +139,23 @@ class Spot(_Quantity):
                               "engine": self.engine})
 
 
+@dataclass(frozen=True)
+class GroupResidual:
+    """One column group's residual of an identity proof, exact, in its variables (symbols
+    standing for every real value: positions, offsets); claimed identically 0.
+
+    ``frequencies`` are the group's exact frequencies, a hint only: the auditor replaces
+    them by formal symbols, decides that generic identity once per shape (so the 256 groups
+    of d = 512 cost about one decision) and instantiates nothing it did not check itself —
+    a residual the hint does not fit is decided as it stands.
+    """
+
+    label: str
+    expr: sp.Expr
+    variables: tuple[str, ...]
+    frequencies: tuple[sp.Expr, ...] = ()
+
+
 def _exact_env(expr: Any, env: Mapping[Any, Any]) -> tuple[sp.Expr, dict[sp.Symbol, sp.Expr]]:
     expr = sp.sympify(expr)
     if not env:
@@ -179,6 +197,9 @@ class Audit:
     coverage: str = "all"
     #: The normal forms of the identity residuals the audit decided (printed, size, hash).
     identities: list[dict[str, Any]] = field(default_factory=list)
+    #: How the column groups' residuals were decided (:class:`GroupResidual`): how many,
+    #: through how many generic identities, how many decided as they stand.
+    groups: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if self.status not in AUDIT_STATUSES:
@@ -199,6 +220,8 @@ class Audit:
             out["coverage"] = self.coverage
         if self.identities:
             out["identities"] = self.identities
+        if self.groups:
+            out["groups"] = self.groups
         return out
 
 
@@ -229,6 +252,9 @@ class Evidence:
     #: comparisons, a dtype's rounding done by NumPy, nothing measured …). The auditor
     #: reports it with "nothing to audit"; evidence without items says why, never silently.
     unaudited: str | None = None
+    #: Every column group's residual of an identity proof (the items above are points of
+    #: a few groups): the auditor decides each one (:class:`GroupResidual`).
+    groups: list[GroupResidual] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.coverage not in COVERAGES:
@@ -249,6 +275,10 @@ class Evidence:
             out["details"] = self.details
         if self.unaudited:
             out["unaudited"] = self.unaudited
+        if self.groups:
+            out["group_residuals"] = {"count": len(self.groups),
+                                      "variables": sorted({v for g in self.groups
+                                                           for v in g.variables})}
         out["audit"] = self.audit.to_dict() if self.audit else None
         return out
 

@@ -68,6 +68,7 @@ JUDGED_T = "tests/test_judged.py"
 CACHE_T = "tests/test_cache_consistency.py"
 VALID_T = "tests/test_soundness_validated.py"
 ROTMODEL_T = "tests/test_rotary_rounding_model.py"
+GROUPS_T = "tests/test_audit_groups.py"
 
 MUTANTS: list[Mutant] = [
     # ---------------------------------------------------------------- posproof/verdict.py
@@ -309,6 +310,26 @@ MUTANTS: list[Mutant] = [
        "    pass",
        [f"{AUDIT_T}::test_every_family_report_is_audited"],
        "a family's report is not audited"),
+    # ------------------------------------------- posproof/audit.py: every column group decided
+    _m("audit-groups-ignored", "posproof/audit.py",
+       "    if evidence.groups:\n", "    if False:\n",
+       [f"{GROUPS_T}::test_a_lying_engine_wrong_in_a_middle_group_only_is_not_proved"],
+       "the column groups' residuals are not decided (the points' two groups only)",
+       quick=True),
+    _m("audit-generic-ratio-dropped", "posproof/audit.py",
+       "args = [sp.Rational(m[0] / r), w, *[a for a in args if not a.is_number]]",
+       "args = [w, *[a for a in args if not a.is_number]]",
+       [f"{GROUPS_T}::test_a_group_that_is_not_an_identity_is_refuted"],
+       "a multiple q·f of a group's frequency becomes w, not q·w (sin 2fx − sin fx is 0)"),
+    _m("audit-generic-any-constant", "posproof/audit.py",
+       "                if m[1] == b:\n", "                if True:\n",
+       [f"{GROUPS_T}::test_a_wrong_hint_is_never_trusted"],
+       "any constant times a variable becomes the formal frequency (√2 and f are one)"),
+    _m("expoly-parameter-certain", "posproof/expoly.py",
+       '        w.uncertain.add(f"formal parameters {sorted(w.parameters)}")',
+       "        pass",
+       [f"{GROUPS_T}::test_a_non_zero_form_with_a_formal_frequency_is_never_certain"],
+       "a non-zero normal form with a formal frequency counts as certainly non-zero"),
 ]
 
 

@@ -287,8 +287,10 @@ def _apply_exact(entries: dict[tuple[int, int], sp.Expr], channels: tuple[int, .
 
 def _evidence(rot: Rotary, name: str, seed: int) -> Any:
     """The exact residuals of a proved rotary statement at two points, on the first and
-    the last pair (each must be exactly 0: the auditor re-checks them in Arb)."""
-    from ..evidence import Evidence, Sign
+    the last pair (each must be exactly 0: the auditor re-checks them in Arb), and every
+    pair's residual in the symbols m, n (the auditor decides each, through the generic
+    pair identity in a formal frequency)."""
+    from ..evidence import Evidence, GroupResidual, Sign
 
     rng = _rng(seed + 11)
     items = []
@@ -296,41 +298,67 @@ def _evidence(rot: Rotary, name: str, seed: int) -> Any:
     # the residuals are kept in the symbols m, n (their exact values beside them), so the
     # auditor decides each identity for every m, n, not only at this point
     m, n = sp.symbols("m n")
-    for k in picks:
+    entries: dict[Any, dict] = {}
+
+    def rotation(t: sp.Expr) -> dict:
+        if t not in entries:
+            entries[t] = rot.rotation_entries(t)
+        return entries[t]
+
+    def residual(k: int, q: dict[int, int], kv: dict[int, int]) -> sp.Expr | None:
         ch = tuple(rot.pairs[k])
-        env = {m: rng.randrange(10**3, 10**6), n: -rng.randrange(10**3, 10**6)}
-        q = {c: rng.randint(-9, 9) for c in ch}
-        kv = {c: rng.randint(-9, 9) for c in ch}
-        rm, rn, rd = (rot.rotation_entries(t) for t in (m, n, n - m))
         if name == "relative":
+            rm, rn, rd = (rotation(t) for t in (m, n, n - m))
             a, b, c = _apply_exact(rm, ch, q), _apply_exact(rn, ch, kv), _apply_exact(rd, ch, kv)
-            expr = sp.Add(*[a[i] * b[i] - q[i] * c[i] for i in ch])
-        elif name == "orthogonal":
-            a = _apply_exact(rm, ch, q)
-            expr = sp.Add(*[a[i] ** 2 - q[i] ** 2 for i in ch])
-        elif name == "layout_permutation":
+            return sp.Add(*[a[i] * b[i] - q[i] * c[i] for i in ch])
+        if name == "orthogonal":
+            a = _apply_exact(rotation(m), ch, q)
+            return sp.Add(*[a[i] ** 2 - q[i] ** 2 for i in ch])
+        if name == "layout_permutation":
             other = rot.with_layout("adjacent" if rot.layout == "half" else "half")
             half, adj = (rot, other) if rot.layout == "half" else (other, rot)
             perm = rot.permutation()
             hk = tuple(half.pairs[k])
             eh, ea = half.rotation_entries(m), adj.rotation_entries(m)
-            expr = sp.Add(*[(eh.get((i, j), 0) - ea.get((perm[i], perm[j]), 0)) * (3 + 2 * i + j)
-                            for i in hk for j in hk])
-        elif name == "encoding_correspondence":
+            return sp.Add(*[(eh.get((i, j), 0) - ea.get((perm[i], perm[j]), 0))
+                            * (3 + 2 * a + b) for a, i in enumerate(hk)
+                            for b, j in enumerate(hk)])
+        if name == "encoding_correspondence":
             table = rot.encoding().translation_entries(DELTA, "row")
-            expr = sp.Add(*[(rm.get((i, j), 0) - table.get((i, j), sp.Integer(0)).xreplace(
-                {DELTA: m})) * (3 + 2 * i + j) for i in ch for j in ch])
-        else:
+            rm = rotation(m)
+            return sp.Add(*[(rm.get((i, j), 0) - table.get((i, j), sp.Integer(0)).xreplace(
+                {DELTA: m})) * (3 + 2 * a + b) for a, i in enumerate(ch)
+                for b, j in enumerate(ch)])
+        return None
+
+    for k in picks:
+        ch = tuple(rot.pairs[k])
+        env = {m: rng.randrange(10**3, 10**6), n: -rng.randrange(10**3, 10**6)}
+        q = {c: rng.randint(-9, 9) for c in ch}
+        kv = {c: rng.randint(-9, 9) for c in ch}
+        expr = residual(k, q, kv)
+        if expr is None:
             break
         items.append(Sign(f"pair {k}: residual at m={env[m]}, n={env[n]}", expr, "zero",
                           env={s: v for s, v in env.items() if s in expr.free_symbols}))
+    groups = []
+    if items:
+        # every pair, with one draw of the vectors' entries (by position in the pair: the
+        # pairs share one generic identity)
+        qs, ks = [rng.randint(1, 9) for _ in range(2)], [rng.randint(1, 9) for _ in range(2)]
+        variables = tuple(sorted(str(s) for i in items for s in i.expr.free_symbols))
+        for k in range(rot.n_pairs):
+            ch = tuple(rot.pairs[k])
+            expr = residual(k, dict(zip(ch, qs, strict=False)), dict(zip(ch, ks, strict=False)))
+            groups.append(GroupResidual(f"{name}: pair {k} (dims {list(ch)})", expr, variables,
+                                        (rot.frequencies[k],)))
     if name == "pass_through":
         items = [Sign(f"R(m)[{c},{c}] − 1 at m = 12345", rot.rotation_entries(m).get(
             (c, c), sp.Integer(0)) - 1, "zero", env={m: 12345}) for c in rot.passthrough[:2]]
     return Evidence("symbolic identity (block structure, generic pair identity)",
                     "structural", items, {"pairs": rot.n_pairs},
                     unaudited=None if items else "no column of this kind: the statement holds "
-                    "by the block structure alone")
+                    "by the block structure alone", groups=groups)
 
 
 def _proof(rot: Rotary, name: str, seed: int) -> Any:

@@ -21,7 +21,7 @@ from typing import Any
 import mpmath
 import sympy as sp
 
-from ...evidence import Evidence, Sign
+from ...evidence import Evidence, GroupResidual, Sign
 from ...model.encoding import DELTA, Encoding, X
 from ...precise import DEFAULT_DPS
 from ...report import Proof, Step
@@ -45,6 +45,7 @@ from .search import (
     MAX_BITS,
     candidate_points,
     column,
+    raw_translation_residual,
     spread,
     translation_sides,
     witness_search,
@@ -118,16 +119,37 @@ class Engine(KernelTheorems, StructureTheorems):
 
     def zero_evidence(self, name: str, cc: dict[str, Any],
                       residual: Callable[[int, int], tuple[sp.Expr, dict]],
-                      method: str = "symbolic identity", coverage: str = "all") -> Evidence:
+                      method: str = "symbolic identity", coverage: str = "all",
+                      per_group: Callable[[tuple[int, ...]], sp.Expr] | None = None,
+                      groups: Sequence[tuple[int, ...]] | None = None) -> Evidence:
         """A proved theorem's evidence: its exact residual at the cross-check's points, each
-        proved 0 by the symbolic identity (the auditor re-checks that it encloses 0)."""
+        proved 0 by the symbolic identity (the auditor re-checks that it encloses 0), and,
+        with ``per_group``, every column group's residual (of ``groups``, default every
+        group of the encoding) as a function of its variables: the auditor decides each."""
         items = []
+        variables: set[str] = set()
         for x, y in self.points_of(cc):
             expr, env = residual(x, y)
             at = ", ".join(f"{k} = {v}" for k, v in env.items())
             items.append(zero_item(f"{name} residual at {at}", expr, env))
-        return proved_evidence(method, items, coverage,
-                               groups=[list(g) for g in self.evidence_groups()])
+            variables |= {str(k) for k in env}
+        ev = proved_evidence(method, items, coverage,
+                             groups=[list(g) for g in self.evidence_groups()])
+        if per_group is not None:
+            ev.groups = self.group_residuals(name, per_group, tuple(sorted(variables)), groups)
+        return ev
+
+    def group_residuals(self, name: str, per_group: Callable[[tuple[int, ...]], sp.Expr],
+                        variables: tuple[str, ...],
+                        groups: Sequence[tuple[int, ...]] | None = None,
+                        hint: Callable[[tuple[int, ...]], Sequence[sp.Expr]] | None = None
+                        ) -> list[GroupResidual]:
+        """Every group's exact residual, with its frequencies (``hint``, default the
+        group's own: only a hint for the auditor, which checks what it instantiates)."""
+        hint = hint or self.m.group_freqs
+        return [GroupResidual(f"{name}: group {list(cols)}", per_group(tuple(cols)), variables,
+                              tuple(hint(tuple(cols))))
+                for cols in (self.m.groups if groups is None else groups)]
 
     def evidence_groups(self) -> list[tuple[int, ...]]:
         """The groups whose residuals go into the evidence: the first and the last sampled
@@ -237,7 +259,12 @@ class Engine(KernelTheorems, StructureTheorems):
                 row_dok, x, dl, self.m.sample_groups())[0], scale=lambda x, dl: abs(x) + abs(dl))
             sides = translation_sides(self.enc, row_dok, self.evidence_groups())
             gap = weighted_sum(sp.Add(lhs, -rhs) for _, lhs, rhs in sides)
-            ev = self.zero_evidence(name, cc, lambda x, dl: (gap, {X: x, DELTA: dl}))
+            by_col: dict[int, list[tuple[int, sp.Expr]]] = {}
+            for (i, j), v in row_dok.items():
+                by_col.setdefault(j, []).append((i, v))
+            ev = self.zero_evidence(
+                name, cc, lambda x, dl: (gap, {X: x, DELTA: dl}),
+                per_group=lambda cols: raw_translation_residual(self.enc, row_dok, cols, by_col))
             return Proof(name, statement, "proved", steps, crosscheck=cc, evidence=ev)
         cols = [j for g in unproved for j in self.m.groups[g]]
         return self.search(name, statement, steps, translation_sides(
