@@ -445,17 +445,83 @@ def decide_group(group: GroupResidual) -> tuple[str, str, str]:
     return status, why, how
 
 
-def _decide_group(group: GroupResidual) -> tuple[str, str, str, sp.Expr | None]:
+def _abstract(data: Any, table: dict[sp.Expr, sp.Symbol], memo: dict[Any, Any]) -> Any:
+    """``data`` (nested tuples of exact expressions and plain values) with every subtree
+    written exactly as a key of ``table`` replaced by its formal symbol, rebuilt without
+    SymPy's evaluation: equal to ``data`` at w = f, by construction.  ``memo`` holds what
+    was abstracted with this very table (the same entries recur in a proof's theorems)."""
+    if isinstance(data, tuple):
+        return tuple(_abstract(d, table, memo) for d in data)
+    if not isinstance(data, sp.Basic):
+        return data
+    found = table.get(data)
+    if found is not None:
+        return found
+    if data.is_Atom:
+        return data
+    out = memo.get(data)
+    if out is None:
+        args = tuple(_abstract(a, table, memo) for a in data.args)
+        changed = any(x is not y for x, y in zip(args, data.args, strict=True))
+        out = memo[data] = data.func(*args, evaluate=False) if changed else data
+    return out
+
+
+#: The memo of :func:`_abstract` for each table of formal frequencies (bounded).
+_ABSTRACTED: dict[tuple[tuple[sp.Expr, sp.Symbol], ...], dict[Any, Any]] = {}
+
+
+@lru_cache(maxsize=1 << 14)
+def _formal(f: sp.Expr) -> bool:
+    """Whether a hinted frequency can stand for a formal symbol: an exact constant other
+    than 0 and ±1 (those are everywhere in a residual)."""
+    return bool(f.is_number and not f.free_symbols and f not in (0, 1, -1))
+
+
+#: Generic residuals already built and decided, by (build, generic inputs, variables):
+#: bounded, cleared when full.
+_GENERIC: dict[tuple[Any, ...], tuple[str, sp.Expr]] = {}
+
+
+def _decide_group(group: GroupResidual) -> tuple[str, str, str, Any]:
     # by name (as expoly reads them); a symbol that is neither a variable nor a formal
     # frequency makes the normal form not applicable
     variables = [sp.Symbol(v) for v in group.variables]
-    generic, params = _generic(group)
+    if group.build is None:
+        generic, params = _generic(group)
+        key = generic
+    else:
+        table: dict[sp.Expr, sp.Symbol] = {}
+        for f in group.frequencies[:len(_PARAMETERS)]:
+            f = sp.sympify(f)
+            if f not in table and _formal(f):
+                table[f] = _PARAMETERS[len(table)]
+        params = list(table.values())
+        generic = None
+        if params:
+            tkey = tuple(table.items())
+            memo = _ABSTRACTED.get(tkey)
+            if memo is None:
+                if len(_ABSTRACTED) >= 1 << 13:
+                    _ABSTRACTED.clear()
+                memo = _ABSTRACTED[tkey] = {}
+            generic = _abstract(group.inputs, table, memo)
+        key = (group.build, generic, group.variables)
     if params:
-        nf = _identity_normal_form(generic, variables, params)
-        if isinstance(nf, NormalForm) and nf.is_zero:
+        found = _GENERIC.get(key) if group.build is not None else None
+        if found is None:
+            expr = generic if group.build is None else group.build(generic)
+            nf = _identity_normal_form(expr, variables, params)
+            found = ("zero" if isinstance(nf, NormalForm) and nf.is_zero else "open", expr)
+            if group.build is not None:
+                if len(_GENERIC) >= _NORMAL_FORMS_SIZE:
+                    _GENERIC.clear()
+                _GENERIC[key] = found
+        if found[0] == "zero":
             return "confirmed", (f"{group.label}: its generic identity (frequencies "
-                                 "formal) has normal form 0"), "generic", generic
-    nf = _identity_normal_form(group.expr, variables)
+                                 "formal) has normal form 0"), "generic", key
+    expr = group.residual()
+    nf = _identity_normal_form(expr, variables)
     names = ", ".join(group.variables) or "no variable"
     if isinstance(nf, str):
         return "undecided", f"{group.label}: no decision procedure applies ({nf})", "direct", None
@@ -470,20 +536,23 @@ def _decide_group(group: GroupResidual) -> tuple[str, str, str, sp.Expr | None]:
 
 
 def _audit_groups(groups: list[GroupResidual], points: list[dict[str, Any]],
-                  max_bits: int = AUDIT_BITS) -> tuple[str, str | None, dict[str, Any]]:
+                  max_bits: int = AUDIT_BITS, total: int | None = None
+                  ) -> tuple[str, str | None, dict[str, Any]]:
     """Every group's residual decided: (``confirmed`` | ``refuted`` | ``undecided``, the
     first failure's reason, a summary).  A residual no decision procedure applies to is
     evaluated with balls at ``points`` (the items' exact points; else every variable 7),
-    and the summary's ``sampled`` counts it: a confirmation there covers those points only."""
+    and the summary's ``sampled`` counts it: a confirmation there covers those points only.
+    ``total``: how many groups the statement has when ``groups`` are a selection of them."""
     how = {"generic": 0, "direct": 0, "sampled": 0}
-    shapes: set[int] = set()
+    shapes: set[Any] = set()
     first_sampled = None
     for group in groups:
         status, why, way, generic = _decide_group(group)
         if status == "undecided" and "no decision procedure applies" in why:
+            expr = group.residual()
             for env in points or [{}]:
                 env = {v: env.get(v, 7) for v in group.variables}
-                status, why = decide(Sign(group.label, group.expr, "zero", env), max_bits)
+                status, why = decide(Sign(group.label, expr, "zero", env), max_bits)
                 if status != "confirmed":
                     break
             way = "sampled"
@@ -492,9 +561,11 @@ def _audit_groups(groups: list[GroupResidual], points: list[dict[str, Any]],
             return status, why, {"count": len(groups), "failed": group.label}
         how[way] += 1
         if generic is not None:
-            shapes.add(hash(generic))
+            shapes.add(generic)
     out = {"count": len(groups), "generic": how["generic"],
            "generic_identities": len(shapes), "direct": how["direct"]}
+    if total is not None and total > len(groups):
+        out["total"] = total
     if how["sampled"]:
         out["sampled"] = how["sampled"]
         out["sampled_reason"] = first_sampled
@@ -608,7 +679,8 @@ def audit(evidence: Evidence, max_bits: int = AUDIT_BITS) -> Audit:
     if evidence.groups:
         points = [{str(k): v for k, v in item.env.items()} for item in evidence.items
                   if _is_identity(item) and item.env][:3]
-        status, why, groups = _audit_groups(evidence.groups, points, max_bits)
+        status, why, groups = _audit_groups(evidence.groups, points, max_bits,
+                                            evidence.groups_total)
         if status == "refuted":
             result = Audit("refuted", name, len(evidence.items), why, identities=records,
                            groups=groups)
@@ -619,7 +691,7 @@ def audit(evidence: Evidence, max_bits: int = AUDIT_BITS) -> Audit:
     if undecided:
         result = Audit("undecided", name, len(evidence.items), undecided, identities=records,
                        groups=groups)
-    elif sampled or (groups and groups.get("sampled")):
+    elif sampled or (groups and (groups.get("sampled") or groups.get("total"))):
         parts = []
         if sampled:
             parts.append(f"{len(sampled)} identity residual(s) checked at their exact points "
@@ -628,6 +700,9 @@ def audit(evidence: Evidence, max_bits: int = AUDIT_BITS) -> Audit:
             parts.append(f"{groups['sampled']} of {groups['count']} column group residual(s) "
                          "checked at the items' exact points only, no decision procedure "
                          f"applies: {groups['sampled_reason']}")
+        if groups and groups.get("total"):
+            parts.append(f"the residuals of {groups['count']} of {groups['total']} column "
+                         "groups decided (evenly spread: the cap on audited groups)")
         result = Audit("confirmed", name, len(evidence.items), "; ".join(parts),
                        coverage="sample", identities=records, groups=groups)
     else:

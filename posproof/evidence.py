@@ -144,16 +144,28 @@ class GroupResidual:
     """One column group's residual of an identity proof, exact, in its variables (symbols
     standing for every real value: positions, offsets); claimed identically 0.
 
+    Either ``expr`` itself, or (``expr`` None) ``build(inputs)``: ``inputs`` are the group's
+    own exact data as the engine holds them (its frequencies, the entries of T(Δ) reaching
+    its columns …, in nested tuples), ``build`` the statement's residual made of them — one
+    function for every group, reading nothing else, built of value-preserving operations.
+
     ``frequencies`` are the group's exact frequencies, a hint only: the auditor replaces
-    them by formal symbols, decides that generic identity once per shape (so the 256 groups
-    of d = 512 cost about one decision) and instantiates nothing it did not check itself —
-    a residual the hint does not fit is decided as it stands.
+    each input subtree written exactly as a hinted frequency by a formal symbol w, builds
+    and decides that generic residual once per shape (so the 256 groups of d = 512 cost
+    about one decision): the group's residual is the generic one at w = f, 0 for every w.
+    A group whose inputs the hint does not fit is built and decided as it stands.
     """
 
     label: str
-    expr: sp.Expr
+    expr: Any
     variables: tuple[str, ...]
     frequencies: tuple[sp.Expr, ...] = ()
+    inputs: tuple[Any, ...] = ()
+    build: Any = None
+
+    def residual(self) -> sp.Expr:
+        """The residual itself (built from the inputs when it was given by them)."""
+        return self.expr if self.build is None else self.build(self.inputs)
 
 
 def _exact_env(expr: Any, env: Mapping[Any, Any]) -> tuple[sp.Expr, dict[sp.Symbol, sp.Expr]]:
@@ -255,6 +267,9 @@ class Evidence:
     #: Every column group's residual of an identity proof (the items above are points of
     #: a few groups): the auditor decides each one (:class:`GroupResidual`).
     groups: list[GroupResidual] = field(default_factory=list)
+    #: How many column groups the statement has, when :attr:`groups` holds only some of them
+    #: (an evenly spread selection past a cap): the audit's coverage is then a sample.
+    groups_total: int | None = None
 
     def __post_init__(self) -> None:
         if self.coverage not in COVERAGES:
@@ -277,6 +292,7 @@ class Evidence:
             out["unaudited"] = self.unaudited
         if self.groups:
             out["group_residuals"] = {"count": len(self.groups),
+                                      "total": self.groups_total or len(self.groups),
                                       "variables": sorted({v for g in self.groups
                                                            for v in g.variables})}
         out["audit"] = self.audit.to_dict() if self.audit else None

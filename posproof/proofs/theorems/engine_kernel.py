@@ -15,7 +15,8 @@ from ...report import Proof, Step
 from ..witness import proved_evidence, sign_item, witness_sign
 from .budget import COLUMN_UNITS, GROUP_UNITS
 from .identities import W, Y, dps, fmt, positive
-from .search import column, raw_column, raw_difference
+from .residuals import column_data, kernel_residual, norm_residual
+from .search import column
 
 _S = sp.Symbol("s", integer=True)
 
@@ -69,16 +70,11 @@ class KernelTheorems:
             gap = (sp.Add(*(column(enc, j, X) * column(enc, j, Y) for j in cols))
                    - sp.Add(*(sp.cos(enc.column_frequency(p[0]) * (X - Y)) for p in pairs)))
 
-            def per_group(cols: tuple[int, ...]) -> sp.Expr:
-                # Σ_j PE(x)[j]·PE(y)[j] − cos(ω(x − y)) (a pair) or − 0, unevaluated
-                prods = sp.Add(*(sp.Mul(raw_column(enc, j, X), raw_column(enc, j, Y),
-                                        evaluate=False) for j in cols), evaluate=False)
-                target = sp.cos(sp.Mul(enc.column_frequency(cols[0]), sp.Add(X, -Y),
-                                       evaluate=False), evaluate=False) \
-                    if len(cols) == 2 else sp.Integer(0)
-                return raw_difference(prods, target)
-            ev = self.zero_evidence(name, cc, lambda x, y: (gap, {X: x, Y: y}),
-                                    per_group=per_group, groups=regrouped)
+            ev = self.zero_evidence(
+                name, cc, lambda x, y: (gap, {X: x, Y: y}),
+                data=lambda cols: (tuple(column_data(enc, j) for j in cols),
+                                   enc.column_frequency(cols[0]) if len(cols) == 2 else None),
+                build=kernel_residual, groups=regrouped)
             return Proof(name, statement, "proved", steps, crosscheck=cc, evidence=ev)
         steps.append(Step(f"{len(unproved)} group(s) are not (sin, cos) pairs of one frequency, "
                           f"e.g. dims {unproved[0]}", "pair structure"))
@@ -202,14 +198,12 @@ class KernelTheorems:
                                   "padding row"))
             gap = sp.Add(*(column(self.enc, j, X) ** 2 for j in cols)) - pairs
 
-            def per_group(cols: tuple[int, ...]) -> sp.Expr:
-                # Σ_j PE(x)[j]² − 1 (a pair) or − 0, unevaluated
-                return raw_difference(sp.Add(*(sp.Pow(raw_column(self.enc, j, X), 2,
-                                                      evaluate=False) for j in cols),
-                                             evaluate=False),
-                                      sp.Integer(1 if len(cols) == 2 else 0))
-            ev = self.zero_evidence(name, cc, lambda x, y: (gap, {X: x}), per_group=per_group,
-                                    groups=regrouped)
+            enc = self.enc
+            ev = self.zero_evidence(
+                name, cc, lambda x, y: (gap, {X: x}),
+                data=lambda cols: (tuple(column_data(enc, j) for j in cols),
+                                   1 if len(cols) == 2 else 0),
+                build=norm_residual, groups=regrouped)
             return Proof(name, statement, "proved", steps, crosscheck=cc, evidence=ev)
         steps.append(Step(f"{len(broken)} group(s) do not reduce to 1, e.g. dims {broken[0]}",
                           "pythagoras"))

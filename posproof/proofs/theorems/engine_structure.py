@@ -19,7 +19,13 @@ from ...validated import exact_ratio, irrational
 from ..witness import proved_evidence, sign_item, weighted_sum, zero_item
 from .budget import GROUP_UNITS
 from .identities import A, B, count, dps, is_zero, mp_entry
-from .search import column, raw_column, raw_difference, raw_subs, raw_weighted_sum
+from .residuals import (
+    column_data,
+    layout_residual,
+    period_residual,
+    structure_residual,
+)
+from .search import column
 
 __all__ = ["StructureTheorems"]
 
@@ -81,8 +87,12 @@ class StructureTheorems:
                           "expand_trig"))
         cc = self.crosscheck(name, lambda a, b: self._structure_residual(name, a, b))
         gap = self._structure_gap(name)
-        ev = self.zero_evidence(name, cc, lambda a, b: (gap, {A: a, B: b}),
-                                per_group=lambda cols: self._raw_structure_gap(name, cols))
+        dok = self.translation("row")
+        ev = self.zero_evidence(
+            name, cc, lambda a, b: (gap, {A: a, B: b}),
+            data=lambda cols: (name, tuple(tuple(sp.sympify(dok.get((i, j), 0)) for j in cols)
+                                     for i in cols)),
+            build=structure_residual)
         return Proof(name, statement, "proved", steps, crosscheck=cc, evidence=ev)
 
     def _structure_gap(self, name: str, groups: Sequence[tuple[int, ...]] | None = None
@@ -104,42 +114,6 @@ class StructureTheorems:
                     "inverse_is_transpose": lambda: mat(-A) - ta.T}[name]()
             parts.extend(diff)
         return weighted_sum(parts)
-
-    def _raw_structure_gap(self, name: str, cols: tuple[int, ...]) -> sp.Expr:
-        """One block's weighted residual matrix (as :meth:`_structure_gap`), unevaluated."""
-        dok = self.translation("row")
-        size = len(cols)
-
-        def mat(delta: sp.Expr) -> list[list[sp.Expr]]:
-            return [[raw_subs(sp.sympify(dok.get((i, j), 0)), {DELTA: delta}) for j in cols]
-                    for i in cols]
-
-        def mul(p: list[list[sp.Expr]], q: list[list[sp.Expr]]) -> list[list[sp.Expr]]:
-            return [[sp.Add(*(sp.Mul(p[i][k], q[k][j], evaluate=False) for k in range(size)),
-                            evaluate=False) for j in range(size)] for i in range(size)]
-
-        def minus(p: list[list[sp.Expr]], q: list[list[sp.Expr]]) -> list[sp.Expr]:
-            return [raw_difference(p[i][j], q[i][j]) for i in range(size) for j in range(size)]
-
-        eye = [[sp.Integer(int(i == j)) for j in range(size)] for i in range(size)]
-        ta = mat(A)
-        transpose = [list(r) for r in zip(*ta, strict=True)]
-        if name == "orthogonal":
-            parts = minus(mul(transpose, ta), eye)
-        elif name == "determinant":
-            if size == 2:
-                det = raw_difference(sp.Mul(ta[0][0], ta[1][1], evaluate=False),
-                                     sp.Mul(ta[0][1], ta[1][0], evaluate=False))
-            else:
-                det = ta[0][0] if size == 1 else sp.Matrix(ta).det()
-            parts = [raw_difference(det, sp.Integer(1))]
-        elif name == "identity_at_zero":
-            parts = minus(mat(sp.Integer(0)), eye)
-        elif name == "group_law":
-            parts = minus(mul(ta, mat(B)), mat(sp.Add(A, B)))
-        else:                                           # inverse_is_transpose
-            parts = minus(mat(sp.Mul(sp.Integer(-1), A, evaluate=False)), transpose)
-        return raw_weighted_sum(parts)
 
     def _structure_residual(self, name: str, a: int, b: int) -> mpmath.mpf:
         dok = self.translation("row")
@@ -212,9 +186,10 @@ class StructureTheorems:
                              [zero_item(f"Σ (PE_L[j] − PE[perm j])² at x = {x}", gap, {X: x})
                               for x in points], "all", layouts=len(LAYOUTS))
         # every column of every other layout, by groups of PE_L's columns
-        ev.groups = self.group_residuals(name, lambda cols: raw_weighted_sum(
-            raw_difference(raw_column(alt, j, X), raw_column(enc, perm[j], X))
-            for alt, perm in alts for j in cols), (str(X),),
+        self.group_residuals(
+            ev, name, lambda cols: tuple((column_data(alt, j), column_data(enc, perm[j]))
+                                         for alt, perm in alts for j in cols),
+            layout_residual, (str(X),),
             hint=lambda cols: list(dict.fromkeys(
                 f for alt, _ in alts for j in cols
                 if (f := alt.column_frequency(j)) is not None)))
@@ -278,10 +253,11 @@ class StructureTheorems:
         cc = self.crosscheck(name, residual, scale=lambda x, y: float(period))
         gap = weighted_sum(column(self.enc, j, X + period) - column(self.enc, j, X)
                              for j in self.sample_columns())
-        ev = self.zero_evidence(name, cc, lambda x, y: (gap, {X: x}),
-                                per_group=lambda cols: raw_weighted_sum(
-                                    raw_difference(raw_column(self.enc, j, sp.Add(X, period)),
-                                                   raw_column(self.enc, j, X)) for j in cols))
+        enc = self.enc
+        ev = self.zero_evidence(
+            name, cc, lambda x, y: (gap, {X: x}),
+            data=lambda cols: (tuple(column_data(enc, j) for j in cols), period),
+            build=period_residual)
         return Proof(name, f"the curve of positions is periodic with exact period {period}"
                      + self.padding_clause("x", "x+P"),
                      "proved", steps, crosscheck=cc, latex=sp.latex(period),

@@ -21,7 +21,7 @@ in milliseconds and the budget is spent only on hair-thin ones.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -74,64 +74,6 @@ def column(enc: Encoding, j: int, var: sp.Expr) -> sp.Expr:
     """Column j of PE(var), exact, with its own frequency."""
     func = enc.column_funcs[j]
     return sp.Integer(0) if func == "zero" else TRIG[func](enc.column_frequency(j) * var)
-
-
-def raw_column(enc: Encoding, j: int, var: sp.Expr) -> sp.Expr:
-    """Column j of PE(var) as an unevaluated tree: the same value as :func:`column`, built
-    without SymPy's evaluation (which dominates the cost of every group's residual)."""
-    func = enc.column_funcs[j]
-    if func == "zero":
-        return sp.Integer(0)
-    return TRIG[func](sp.Mul(enc.column_frequency(j), var, evaluate=False), evaluate=False)
-
-
-def raw_weighted_sum(exprs: Iterable[sp.Expr]) -> sp.Expr:
-    """Σ e_k/p_k (p_k the k-th prime, as :func:`~posproof.proofs.witness.weighted_sum`),
-    unevaluated."""
-    return sp.Add(*(sp.Mul(sp.Rational(1, sp.prime(k + 1)), e, evaluate=False)
-                    for k, e in enumerate(exprs)), evaluate=False)
-
-
-def raw_difference(a: sp.Expr, b: sp.Expr) -> sp.Expr:
-    """a − b, unevaluated."""
-    return sp.Add(a, sp.Mul(sp.Integer(-1), b, evaluate=False), evaluate=False)
-
-
-def raw_subs(expr: sp.Expr, mapping: dict[sp.Symbol, sp.Expr]) -> sp.Expr:
-    """``expr`` with its symbols replaced, rebuilt without SymPy's evaluation (a product
-    with a factor 0 is 0, sin 0 = 0, cos 0 = 1: the same value)."""
-    if expr.is_Atom:
-        return mapping.get(expr, expr)  # type: ignore[call-overload]
-    args = [raw_subs(a, mapping) for a in expr.args]
-    if expr.is_Mul and any(a == 0 for a in args):
-        return sp.Integer(0)
-    if isinstance(expr, sp.sin) and args[0] == 0:
-        return sp.Integer(0)
-    if isinstance(expr, sp.cos) and args[0] == 0:
-        return sp.Integer(1)
-    if expr.is_Add:
-        args = [a for a in args if a != 0] or [sp.Integer(0)]
-        if len(args) == 1:
-            return args[0]
-    return expr.func(*args, evaluate=False)
-
-
-def raw_translation_residual(enc: Encoding, row_dok: dict[tuple[int, int], sp.Expr],
-                             cols: Sequence[int],
-                             by_col: dict[int, list[tuple[int, sp.Expr]]] | None = None
-                             ) -> sp.Expr:
-    """The weighted residual Σ_j (PE(x+Δ)[j] − (PE(x)·T(Δ))[j])/p_j over one group's columns,
-    unevaluated (every entry of T that reaches these columns included; ``by_col``: T's
-    entries by column, when already grouped)."""
-    if by_col is None:
-        by_col = {}
-        for (i, j), v in row_dok.items():
-            by_col.setdefault(j, []).append((i, v))
-    return raw_weighted_sum(
-        raw_difference(raw_column(enc, j, sp.Add(X, DELTA)),
-                       sp.Add(*(sp.Mul(raw_column(enc, i, X), v, evaluate=False)
-                                for i, v in by_col.get(j, [])), evaluate=False))
-        for j in cols)
 
 
 def translation_sides(enc: Encoding, row_dok: dict[tuple[int, int], sp.Expr],
