@@ -44,12 +44,12 @@ from typing import Any
 
 import sympy as sp
 
-from .evidence import Audit, Evidence, Sign, Spot
+from .evidence import Audit, Evidence, GroupResidual, Sign, Spot
 from .expoly import NormalForm, NotApplicable, normal_form
 
 __all__ = ["AUDIT_BITS", "ENGINE", "ArbUnavailable", "apply", "apply_all", "arb_ball", "audit",
            "audit_report",
-           "decide", "decide_identity"]
+           "decide", "decide_group", "decide_identity"]
 
 #: Largest precision (bits) the auditor works at: about 4900 digits.
 AUDIT_BITS = 1 << 14
@@ -263,17 +263,19 @@ def _meets(flint: Any, ball: Any, lo: str | None, hi: str | None) -> bool:
 
 #: Normal forms of identity residuals already decided (the same residual recurs at each of
 #: a proof's points): bounded, cleared when full.
-_NORMAL_FORMS: dict[tuple[sp.Expr, tuple[str, ...]], NormalForm | str] = {}
+_NORMAL_FORMS: dict[tuple[sp.Expr, tuple[str, ...], tuple[str, ...]], NormalForm | str] = {}
 _NORMAL_FORMS_SIZE = 1 << 10
 
 
-def _identity_normal_form(expr: sp.Expr, variables: list[sp.Symbol]) -> NormalForm | str:
+def _identity_normal_form(expr: sp.Expr, variables: list[sp.Symbol],
+                          parameters: Iterable[sp.Symbol] = ()) -> NormalForm | str:
     """The normal form of an identity residual, or why none applies (cached)."""
-    key = (expr, tuple(sorted(map(str, variables))))
+    parameters = tuple(parameters)
+    key = (expr, tuple(sorted(map(str, variables))), tuple(sorted(map(str, parameters))))
     found = _NORMAL_FORMS.get(key)
     if found is None:
         try:
-            found = normal_form(expr, variables)
+            found = normal_form(expr, variables, parameters)
         except NotApplicable as exc:
             found = str(exc)
         except (ValueError, TypeError, ZeroDivisionError, RecursionError) as exc:
@@ -355,6 +357,221 @@ def decide_identity(item: Sign, max_bits: int = AUDIT_BITS) -> tuple[str, str, d
     return status, why, info
 
 
+#: The formal frequencies of generic group identities (no assumptions: SymPy's automatic
+#: rewriting with them holds for every value).
+_PARAMETERS = tuple(sp.Symbol(f"audit_w{k}") for k in range(8))
+
+
+def _linear(a: sp.Expr) -> bool:
+    """A variable, or a sum of variables times numbers (what a frequency multiplies)."""
+    def term(t: sp.Expr) -> bool:
+        return t.is_Symbol or (t.is_Mul and all(u.is_Symbol or u.is_number for u in t.args))
+    return term(a) or (a.is_Add and all(map(term, a.args)))
+
+
+@lru_cache(maxsize=1 << 12)
+def _monomial(c: sp.Expr) -> tuple[Any, tuple] | None:
+    """A positive or negative real constant as q·B (q rational, B = Π p^r · π^m its basis
+    monomial, :mod:`posproof.expoly`'s canonical form), or None: two constants with one B
+    differ by the rational factor of their q's, whatever their printed forms."""
+    try:
+        nf = normal_form(c, [])
+    except (NotApplicable, ValueError, TypeError, ZeroDivisionError, RecursionError):
+        return None
+    if len(nf.terms) != 1:
+        return None
+    ((gens, poly, rad, pi, i), q), = nf.terms.items()
+    return None if gens or poly or i else (q, (rad, pi))
+
+
+def _generic(group: GroupResidual) -> tuple[sp.Expr, list[sp.Symbol]]:
+    """The group's residual with each of its hinted frequencies f replaced by a formal symbol
+    w where it multiplies a variable: a product c·v (c a constant, decided exactly equal to
+    q·f, q rational) becomes q·w·v.  Equal to the residual at w = f, whatever the hint was."""
+    table: list[tuple[Any, tuple, sp.Symbol]] = []
+    for f in group.frequencies[:len(_PARAMETERS)]:
+        f = sp.sympify(f)
+        if not (f.is_number and not f.free_symbols) or f == 0 or f == 1:
+            continue
+        m = _monomial(f)
+        if m is None:
+            m = (1, ("as written", f))            # matched only where written alike
+        if all(m[1] != b for _, b, _ in table):
+            table.append((m[0], m[1], _PARAMETERS[len(table)]))
+    if not table:
+        return group.expr, []
+    memo: dict[sp.Expr, sp.Expr] = {}
+
+    def walk(expr: sp.Expr) -> sp.Expr:
+        if expr.is_Atom:
+            return expr
+        out = memo.get(expr)
+        if out is not None:
+            return out
+        args = [walk(a) for a in expr.args]
+        if expr.is_Mul and any(map(_linear, args)) and all(
+                a.is_number or _linear(a) for a in args):
+            numbers = [a for a in args if a.is_number]
+            c = sp.Mul(*numbers) if numbers else None
+            m = None if c is None else (_monomial(c) or (1, ("as written", c)))
+            for r, b, w in table if m is not None else ():
+                if m[1] == b:
+                    args = [sp.Rational(m[0] / r), w, *[a for a in args if not a.is_number]]
+                    break
+        changed = any(a is not b for a, b in zip(args, expr.args, strict=False)) or \
+            len(args) != len(expr.args)
+        # rebuilt as it stands (no evaluation): groups of one shape give one tree
+        out = memo[expr] = expr.func(*args, evaluate=False) if changed else expr
+        return out
+    return walk(group.expr), [w for _, _, w in table]
+
+
+def decide_group(group: GroupResidual) -> tuple[str, str, str]:
+    """The auditor's decision about one column group's residual: ``(status, why, how)``,
+    ``how`` ``"generic"`` (its generic identity, with formal frequencies, has normal form 0:
+    the residual is 0 for every value of its variables, at every frequency) or ``"direct"``
+    (its own normal form decided it).  A residual neither decides is ``undecided``.
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x")
+    >>> f = sp.Integer(10000) ** sp.Rational(-37, 256)
+    >>> decide_group(GroupResidual("g", sp.sin(2 * f * x) - 2 * sp.sin(f * x) * sp.cos(f * x),
+    ...                            ("x",), (f,)))[::2]
+    ('confirmed', 'generic')
+    >>> decide_group(GroupResidual("g", sp.sin(f * x) * sp.sin(sp.pi * x), ("x",), (f,)))[0]
+    'refuted'
+    """
+    status, why, how, _ = _decide_group(group)
+    return status, why, how
+
+
+def _abstract(data: Any, table: dict[sp.Expr, sp.Symbol], memo: dict[Any, Any]) -> Any:
+    """``data`` (nested tuples of exact expressions and plain values) with every subtree
+    written exactly as a key of ``table`` replaced by its formal symbol, rebuilt without
+    SymPy's evaluation: equal to ``data`` at w = f, by construction.  ``memo`` holds what
+    was abstracted with this very table (the same entries recur in a proof's theorems)."""
+    if isinstance(data, tuple):
+        return tuple(_abstract(d, table, memo) for d in data)
+    if not isinstance(data, sp.Basic):
+        return data
+    found = table.get(data)
+    if found is not None:
+        return found
+    if data.is_Atom:
+        return data
+    out = memo.get(data)
+    if out is None:
+        args = tuple(_abstract(a, table, memo) for a in data.args)
+        changed = any(x is not y for x, y in zip(args, data.args, strict=True))
+        out = memo[data] = data.func(*args, evaluate=False) if changed else data
+    return out
+
+
+#: The memo of :func:`_abstract` for each table of formal frequencies (bounded).
+_ABSTRACTED: dict[tuple[tuple[sp.Expr, sp.Symbol], ...], dict[Any, Any]] = {}
+
+
+@lru_cache(maxsize=1 << 14)
+def _formal(f: sp.Expr) -> bool:
+    """Whether a hinted frequency can stand for a formal symbol: an exact constant other
+    than 0 and ±1 (those are everywhere in a residual)."""
+    return bool(f.is_number and not f.free_symbols and f not in (0, 1, -1))
+
+
+#: Generic residuals already built and decided, by (build, generic inputs, variables):
+#: bounded, cleared when full.
+_GENERIC: dict[tuple[Any, ...], tuple[str, sp.Expr]] = {}
+
+
+def _decide_group(group: GroupResidual) -> tuple[str, str, str, Any]:
+    # by name (as expoly reads them); a symbol that is neither a variable nor a formal
+    # frequency makes the normal form not applicable
+    variables = [sp.Symbol(v) for v in group.variables]
+    if group.build is None:
+        generic, params = _generic(group)
+        key = generic
+    else:
+        table: dict[sp.Expr, sp.Symbol] = {}
+        for f in group.frequencies[:len(_PARAMETERS)]:
+            f = sp.sympify(f)
+            if f not in table and _formal(f):
+                table[f] = _PARAMETERS[len(table)]
+        params = list(table.values())
+        generic = None
+        if params:
+            tkey = tuple(table.items())
+            memo = _ABSTRACTED.get(tkey)
+            if memo is None:
+                if len(_ABSTRACTED) >= 1 << 13:
+                    _ABSTRACTED.clear()
+                memo = _ABSTRACTED[tkey] = {}
+            generic = _abstract(group.inputs, table, memo)
+        key = (group.build, generic, group.variables)
+    if params:
+        found = _GENERIC.get(key) if group.build is not None else None
+        if found is None:
+            expr = generic if group.build is None else group.build(generic)
+            nf = _identity_normal_form(expr, variables, params)
+            found = ("zero" if isinstance(nf, NormalForm) and nf.is_zero else "open", expr)
+            if group.build is not None:
+                if len(_GENERIC) >= _NORMAL_FORMS_SIZE:
+                    _GENERIC.clear()
+                _GENERIC[key] = found
+        if found[0] == "zero":
+            return "confirmed", (f"{group.label}: its generic identity (frequencies "
+                                 "formal) has normal form 0"), "generic", key
+    expr = group.residual()
+    nf = _identity_normal_form(expr, variables)
+    names = ", ".join(group.variables) or "no variable"
+    if isinstance(nf, str):
+        return "undecided", f"{group.label}: no decision procedure applies ({nf})", "direct", None
+    if nf.is_zero:
+        return "confirmed", f"{group.label}: normal form 0 for every real {names}", "direct", None
+    if nf.certain:
+        return "refuted", (f"{group.label}: not an identity in {names}: its exponential-"
+                           f"polynomial normal form has {nf.size} non-zero terms: "
+                           f"{nf.text(160)}"), "direct", None
+    return "undecided", (f"{group.label}: its normal form has {nf.size} terms, not certainly "
+                         f"non-zero ({'; '.join(nf.uncertain)})"), "direct", None
+
+
+def _audit_groups(groups: list[GroupResidual], points: list[dict[str, Any]],
+                  max_bits: int = AUDIT_BITS, total: int | None = None
+                  ) -> tuple[str, str | None, dict[str, Any]]:
+    """Every group's residual decided: (``confirmed`` | ``refuted`` | ``undecided``, the
+    first failure's reason, a summary).  A residual no decision procedure applies to is
+    evaluated with balls at ``points`` (the items' exact points; else every variable 7),
+    and the summary's ``sampled`` counts it: a confirmation there covers those points only.
+    ``total``: how many groups the statement has when ``groups`` are a selection of them."""
+    how = {"generic": 0, "direct": 0, "sampled": 0}
+    shapes: set[Any] = set()
+    first_sampled = None
+    for group in groups:
+        status, why, way, generic = _decide_group(group)
+        if status == "undecided" and "no decision procedure applies" in why:
+            expr = group.residual()
+            for env in points or [{}]:
+                env = {v: env.get(v, 7) for v in group.variables}
+                status, why = decide(Sign(group.label, expr, "zero", env), max_bits)
+                if status != "confirmed":
+                    break
+            way = "sampled"
+            first_sampled = first_sampled or f"{group.label} ({why})"
+        if status != "confirmed":
+            return status, why, {"count": len(groups), "failed": group.label}
+        how[way] += 1
+        if generic is not None:
+            shapes.add(generic)
+    out = {"count": len(groups), "generic": how["generic"],
+           "generic_identities": len(shapes), "direct": how["direct"]}
+    if total is not None and total > len(groups):
+        out["total"] = total
+    if how["sampled"]:
+        out["sampled"] = how["sampled"]
+        out["sampled_reason"] = first_sampled
+    return "confirmed", None, out
+
+
 def _is_identity(item: Sign | Spot) -> bool:
     return isinstance(item, Sign) and item.relation == "zero"
 
@@ -432,7 +649,7 @@ def audit(evidence: Evidence, max_bits: int = AUDIT_BITS) -> Audit:
         result = Audit("undecided", "python-flint (missing)", 0, str(exc))
         evidence.audit = result
         return result
-    if not evidence.items:
+    if not evidence.items and not evidence.groups:
         why = evidence.unaudited or "no numeric quantity to re-check"
         result = Audit("nothing to audit", name, 0, f"{evidence.method}: {why}")
         evidence.audit = result
@@ -458,15 +675,39 @@ def audit(evidence: Evidence, max_bits: int = AUDIT_BITS) -> Audit:
         if status == "undecided" and undecided is None:
             undecided = why
     records = list(identities.values())
+    groups = None
+    if evidence.groups:
+        points = [{str(k): v for k, v in item.env.items()} for item in evidence.items
+                  if _is_identity(item) and item.env][:3]
+        status, why, groups = _audit_groups(evidence.groups, points, max_bits,
+                                            evidence.groups_total)
+        if status == "refuted":
+            result = Audit("refuted", name, len(evidence.items), why, identities=records,
+                           groups=groups)
+            evidence.audit = result
+            return result
+        if status == "undecided" and undecided is None:
+            undecided = why
     if undecided:
-        result = Audit("undecided", name, len(evidence.items), undecided, identities=records)
-    elif sampled:
-        result = Audit("confirmed", name, len(evidence.items),
-                       f"{len(sampled)} identity residual(s) checked at their exact points "
-                       f"only, no decision procedure applies: {sampled[0]}",
-                       coverage="sample", identities=records)
+        result = Audit("undecided", name, len(evidence.items), undecided, identities=records,
+                       groups=groups)
+    elif sampled or (groups and (groups.get("sampled") or groups.get("total"))):
+        parts = []
+        if sampled:
+            parts.append(f"{len(sampled)} identity residual(s) checked at their exact points "
+                         f"only, no decision procedure applies: {sampled[0]}")
+        if groups and groups.get("sampled"):
+            parts.append(f"{groups['sampled']} of {groups['count']} column group residual(s) "
+                         "checked at the items' exact points only, no decision procedure "
+                         f"applies: {groups['sampled_reason']}")
+        if groups and groups.get("total"):
+            parts.append(f"the residuals of {groups['count']} of {groups['total']} column "
+                         "groups decided (evenly spread: the cap on audited groups)")
+        result = Audit("confirmed", name, len(evidence.items), "; ".join(parts),
+                       coverage="sample", identities=records, groups=groups)
     else:
-        result = Audit("confirmed", name, len(evidence.items), identities=records)
+        result = Audit("confirmed", name, len(evidence.items), identities=records,
+                       groups=groups)
     evidence.audit = result
     return result
 

@@ -32,7 +32,8 @@ from typing import Any
 
 import sympy as sp
 
-__all__ = ["COVERAGES", "RELATIONS", "Audit", "Evidence", "Sign", "Spot", "sampled_label"]
+__all__ = ["COVERAGES", "RELATIONS", "Audit", "Evidence", "GroupResidual", "Sign", "Spot",
+           "sampled_label"]
 
 #: What a verdict looked at: every case, a structural argument (valid for every case at
 #: once), or a sample.
@@ -138,6 +139,35 @@ class Spot(_Quantity):
                               "engine": self.engine})
 
 
+@dataclass(frozen=True)
+class GroupResidual:
+    """One column group's residual of an identity proof, exact, in its variables (symbols
+    standing for every real value: positions, offsets); claimed identically 0.
+
+    Either ``expr`` itself, or (``expr`` None) ``build(inputs)``: ``inputs`` are the group's
+    own exact data as the engine holds them (its frequencies, the entries of T(Δ) reaching
+    its columns …, in nested tuples), ``build`` the statement's residual made of them — one
+    function for every group, reading nothing else, built of value-preserving operations.
+
+    ``frequencies`` are the group's exact frequencies, a hint only: the auditor replaces
+    each input subtree written exactly as a hinted frequency by a formal symbol w, builds
+    and decides that generic residual once per shape (so the 256 groups of d = 512 cost
+    about one decision): the group's residual is the generic one at w = f, 0 for every w.
+    A group whose inputs the hint does not fit is built and decided as it stands.
+    """
+
+    label: str
+    expr: Any
+    variables: tuple[str, ...]
+    frequencies: tuple[sp.Expr, ...] = ()
+    inputs: tuple[Any, ...] = ()
+    build: Any = None
+
+    def residual(self) -> sp.Expr:
+        """The residual itself (built from the inputs when it was given by them)."""
+        return self.expr if self.build is None else self.build(self.inputs)
+
+
 def _exact_env(expr: Any, env: Mapping[Any, Any]) -> tuple[sp.Expr, dict[sp.Symbol, sp.Expr]]:
     expr = sp.sympify(expr)
     if not env:
@@ -179,6 +209,9 @@ class Audit:
     coverage: str = "all"
     #: The normal forms of the identity residuals the audit decided (printed, size, hash).
     identities: list[dict[str, Any]] = field(default_factory=list)
+    #: How the column groups' residuals were decided (:class:`GroupResidual`): how many,
+    #: through how many generic identities, how many decided as they stand.
+    groups: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if self.status not in AUDIT_STATUSES:
@@ -199,6 +232,8 @@ class Audit:
             out["coverage"] = self.coverage
         if self.identities:
             out["identities"] = self.identities
+        if self.groups:
+            out["groups"] = self.groups
         return out
 
 
@@ -229,6 +264,12 @@ class Evidence:
     #: comparisons, a dtype's rounding done by NumPy, nothing measured …). The auditor
     #: reports it with "nothing to audit"; evidence without items says why, never silently.
     unaudited: str | None = None
+    #: Every column group's residual of an identity proof (the items above are points of
+    #: a few groups): the auditor decides each one (:class:`GroupResidual`).
+    groups: list[GroupResidual] = field(default_factory=list)
+    #: How many column groups the statement has, when :attr:`groups` holds only some of them
+    #: (an evenly spread selection past a cap): the audit's coverage is then a sample.
+    groups_total: int | None = None
 
     def __post_init__(self) -> None:
         if self.coverage not in COVERAGES:
@@ -249,6 +290,11 @@ class Evidence:
             out["details"] = self.details
         if self.unaudited:
             out["unaudited"] = self.unaudited
+        if self.groups:
+            out["group_residuals"] = {"count": len(self.groups),
+                                      "total": self.groups_total or len(self.groups),
+                                      "variables": sorted({v for g in self.groups
+                                                           for v in g.variables})}
         out["audit"] = self.audit.to_dict() if self.audit else None
         return out
 

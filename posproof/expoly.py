@@ -263,8 +263,9 @@ class NormalForm:
 
 
 def _basis_text(b: tuple) -> str:
-    rad, pi = b
+    rad, pi = b[0], b[1]
     parts = [f"{p}^{r}" for p, r in rad] + ([f"π^{pi}" if pi != 1 else "π"] if pi else [])
+    parts += [f"{v}^{n}" if n != 1 else v for v, n in (b[2] if len(b) > 2 else ())]
     return "·".join(parts) or "1"
 
 
@@ -289,8 +290,12 @@ def _key_text(k: Key) -> str:
 
 # --------------------------------------------------------------------------- the walk
 class _Walker:
-    def __init__(self, variables: Iterable[sp.Symbol]) -> None:
+    def __init__(self, variables: Iterable[sp.Symbol], parameters: Iterable[sp.Symbol] = ()
+                 ) -> None:
         self.variables = {str(v) for v in variables}
+        #: Formal real constants (a frequency w of a generic identity): kept as symbols in
+        #: the coefficients and the frequencies, so a normal form 0 holds for every value.
+        self.parameters = {str(p) for p in parameters} - self.variables
         self.memo: dict[sp.Expr, Terms] = {}
         self.uncertain: set[str] = set()
         #: Formal constants e^{β} (β algebraic): independent of each other, but not known
@@ -358,7 +363,7 @@ class _Walker:
         if expr is sp.E:
             return self._real_exp(_const(1))
         if expr.is_Symbol:
-            if str(expr) not in self.variables:
+            if str(expr) not in self.variables and str(expr) not in self.parameters:
                 raise NotApplicable(f"the symbol {expr} has no role (not a variable)")
             return {((), ((str(expr), 1),), (), 0, 0): Fraction(1)}
         if expr.is_Pow:
@@ -415,16 +420,20 @@ class _Walker:
         return _mul(self._real_exp(re), self._cis(im))
 
     def _linear(self, a: Terms) -> tuple[dict[tuple[str, tuple], Fraction], dict[tuple, Fraction]]:
-        """a = Σ q·b·v + Σ q·b: ({(v, b): q}, {b: q}); b = (rad, π power)."""
+        """a = Σ q·b·v + Σ q·b: ({(v, b): q}, {b: q}); b = (rad, π power), or
+        (rad, π power, parameter powers) when a formal parameter is a factor."""
         freqs: dict[tuple[str, tuple], Fraction] = {}
         const: dict[tuple, Fraction] = {}
         for (gens, poly, rad, pi, i), q in a.items():
             if gens or i:
                 raise NotApplicable("an argument that is not a real linear form")
+            params = tuple(p for p in poly if p[0] in self.parameters)
+            poly = tuple(p for p in poly if p[0] not in self.parameters)
+            b = (rad, pi, params) if params else (rad, pi)
             if not poly:
-                const[(rad, pi)] = q
+                const[b] = q
             elif len(poly) == 1 and poly[0][1] == 1:
-                freqs[(poly[0][0], (rad, pi))] = q
+                freqs[(poly[0][0], b)] = q
             else:
                 raise NotApplicable("an argument not linear in its variables")
         return freqs, const
@@ -478,11 +487,30 @@ class _Walker:
         return out
 
 
-def normal_form(expr: Any, variables: Iterable[sp.Symbol]) -> NormalForm:
+def normal_form(expr: Any, variables: Iterable[sp.Symbol],
+                parameters: Iterable[sp.Symbol] = ()) -> NormalForm:
     """The exponential-polynomial normal form of ``expr`` in ``variables`` (every other
-    symbol must have been given its value); raises :class:`NotApplicable`."""
+    symbol must have been given its value, or be one of ``parameters``); raises
+    :class:`NotApplicable`.
+
+    ``parameters`` are formal real constants (the frequency w of a generic group identity):
+    each is an indeterminate of the coefficients and a basis element of the frequencies, so
+    a normal form 0 proves the identity for every real value of each (evaluation at a value
+    is a ring homomorphism).  A non-zero form with a parameter is never ``certain``: at some
+    value the parameter may meet another frequency.
+
+    >>> x, w = sp.symbols("x w")
+    >>> normal_form(sp.sin(2 * w * x) - 2 * sp.sin(w * x) * sp.cos(w * x), {x}, {w}).is_zero
+    True
+    >>> nf = normal_form(sp.sin(w * x) - sp.sin(x), {x}, {w})
+    >>> nf.is_zero, nf.certain
+    (False, False)
+    """
     variables = list(variables)
-    w = _Walker(variables)
+    parameters = list(parameters)
+    w = _Walker(variables, parameters)
+    if w.parameters:
+        w.uncertain.add(f"formal parameters {sorted(w.parameters)}")
     # num / den = 0 exactly when num = 0: den is a non-zero exponential polynomial,
     # analytic, so 0 only on a closed set without interior
     expr = sp.sympify(expr)

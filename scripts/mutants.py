@@ -74,6 +74,7 @@ TYPES_T = "tests/test_model_types.py"
 WEIGHTS_T = "tests/test_whole_weights.py"
 ALIBIMODEL_T = "tests/test_alibi_rounding_model.py"
 ROTEV_T = "tests/test_rotary_check_evidence.py"
+GROUPS_T = "tests/test_audit_groups.py"
 
 MUTANTS: list[Mutant] = [
     # ---------------------------------------------------------------- posproof/verdict.py
@@ -333,7 +334,8 @@ MUTANTS: list[Mutant] = [
        [f"{IMPL_T}::test_the_worst_entry_sign_reads_the_difference_in_both_directions"],
        "a fail's worst-entry evidence confirmed though the entry is within its tolerance"),
     _m("audited-refuted-kept", "posproof/testing/core/audited.py",
-       'if result.agrees or status == "unknown":', "if True:",
+       '        status = impl_status(report)\n        if not (result.agrees or status == "unknown"):',
+       '        status = impl_status(report)\n        if False:',
        [f"{IMPL_T}::test_planted_wrong_evidence_makes_the_verdict_unknown"],
        "a verdict whose evidence the audit refutes is kept"),
     # ---------------------------------------------------------- posproof/whole/checks.py
@@ -443,6 +445,26 @@ MUTANTS: list[Mutant] = [
        "norm_tol = TOLERANCE * 4 * eps",
        [f"{ROTEV_T}::test_norm_preservation_under_declared_angles_follows_the_rounding_model"],
        "norm preservation under declared angles: the flat 64·eps (a correct impl fails)"),
+    # ------------------------------------------- posproof/audit.py: every column group decided
+    _m("audit-groups-ignored", "posproof/audit.py",
+       "    if evidence.groups:\n", "    if False:\n",
+       [f"{GROUPS_T}::test_a_lying_engine_wrong_in_a_middle_group_only_is_not_proved"],
+       "the column groups' residuals are not decided (the points' two groups only)",
+       quick=True),
+    _m("audit-generic-ratio-dropped", "posproof/audit.py",
+       "args = [sp.Rational(m[0] / r), w, *[a for a in args if not a.is_number]]",
+       "args = [w, *[a for a in args if not a.is_number]]",
+       [f"{GROUPS_T}::test_a_group_that_is_not_an_identity_is_refuted"],
+       "a multiple q·f of a group's frequency becomes w, not q·w (sin 2fx − sin fx is 0)"),
+    _m("audit-generic-any-constant", "posproof/audit.py",
+       "                if m[1] == b:\n", "                if True:\n",
+       [f"{GROUPS_T}::test_a_wrong_hint_is_never_trusted"],
+       "any constant times a variable becomes the formal frequency (√2 and f are one)"),
+    _m("expoly-parameter-certain", "posproof/expoly.py",
+       '        w.uncertain.add(f"formal parameters {sorted(w.parameters)}")',
+       "        pass",
+       [f"{GROUPS_T}::test_a_non_zero_form_with_a_formal_frequency_is_never_certain"],
+       "a non-zero normal form with a formal frequency counts as certainly non-zero"),
 ]
 
 

@@ -278,17 +278,42 @@ ROTARY_THEOREMS = tuple(_STATEMENTS)
 GENERAL_ROTARY_THEOREMS = ("relative", "orthogonal", "layout_permutation")
 
 
-def _apply_exact(entries: dict[tuple[int, int], sp.Expr], channels: tuple[int, ...],
-                 vec: dict[int, int]) -> dict[int, sp.Expr]:
-    """R·vec on ``channels`` (R exact, vec integer, zero outside ``channels``)."""
-    return {a: sp.Add(*[entries.get((a, b), sp.Integer(0)) * vec[b] for b in channels])
-            for a in channels}
+def rotary_residual(data: tuple[Any, ...]) -> sp.Expr:
+    """One pair's residual of a rotary statement, from the pair's own data (its 2 × 2
+    blocks of R, exact): relative ⟨R(m)q, R(n)k⟩ − ⟨q, R(n−m)k⟩; orthogonal
+    ‖R(m)q‖² − ‖q‖²; layout_permutation and encoding_correspondence the weighted
+    differences of two blocks (the encoding's T(Δ) at Δ = m)."""
+    name = data[0]
+
+    def apply(blk: tuple[tuple[sp.Expr, ...], ...], vec: tuple[int, ...]) -> list[sp.Expr]:
+        return [sp.Add(*[v * c for v, c in zip(row, vec, strict=True)]) for row in blk]
+
+    def weighted(p: tuple, q: tuple) -> sp.Expr:
+        return sp.Add(*[(p[a][b] - q[a][b]) * (3 + 2 * a + b)
+                        for a in range(len(p)) for b in range(len(p))])
+
+    if name == "relative":
+        _, q, kv, rm, rn, rd = data
+        a, b, c = apply(rm, q), apply(rn, kv), apply(rd, kv)
+        return sp.Add(*[a[i] * b[i] - q[i] * c[i] for i in range(len(q))])
+    if name == "orthogonal":
+        _, q, rm = data
+        return sp.Add(*[v ** 2 - w ** 2 for v, w in zip(apply(rm, q), q, strict=True)])
+    if name == "layout_permutation":
+        return weighted(data[1], data[2])
+    if name == "encoding_correspondence":
+        _, rm, tm, m = data
+        return weighted(rm, tuple(tuple(v.xreplace({DELTA: m}) for v in row) for row in tm))
+    raise ValueError(f"no rotary statement named {name!r}")
 
 
 def _evidence(rot: Rotary, name: str, seed: int) -> Any:
     """The exact residuals of a proved rotary statement at two points, on the first and
-    the last pair (each must be exactly 0: the auditor re-checks them in Arb)."""
-    from ..evidence import Evidence, Sign
+    the last pair (each must be exactly 0: the auditor re-checks them in Arb), and every
+    pair's residual in the symbols m, n (the auditor decides each, through the generic
+    pair identity in a formal frequency)."""
+    from ..evidence import Evidence, GroupResidual, Sign
+    from .theorems.residuals import audited_groups
 
     rng = _rng(seed + 11)
     items = []
@@ -296,41 +321,73 @@ def _evidence(rot: Rotary, name: str, seed: int) -> Any:
     # the residuals are kept in the symbols m, n (their exact values beside them), so the
     # auditor decides each identity for every m, n, not only at this point
     m, n = sp.symbols("m n")
+    entries: dict[Any, dict] = {}
+
+    def rotation(t: sp.Expr) -> dict:
+        if t not in entries:
+            entries[t] = rot.rotation_entries(t)
+        return entries[t]
+
+    def block(dok: dict, rows: tuple[int, ...], cols: tuple[int, ...] | None = None
+              ) -> tuple[tuple[sp.Expr, ...], ...]:
+        return tuple(tuple(sp.sympify(dok.get((i, j), 0)) for j in cols or rows) for i in rows)
+
+    perm = half = eh = ea = table = None
+    if name == "layout_permutation":
+        other = rot.with_layout("adjacent" if rot.layout == "half" else "half")
+        half, adj = (rot, other) if rot.layout == "half" else (other, rot)
+        perm = rot.permutation()
+        eh, ea = half.rotation_entries(m), adj.rotation_entries(m)
+    elif name == "encoding_correspondence":
+        table = rot.encoding().translation_entries(DELTA, "row")
+
+    def data(k: int, q: tuple[int, ...], kv: tuple[int, ...]) -> tuple[Any, ...] | None:
+        """Pair k's own data for :func:`rotary_residual`."""
+        ch = tuple(rot.pairs[k])
+        if name == "relative":
+            return (name, q, kv, block(rotation(m), ch), block(rotation(n), ch),
+                    block(rotation(n - m), ch))
+        if name == "orthogonal":
+            return (name, q, block(rotation(m), ch))
+        if name == "layout_permutation":
+            hk = tuple(half.pairs[k])
+            return (name, block(eh, hk), block(ea, tuple(perm[i] for i in hk)))
+        if name == "encoding_correspondence":
+            return (name, block(rotation(m), ch), block(table, ch), m)
+        return None
+
     for k in picks:
         ch = tuple(rot.pairs[k])
         env = {m: rng.randrange(10**3, 10**6), n: -rng.randrange(10**3, 10**6)}
-        q = {c: rng.randint(-9, 9) for c in ch}
-        kv = {c: rng.randint(-9, 9) for c in ch}
-        rm, rn, rd = (rot.rotation_entries(t) for t in (m, n, n - m))
-        if name == "relative":
-            a, b, c = _apply_exact(rm, ch, q), _apply_exact(rn, ch, kv), _apply_exact(rd, ch, kv)
-            expr = sp.Add(*[a[i] * b[i] - q[i] * c[i] for i in ch])
-        elif name == "orthogonal":
-            a = _apply_exact(rm, ch, q)
-            expr = sp.Add(*[a[i] ** 2 - q[i] ** 2 for i in ch])
-        elif name == "layout_permutation":
-            other = rot.with_layout("adjacent" if rot.layout == "half" else "half")
-            half, adj = (rot, other) if rot.layout == "half" else (other, rot)
-            perm = rot.permutation()
-            hk = tuple(half.pairs[k])
-            eh, ea = half.rotation_entries(m), adj.rotation_entries(m)
-            expr = sp.Add(*[(eh.get((i, j), 0) - ea.get((perm[i], perm[j]), 0)) * (3 + 2 * i + j)
-                            for i in hk for j in hk])
-        elif name == "encoding_correspondence":
-            table = rot.encoding().translation_entries(DELTA, "row")
-            expr = sp.Add(*[(rm.get((i, j), 0) - table.get((i, j), sp.Integer(0)).xreplace(
-                {DELTA: m})) * (3 + 2 * i + j) for i in ch for j in ch])
-        else:
+        q = tuple(rng.randint(-9, 9) for _ in ch)
+        kv = tuple(rng.randint(-9, 9) for _ in ch)
+        got = data(k, q, kv)
+        if got is None:
             break
+        expr = rotary_residual(got)
         items.append(Sign(f"pair {k}: residual at m={env[m]}, n={env[n]}", expr, "zero",
                           env={s: v for s, v in env.items() if s in expr.free_symbols}))
+    groups, total = [], None
+    if items:
+        # every pair (an evenly spread selection past the cap), with one draw of the
+        # vectors' entries (by position in the pair: the pairs share one generic identity)
+        qs = tuple(rng.randint(1, 9) for _ in range(2))
+        ks = tuple(rng.randint(1, 9) for _ in range(2))
+        variables = tuple(sorted({str(s) for i in items for s in i.expr.free_symbols}))
+        pairs = [(k,) for k in range(rot.n_pairs)]
+        chosen = audited_groups(pairs)
+        total = len(pairs) if len(chosen) < len(pairs) else None
+        for (k,) in chosen:
+            ch = tuple(rot.pairs[k])
+            groups.append(GroupResidual(f"{name}: pair {k} (dims {list(ch)})", None, variables,
+                                        (rot.frequencies[k],), data(k, qs, ks), rotary_residual))
     if name == "pass_through":
         items = [Sign(f"R(m)[{c},{c}] − 1 at m = 12345", rot.rotation_entries(m).get(
             (c, c), sp.Integer(0)) - 1, "zero", env={m: 12345}) for c in rot.passthrough[:2]]
     return Evidence("symbolic identity (block structure, generic pair identity)",
                     "structural", items, {"pairs": rot.n_pairs},
                     unaudited=None if items else "no column of this kind: the statement holds "
-                    "by the block structure alone")
+                    "by the block structure alone", groups=groups, groups_total=total)
 
 
 def _proof(rot: Rotary, name: str, seed: int) -> Any:

@@ -21,7 +21,7 @@ from typing import Any
 import mpmath
 import sympy as sp
 
-from ...evidence import Evidence, Sign
+from ...evidence import Evidence, GroupResidual, Sign
 from ...model.encoding import DELTA, Encoding, X
 from ...precise import DEFAULT_DPS
 from ...report import Proof, Step
@@ -41,6 +41,7 @@ from .identities import (
     tol,
     visibly_nonzero,
 )
+from .residuals import audited_groups, column_data, translation_residual
 from .search import (
     MAX_BITS,
     candidate_points,
@@ -118,16 +119,47 @@ class Engine(KernelTheorems, StructureTheorems):
 
     def zero_evidence(self, name: str, cc: dict[str, Any],
                       residual: Callable[[int, int], tuple[sp.Expr, dict]],
-                      method: str = "symbolic identity", coverage: str = "all") -> Evidence:
+                      method: str = "symbolic identity", coverage: str = "all",
+                      data: Callable[[tuple[int, ...]], tuple[Any, ...]] | None = None,
+                      build: Callable[[tuple[Any, ...]], sp.Expr] | None = None,
+                      groups: Sequence[tuple[int, ...]] | None = None) -> Evidence:
         """A proved theorem's evidence: its exact residual at the cross-check's points, each
-        proved 0 by the symbolic identity (the auditor re-checks that it encloses 0)."""
+        proved 0 by the symbolic identity (the auditor re-checks that it encloses 0), and,
+        with ``data`` and ``build`` (:mod:`.residuals`), every column group's residual (of
+        ``groups``, default every group of the encoding) as a function of its variables:
+        the auditor decides each."""
         items = []
+        variables: set[str] = set()
         for x, y in self.points_of(cc):
             expr, env = residual(x, y)
             at = ", ".join(f"{k} = {v}" for k, v in env.items())
             items.append(zero_item(f"{name} residual at {at}", expr, env))
-        return proved_evidence(method, items, coverage,
-                               groups=[list(g) for g in self.evidence_groups()])
+            variables |= {str(k) for k in env}
+        ev = proved_evidence(method, items, coverage,
+                             groups=[list(g) for g in self.evidence_groups()])
+        if data is not None and build is not None:
+            self.group_residuals(ev, name, data, build, tuple(sorted(variables)), groups)
+        return ev
+
+    def group_residuals(self, ev: Evidence, name: str,
+                        data: Callable[[tuple[int, ...]], tuple[Any, ...]],
+                        build: Callable[[tuple[Any, ...]], sp.Expr],
+                        variables: tuple[str, ...],
+                        groups: Sequence[tuple[int, ...]] | None = None,
+                        hint: Callable[[tuple[int, ...]], Sequence[sp.Expr]] | None = None
+                        ) -> None:
+        """Every group's data and builder into ``ev`` (past :data:`MAX_AUDITED_GROUPS`, an
+        evenly spread selection, and how many there are), with its frequencies (``hint``,
+        default the group's own: only a hint for the auditor, which checks what it
+        instantiates)."""
+        hint = hint or self.m.group_freqs
+        every = list(self.m.groups if groups is None else groups)
+        chosen = audited_groups(every)
+        ev.groups = [GroupResidual(f"{name}: group {list(cols)}", None, variables,
+                                   tuple(hint(tuple(cols))), data(tuple(cols)), build)
+                     for cols in chosen]
+        if len(chosen) < len(every):
+            ev.groups_total = len(every)
 
     def evidence_groups(self) -> list[tuple[int, ...]]:
         """The groups whose residuals go into the evidence: the first and the last sampled
@@ -237,7 +269,16 @@ class Engine(KernelTheorems, StructureTheorems):
                 row_dok, x, dl, self.m.sample_groups())[0], scale=lambda x, dl: abs(x) + abs(dl))
             sides = translation_sides(self.enc, row_dok, self.evidence_groups())
             gap = weighted_sum(sp.Add(lhs, -rhs) for _, lhs, rhs in sides)
-            ev = self.zero_evidence(name, cc, lambda x, dl: (gap, {X: x, DELTA: dl}))
+            by_col: dict[int, list[tuple[int, sp.Expr]]] = {}
+            for (i, j), v in row_dok.items():
+                if v != 0:
+                    by_col.setdefault(j, []).append((i, v))
+            enc = self.enc
+            ev = self.zero_evidence(
+                name, cc, lambda x, dl: (gap, {X: x, DELTA: dl}),
+                data=lambda cols: tuple((column_data(enc, j), tuple(
+                    (column_data(enc, i), v) for i, v in by_col.get(j, ()))) for j in cols),
+                build=translation_residual)
             return Proof(name, statement, "proved", steps, crosscheck=cc, evidence=ev)
         cols = [j for g in unproved for j in self.m.groups[g]]
         return self.search(name, statement, steps, translation_sides(

@@ -15,6 +15,7 @@ from ...report import Proof, Step
 from ..witness import proved_evidence, sign_item, witness_sign
 from .budget import COLUMN_UNITS, GROUP_UNITS
 from .identities import W, Y, dps, fmt, positive
+from .residuals import column_data, kernel_residual, norm_residual
 from .search import column
 
 _S = sp.Symbol("s", integer=True)
@@ -68,7 +69,12 @@ class KernelTheorems:
             enc = self.enc
             gap = (sp.Add(*(column(enc, j, X) * column(enc, j, Y) for j in cols))
                    - sp.Add(*(sp.cos(enc.column_frequency(p[0]) * (X - Y)) for p in pairs)))
-            ev = self.zero_evidence(name, cc, lambda x, y: (gap, {X: x, Y: y}))
+
+            ev = self.zero_evidence(
+                name, cc, lambda x, y: (gap, {X: x, Y: y}),
+                data=lambda cols: (tuple(column_data(enc, j) for j in cols),
+                                   enc.column_frequency(cols[0]) if len(cols) == 2 else None),
+                build=kernel_residual, groups=regrouped)
             return Proof(name, statement, "proved", steps, crosscheck=cc, evidence=ev)
         steps.append(Step(f"{len(unproved)} group(s) are not (sin, cos) pairs of one frequency, "
                           f"e.g. dims {unproved[0]}", "pair structure"))
@@ -191,7 +197,13 @@ class KernelTheorems:
                                   f"table (‖row‖² = 0 ≠ {n}); it is excluded from the statement",
                                   "padding row"))
             gap = sp.Add(*(column(self.enc, j, X) ** 2 for j in cols)) - pairs
-            ev = self.zero_evidence(name, cc, lambda x, y: (gap, {X: x}))
+
+            enc = self.enc
+            ev = self.zero_evidence(
+                name, cc, lambda x, y: (gap, {X: x}),
+                data=lambda cols: (tuple(column_data(enc, j) for j in cols),
+                                   1 if len(cols) == 2 else 0),
+                build=norm_residual, groups=regrouped)
             return Proof(name, statement, "proved", steps, crosscheck=cc, evidence=ev)
         steps.append(Step(f"{len(broken)} group(s) do not reduce to 1, e.g. dims {broken[0]}",
                           "pythagoras"))

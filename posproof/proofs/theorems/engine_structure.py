@@ -6,6 +6,8 @@ cross-checks and search).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import mpmath
 import sympy as sp
 
@@ -17,6 +19,12 @@ from ...validated import exact_ratio, irrational
 from ..witness import proved_evidence, sign_item, weighted_sum, zero_item
 from .budget import GROUP_UNITS
 from .identities import A, B, count, dps, is_zero, mp_entry
+from .residuals import (
+    column_data,
+    layout_residual,
+    period_residual,
+    structure_residual,
+)
 from .search import column
 
 __all__ = ["StructureTheorems"]
@@ -79,15 +87,22 @@ class StructureTheorems:
                           "expand_trig"))
         cc = self.crosscheck(name, lambda a, b: self._structure_residual(name, a, b))
         gap = self._structure_gap(name)
-        ev = self.zero_evidence(name, cc, lambda a, b: (gap, {A: a, B: b}))
+        dok = self.translation("row")
+        ev = self.zero_evidence(
+            name, cc, lambda a, b: (gap, {A: a, B: b}),
+            data=lambda cols: (name, tuple(tuple(sp.sympify(dok.get((i, j), 0)) for j in cols)
+                                     for i in cols)),
+            build=structure_residual)
         return Proof(name, statement, "proved", steps, crosscheck=cc, evidence=ev)
 
-    def _structure_gap(self, name: str) -> sp.Expr:
-        """Σ of the squared entries of the statement's residual matrix on the sampled blocks,
-        exact, in the symbols a (Δ) and b (the second shift of the group law)."""
+    def _structure_gap(self, name: str, groups: Sequence[tuple[int, ...]] | None = None
+                       ) -> sp.Expr:
+        """Σ of the entries of the statement's residual matrix (weighted) on the sampled
+        blocks (or ``groups``), exact, in the symbols a (Δ) and b (the group law's second
+        shift)."""
         dok = self.translation("row")
         parts = []
-        for cols in self.evidence_groups():
+        for cols in self.evidence_groups() if groups is None else groups:
             def mat(delta: sp.Expr, cols: tuple[int, ...] = cols) -> sp.Matrix:
                 return sp.Matrix([[sp.sympify(dok.get((i, j), 0)).xreplace({DELTA: delta})
                                    for j in cols] for i in cols])
@@ -131,6 +146,7 @@ class StructureTheorems:
             return Proof(name, statement, "unknown", note="only for schedule-built encodings")
         steps = []
         gaps: list[sp.Expr] = []
+        alts: list[tuple[Encoding, list[int]]] = []
         n, pad = enc.n_pairs, bool(enc.dim % 2)
         t_src = self.translation("row")
         for other in LAYOUTS:
@@ -156,6 +172,7 @@ class StructureTheorems:
                     for ij in mapped):
                 return Proof(name, statement, "unknown", steps,
                              note=f"T_{other} ≠ Pᵀ T P entrywise")
+            alts.append((alt, perm))
             for j in range(0, enc.dim, max(1, enc.dim // 3))[:3]:
                 gaps.append(sp.Add(column(alt, j, X), -column(enc, perm[j], X)))
             steps.append(Step(f"{other}: column j of PE_{other} is column perm[j] of "
@@ -168,6 +185,14 @@ class StructureTheorems:
         ev = proved_evidence("exact entrywise comparison",
                              [zero_item(f"Σ (PE_L[j] − PE[perm j])² at x = {x}", gap, {X: x})
                               for x in points], "all", layouts=len(LAYOUTS))
+        # every column of every other layout, by groups of PE_L's columns
+        self.group_residuals(
+            ev, name, lambda cols: tuple((column_data(alt, j), column_data(enc, perm[j]))
+                                         for alt, perm in alts for j in cols),
+            layout_residual, (str(X),),
+            hint=lambda cols: list(dict.fromkeys(
+                f for alt, _ in alts for j in cols
+                if (f := alt.column_frequency(j)) is not None)))
         return Proof(name, statement, "proved", steps, evidence=ev,
                      crosscheck={"method": "exact entrywise comparison", "layouts": len(LAYOUTS)})
 
@@ -228,7 +253,11 @@ class StructureTheorems:
         cc = self.crosscheck(name, residual, scale=lambda x, y: float(period))
         gap = weighted_sum(column(self.enc, j, X + period) - column(self.enc, j, X)
                              for j in self.sample_columns())
-        ev = self.zero_evidence(name, cc, lambda x, y: (gap, {X: x}))
+        enc = self.enc
+        ev = self.zero_evidence(
+            name, cc, lambda x, y: (gap, {X: x}),
+            data=lambda cols: (tuple(column_data(enc, j) for j in cols), period),
+            build=period_residual)
         return Proof(name, f"the curve of positions is periodic with exact period {period}"
                      + self.padding_clause("x", "x+P"),
                      "proved", steps, crosscheck=cc, latex=sp.latex(period),
