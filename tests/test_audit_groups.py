@@ -10,6 +10,8 @@ fit.  A lying engine that is wrong in one middle group only is seen.
 
 from __future__ import annotations
 
+import importlib
+
 import pytest
 import sympy as sp
 
@@ -160,3 +162,54 @@ def test_a_non_zero_form_with_a_formal_frequency_is_never_certain() -> None:
     assert not nf.is_zero
     assert not nf.certain
     assert normal_form(sp.sin(2 * w * x) - 2 * sp.sin(w * x) * sp.cos(w * x), [x], [w]).is_zero
+
+
+def test_past_the_cap_the_audit_is_labelled_a_sample(monkeypatch: pytest.MonkeyPatch) -> None:
+    residuals = importlib.import_module("posproof.proofs.theorems.residuals")
+
+    monkeypatch.setattr(residuals, "MAX_AUDITED_GROUPS", 8)
+    proof = prove(preset("vaswani", dim=64), theorems=["translation[row]"]).theorems[0]
+    ev = proof.evidence
+    assert proof.status == "proved"
+    assert len(ev.groups) == 8 and ev.groups_total == 32
+    assert [g.label for g in ev.groups][0].endswith("group [0, 1]")
+    assert ev.groups[-1].label.endswith("group [62, 63]")
+    assert ev.audit.status == "confirmed"
+    assert ev.audit.coverage == "sample"
+    assert "8 of 32 column groups" in ev.audit.detail
+    assert ev.to_dict()["group_residuals"]["total"] == 32
+
+
+def test_past_the_cap_a_rotary_audit_is_labelled_a_sample(monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    from posproof.model.rope import rotary
+    from posproof.proofs.rotary import prove_rotary
+    residuals = importlib.import_module("posproof.proofs.theorems.residuals")
+
+    monkeypatch.setattr(residuals, "MAX_AUDITED_GROUPS", 4)
+    report = prove_rotary(rotary(10000, 64), general=False, scaling=False, hazards=False)
+    decided = [p for p in report.theorems if p.evidence is not None and p.evidence.groups]
+    assert decided
+    for p in decided:
+        assert len(p.evidence.groups) == 4 and p.evidence.groups_total == 32
+        assert p.evidence.audit.coverage == "sample", p.name
+
+
+def _sine_pair(data: tuple) -> sp.Expr:
+    (f,), extra = data
+    return sp.sin(2 * f * x) - 2 * sp.sin(f * x) * sp.cos(f * x) + extra
+
+
+@pytest.mark.parametrize("extra", [sp.sin(sp.pi * x) * sp.sin(F * x),
+                                   sp.sin(F * x) - sp.sin(sp.sqrt(2) * x)])
+def test_a_group_built_from_its_data_is_decided_on_its_own_data(extra: sp.Expr) -> None:
+    good = [GroupResidual(f"group {k}", None, ("x",), (F,), ((F,), sp.Integer(0)), _sine_pair)
+            for k in range(3)]
+    bad = GroupResidual("group 3", None, ("x",), (F,), ((F,), extra), _sine_pair)
+    for k, g in enumerate(good):
+        assert decide_group(g)[::2] == ("confirmed", "generic"), k
+    assert decide_group(bad)[0] == "refuted"
+    ev = Evidence("symbolic identity", groups=[*good, bad])
+    result = audit(ev)
+    assert result.status == "refuted"
+    assert "group 3" in result.detail

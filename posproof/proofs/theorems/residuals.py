@@ -2,7 +2,7 @@
 
 A proof by group identities says that each group's residual is 0 for every value of its
 variables.  Its evidence carries, for every group (or an evenly spread selection past
-:data:`MAXAUDITED_GROUPS`), the group's own exact data — its columns as (function,
+:data:`MAX_AUDITED_GROUPS`), the group's own exact data — its columns as (function,
 frequency), the entries of T(Δ) reaching its columns, … — and one of the builders below:
 the statement's residual made of that data and nothing else, built without SymPy's
 evaluation (a product with a factor 0 is 0, sin 0 = 0, cos 0 = 1: the same value).  The
@@ -23,29 +23,29 @@ import sympy as sp
 from ...model.encoding import DELTA, Encoding, X
 from .identities import TRIG, A, B, Y
 
-__all__ = ["MAXAUDITED_GROUPS", "audited_groups", "column_data", "kernel_residual",
+__all__ = ["MAX_AUDITED_GROUPS", "audited_groups", "column_data", "kernel_residual",
            "layout_residual", "norm_residual", "period_residual", "raw_difference",
            "raw_subs", "raw_trig", "raw_weighted_sum", "structure_residual",
            "translation_residual"]
 
 #: Past this many column groups, the residuals of an evenly spread selection of this many
 #: are handed to the auditor (first and last included) and its coverage is a sample.
-MAXAUDITED_GROUPS = 4096
+MAX_AUDITED_GROUPS = 4096
 
 _PRIMES: list[sp.Rational] = []
 
 
 def audited_groups(groups: Sequence[tuple[int, ...]]) -> list[tuple[int, ...]]:
-    """Every group, or :data:`MAXAUDITED_GROUPS` of them evenly spread.
+    """Every group, or :data:`MAX_AUDITED_GROUPS` of them evenly spread.
 
     >>> len(audited_groups([(i,) for i in range(10000)])), audited_groups([(0,), (1,)])
     (4096, [(0,), (1,)])
     """
     n = len(groups)
-    if n <= MAXAUDITED_GROUPS:
+    if n <= MAX_AUDITED_GROUPS:
         return list(groups)
-    step = (n - 1) / (MAXAUDITED_GROUPS - 1)
-    return [groups[round(k * step)] for k in range(MAXAUDITED_GROUPS)]
+    step = (n - 1) / (MAX_AUDITED_GROUPS - 1)
+    return [groups[round(k * step)] for k in range(MAX_AUDITED_GROUPS)]
 
 
 def column_data(enc: Encoding, j: int) -> tuple[str, sp.Expr]:
