@@ -334,7 +334,8 @@ MUTANTS: list[Mutant] = [
        [f"{IMPL_T}::test_the_worst_entry_sign_reads_the_difference_in_both_directions"],
        "a fail's worst-entry evidence confirmed though the entry is within its tolerance"),
     _m("audited-refuted-kept", "posproof/testing/core/audited.py",
-       '        status = impl_status(report)\n        if not (result.agrees or status == "unknown"):',
+       '        status = impl_status(report)\n'
+       '        if not (result.agrees or status == "unknown"):',
        '        status = impl_status(report)\n        if False:',
        [f"{IMPL_T}::test_planted_wrong_evidence_makes_the_verdict_unknown"],
        "a verdict whose evidence the audit refutes is kept"),

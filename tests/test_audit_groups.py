@@ -171,8 +171,9 @@ def test_past_the_cap_the_audit_is_labelled_a_sample(monkeypatch: pytest.MonkeyP
     proof = prove(preset("vaswani", dim=64), theorems=["translation[row]"]).theorems[0]
     ev = proof.evidence
     assert proof.status == "proved"
-    assert len(ev.groups) == 8 and ev.groups_total == 32
-    assert [g.label for g in ev.groups][0].endswith("group [0, 1]")
+    assert len(ev.groups) == 8
+    assert ev.groups_total == 32
+    assert ev.groups[0].label.endswith("group [0, 1]")
     assert ev.groups[-1].label.endswith("group [62, 63]")
     assert ev.audit.status == "confirmed"
     assert ev.audit.coverage == "sample"
@@ -191,7 +192,8 @@ def test_past_the_cap_a_rotary_audit_is_labelled_a_sample(monkeypatch: pytest.Mo
     decided = [p for p in report.theorems if p.evidence is not None and p.evidence.groups]
     assert decided
     for p in decided:
-        assert len(p.evidence.groups) == 4 and p.evidence.groups_total == 32
+        assert len(p.evidence.groups) == 4
+        assert p.evidence.groups_total == 32
         assert p.evidence.audit.coverage == "sample", p.name
 
 
