@@ -148,7 +148,7 @@ def _identify(args: argparse.Namespace) -> int:
             print(f"{name}: {res['n_heads']} heads: {res['note']}")
         statuses = [{"status": "pass" if r["rule"] in ("reference", "mpt") else "fail"}
                     for r in found.values()]
-        from .testing import identify_audit
+        from .identify_clause import identify_audit
 
         audited = identify_audit(
             [(s["status"] == "pass", None) for s in statuses],

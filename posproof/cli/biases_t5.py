@@ -166,7 +166,7 @@ def identify_buckets(args: argparse.Namespace, arrays: dict[str, Any]) -> int:
         emit_json(out, args, ok=bool(matched))
     else:
         statuses = [{"status": "pass" if r.matched else "fail"} for r in results.values()]
-        from .testing import identify_audit
+        from .identify_clause import identify_audit
 
         audited = identify_audit([(r.matched, None) for r in results.values()],
                                  "bucket indices compared as integers: no number to re-check")

@@ -44,6 +44,7 @@ from typing import Any
 
 from ..errors import InvalidParameter, PosproofError
 from ..verdict import verdict_text
+from .identify_clause import identify_audit
 from .options import Busy, int_at_least, parse_grid, parse_int
 
 __all__ = ["COMMANDS", "add_commands", "cli_message", "load_arrays", "load_target", "main",
@@ -604,7 +605,7 @@ def render_impl(report: Any, label: str) -> str:
 
 def _identified(matched: list[bool], rule: Any, audited: Any = None) -> str:
     """The verdict of ``identify``: OK when ``rule`` (any / all) of the arrays matched;
-    ``audited``: :func:`identify_audit`'s counts, the audit clause.
+    ``audited``: :func:`~posproof.cli.identify_clause.identify_audit`'s counts, the audit clause.
 
     >>> _identified([True, False], any), _identified([False], any)
     ('OK — arrays 1/2 identified', 'CHECK FAILED — arrays 0/1 identified')
@@ -612,32 +613,6 @@ def _identified(matched: list[bool], rule: Any, audited: Any = None) -> str:
     return verdict_text(checks=[{"status": "pass" if m else "fail"} for m in matched],
                         noun="arrays", verb="identified", ok=bool(rule(matched)),
                         audited=audited)
-
-
-def identify_audit(found: Any, why: str) -> dict[str, Any]:
-    """The counts of ``identify``'s audit clause: ``found`` is (matched, evidence or None) per
-    array; an array without evidence gets evidence that says why there is no number to
-    re-check (``why`` for a match; a search that found nothing otherwise); each is audited.
-
-    >>> identify_audit([(True, None)], "bucket indices compared as integers")["nothing to audit"]
-    1
-    """
-    from types import SimpleNamespace
-
-    from ..audit import audit
-    from ..evidence import Evidence
-    from ..report import audit_summary
-
-    verdicts = []
-    for matched, ev in found:
-        if ev is None:
-            ev = Evidence("identification", "all", unaudited=why if matched else (
-                "no known rule fits the array: a search that found none, no number to "
-                "re-check"))
-        if ev.audit is None:
-            audit(ev)
-        verdicts.append(SimpleNamespace(status="pass" if matched else "fail", evidence=ev))
-    return audit_summary(verdicts)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
