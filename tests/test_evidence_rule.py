@@ -45,7 +45,8 @@ def test_no_tie_window_or_fixed_digit_threshold_decides_a_verdict():
 
 def test_the_scan_catches_a_planted_window(tmp_path):
     planted = "    tie = mpmath.mpf(10) ** (-(dps - 10)) * n\n"
-    assert WINDOW.search(planted) and FIXED.search(planted)
+    assert WINDOW.search(planted)
+    assert FIXED.search(planted)
 
 
 def _verdicts(report: Report):
@@ -93,5 +94,6 @@ def test_every_family_through_the_one_pipeline_carries_audited_evidence(family):
     takes = families.operations(family).TAKES["check"]
     options = {"length": 500} if "length" in takes else {}
     report = families.verify(spec, **options)
-    assert report.theorems and report.checks
+    assert report.theorems
+    assert report.checks
     _require_evidence(Report({}, report.theorems), f"verify {spec} (theorems)")

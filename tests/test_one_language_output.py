@@ -102,8 +102,9 @@ def test_b_rotary_takes_head_dim_and_theta() -> None:
 
 
 def test_b_check_rotary_takes_dim_and_theta() -> None:
-    import posproof
     from posproof.testing.rotary import check_rotary
+
+    import posproof
 
     rot = posproof.rotary(500000, 16)
     assert check_rotary(rot.apply, dim=16, theta=500000).ok

@@ -348,13 +348,16 @@ def test_identify_ambiguous_and_foreign_matrices(capsys: pytest.CaptureFixture[s
                                  10**40])
 def test_saturation_keeps_the_sign_beyond_int64(mag):
     bi, causal = T5Buckets(32, 128), T5Buckets(32, 128, bidirectional=False)
-    assert bi.bucket(-mag) == 15 and bi.bucket(mag) == 31        # a dropped sign gives 31, 31
-    assert causal.bucket(-mag) == 31 and causal.bucket(mag) == 0  # the future is bucket 0
+    assert bi.bucket(-mag) == 15
+    assert bi.bucket(mag) == 31
+    assert causal.bucket(-mag) == 31
+    assert causal.bucket(mag) == 0
 
 
 def test_saturation_sign_just_inside_int64():
     bi = T5Buckets(32, 128)
-    assert bi.bucket(-(1 << 61)) == 15 and bi.bucket(1 << 61) == 31
+    assert bi.bucket(-(1 << 61)) == 15
+    assert bi.bucket(1 << 61) == 31
 
 
 def _starts_by_roots(m, per, d):
@@ -368,7 +371,7 @@ def _starts_by_roots(m, per, d):
     return tuple(out)
 
 
-@pytest.mark.parametrize("nb,md,bi", [(32, 128, True), (4, 8, True), (3, 5, False),
+@pytest.mark.parametrize(("nb", "md", "bi"), [(32, 128, True), (4, 8, True), (3, 5, False),
                                       (64, 10**6, False), (128, 10**12, True),
                                       (50, 1000, True), (512, 10**9, False)])
 def test_starts_equal_exact_roots(nb, md, bi):
@@ -397,17 +400,20 @@ def test_prove_t5_large_config_carries_audited_evidence():
     proofs = prove_t5(T5Buckets(1024, 10**12, False))
     assert [p.status for p in proofs] == ["proved"] * 6
     first = proofs[0].evidence
-    assert first.method == "exact integers" and first.coverage == "all"
-    assert first.audit.status == "confirmed" and len(first.items) == 2
+    assert first.method == "exact integers"
+    assert first.coverage == "all"
+    assert first.audit.status == "confirmed"
+    assert len(first.items) == 2
 
 
-@pytest.mark.parametrize("up_to,coverage", [(90, "sample"), (91, "all")])
+@pytest.mark.parametrize(("up_to", "coverage"), [(90, "sample"), (91, "all")])
 def test_check_t5_buckets_coverage_both_sides_of_last_boundary(up_to, coverage):
     from posproof.testing.bias.t5 import check_t5_buckets
 
     exact = T5Buckets(32, 128)
     check = check_t5_buckets(lambda d: exact.buckets(d), up_to=up_to, use_torch=False).checks[0]
-    assert check.status == "pass" and check.evidence.coverage == coverage
+    assert check.status == "pass"
+    assert check.evidence.coverage == coverage
     assert check.label == ("pass" if coverage == "all"
                            else "pass (sampled: 28 of 30 bucket boundaries)")
 
@@ -420,4 +426,5 @@ def test_t5_spec_refused_in_one_line(text):
 
     with pytest.raises(InvalidParameter) as info:
         parse_t5_spec(text)
-    assert len(str(info.value)) < 200 and "\n" not in str(info.value)
+    assert len(str(info.value)) < 200
+    assert "\n" not in str(info.value)
