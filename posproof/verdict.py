@@ -93,7 +93,7 @@ def audit_clause(audited: Mapping[str, Any] | None) -> str:
     if not audited or not (audited.get("evidence") or audited.get("without evidence")):
         return ""
     return (f"audit ({audited['engine']}): {audited['confirmed']} confirmed"
-            + (f" ({audited['sampled']} at sample points only)" if audited.get("sampled")
+            + (f" ({audited['sampled']} on a sample only)" if audited.get("sampled")
                else "")
             + "".join(f", {audited[k]} {k}" for k in ("nothing to audit", "undecided",
                                                       "refuted", "not audited",

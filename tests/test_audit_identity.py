@@ -217,7 +217,7 @@ def test_the_verdict_line_says_how_many_were_confirmed_at_sample_points_only() -
     assert summary["confirmed"] == 2
     assert summary["sampled"] == 1
     line = verdict_text(report.theorems, audited=summary)
-    assert "2 confirmed (1 at sample points only)" in line
+    assert "2 confirmed (1 on a sample only)" in line
 
 
 # --------------------------------------------------------------------------- random identities
