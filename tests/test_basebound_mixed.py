@@ -19,12 +19,16 @@ from posproof.verdict import Verdict
 
 def _check_agrees(full, ends, integer: bool) -> None:
     assert full.undecided == ends.undecided == 0
-    assert full.mixed is None and ends.mixed is not None
-    assert ends.islands_mode == "ends" and full.islands_mode == "auto"
+    assert full.mixed is None
+    assert ends.mixed is not None
+    assert ends.islands_mode == "ends"
+    assert full.islands_mode in ("all", "auto")
     # the same first island (start bracket, witness) and the same smallest good base
     assert ends.islands[0].start == full.islands[0].start
-    assert ends.bound == full.bound and ends.witness_m == full.witness_m
-    assert ends.interval is False and full.interval is False
+    assert ends.bound == full.bound
+    assert ends.witness_m == full.witness_m
+    assert ends.interval is False
+    assert full.interval is False
     # the same all-good threshold: exact for integers, brackets that meet for real bases
     top_full, top_ends = full.islands[-1].start, ends.islands[-1].start
     if integer:
@@ -36,16 +40,18 @@ def _check_agrees(full, ends, integer: bool) -> None:
     assert ends.islands[-1].witness_below is not None
     lo, hi = ends.mixed
     # the mixed range lies between the first island's start and all_good_above ...
-    assert full.islands[0].start[1] <= lo and hi <= top_ends[0]
+    assert full.islands[0].start[1] <= lo
+    assert hi <= top_ends[0]
     # ... starts where a listed island's certified good bases end ...
     listed = ends.islands[:-1]
     assert listed[-1].end[0] == lo or listed[-1].end[1] is not None
     # ... and holds the hull of every island between that it does not list
     unlisted = full.islands[len(listed):-1]
     assert unlisted, "the case must have islands inside the mixed range"
-    assert lo <= unlisted[0].start[0] and unlisted[-1].end[1] <= hi
+    assert lo <= unlisted[0].start[0]
+    assert unlisted[-1].end[1] <= hi
     # the islands listed below it are the full enumeration's (the last may go on into it)
-    for a, b in zip(listed, full.islands):
+    for a, b in zip(listed, full.islands, strict=False):
         assert a.start == b.start
         assert a.end == b.end or (a is listed[-1] and a.end[1] is None
                                   and a.end[0] <= b.end[1])
@@ -57,7 +63,6 @@ def test_mixed_summary_agrees_with_full_enumeration(integer: bool) -> None:
                       audit=False)
     ends = base_bound(2048, 128, highest=1e7, integer_bases=integer, islands="ends",
                       audit=False)
-    full.islands_mode = "auto"       # (the checker compares modes; "all" was asked here)
     _check_agrees(full, ends, integer)
     assert len(full.islands) > len(ends.islands) >= 2
 
@@ -66,7 +71,6 @@ def test_mixed_summary_agrees_with_full_enumeration(integer: bool) -> None:
 def test_mixed_summary_agrees_at_longer_length() -> None:
     full = base_bound(8192, 128, highest=1e8, islands="all", audit=False)
     ends = base_bound(8192, 128, highest=1e8, islands="ends", audit=False)
-    full.islands_mode = "auto"
     _check_agrees(full, ends, False)
     assert len(full.islands) - len(ends.islands) > 10
 
@@ -76,13 +80,16 @@ def test_bases_in_the_mixed_range_are_decided_as_by_the_full_search() -> None:
     ends = base_bound(1024, 128, highest=1e6, islands="ends")      # audited answers
     lo, hi = ends.mixed
     island = full.islands[1]            # inside the mixed range, not listed by "ends"
-    assert lo < island.start[0] and island.end[1] < hi
+    assert lo < island.start[0]
+    assert island.end[1] < hi
     inside = (island.start[1] + island.end[0]) / 2
-    assert ends.is_good(inside) is Verdict.YES and full.is_good(inside) is Verdict.YES
+    assert ends.is_good(inside) is Verdict.YES
+    assert full.is_good(inside) is Verdict.YES
     # the certified bad piece just below all_good_above: a base in it is bad, audited
     below = (hi + ends.islands[-1].start[0]) / 2
     answer = ends.decide(below)
-    assert answer.status is Verdict.NO and answer.witness is not None
+    assert answer.status is Verdict.NO
+    assert answer.witness is not None
     assert answer.evidence.audit.status == "confirmed"
     assert full.is_good(below) is Verdict.NO
     # a spread of bases: the same answer from both
@@ -92,15 +99,17 @@ def test_bases_in_the_mixed_range_are_decided_as_by_the_full_search() -> None:
 
 
 def test_auto_switches_by_work_only() -> None:
-    kw = dict(highest=1e6, audit=False)
+    kw = {"highest": 1e6, "audit": False}
     auto = base_bound(1024, 128, **kw)
-    assert auto.islands_mode == "auto" and auto.island_work == ISLAND_WORK
+    assert auto.islands_mode == "auto"
+    assert auto.island_work == ISLAND_WORK
     assert auto.mixed is None        # a small search: every island enumerated
     assert [i.to_dict() for i in auto.islands] == [
         i.to_dict() for i in base_bound(1024, 128, islands="all", **kw).islands]
     zero = base_bound(1024, 128, island_work=0, **kw)   # switches after the first window
     ends = base_bound(1024, 128, islands="ends", **kw)
-    assert zero.mixed == ends.mixed and zero.all_good_above == ends.all_good_above
+    assert zero.mixed == ends.mixed
+    assert zero.all_good_above == ends.all_good_above
     assert base_bound(1024, 128, island_work=None, **kw).mixed is None
 
 
@@ -111,7 +120,8 @@ def test_mixed_in_json_and_text() -> None:
     assert [Decimal(str(v)) for v in mixed["range"]] == list(bb.mixed)
     assert mixed["state"].startswith("mixed: good and bad bases alternate")
     assert mixed["islands_listed_below"] == len(bb.islands) - 1
-    assert data["islands_mode"] == "ends" and data["undecided"] == 0
+    assert data["islands_mode"] == "ends"
+    assert data["undecided"] == 0
     text = bb.summary()
     assert "mixed: good and bad bases alternate, islands not enumerated" in text
     assert "; 0 undecided" in text
@@ -131,7 +141,8 @@ def test_cli_islands_ends(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([*argv, "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     bound = data["base_bounds"]["128"]
-    assert bound["mixed"] is not None and bound["undecided"] == 0
+    assert bound["mixed"] is not None
+    assert bound["undecided"] == 0
     main(argv)
     assert "mixed: good and bad bases alternate" in capsys.readouterr().out
     assert main([*argv[:-1], "some"]) == 2

@@ -791,7 +791,6 @@ def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1
     t_lo = math.log(lowest) * (1 - 4 * U)
     t_hi = math.log(highest) * (1 + 4 * U)
     span = t_hi - t_lo
-    none = np.zeros(0, dtype=np.int64)
     if progress is not None:     # the bar from the start: the tail below can take seconds
         progress("certified base search", 0, 1000)
     t_tail = t_hi
