@@ -309,6 +309,17 @@ MUTANTS: list[Mutant] = [
        "    pass",
        [f"{AUDIT_T}::test_every_family_report_is_audited"],
        "a family's report is not audited"),
+    # ------------------------------------------- posproof/measure/explore/basebound.py
+    _m("basebound-top-down-stops-on-good", "posproof/measure/explore/basebound.py",
+       '            top.append(Piece(a, c, state, witness, why))\n        return state == "bad"',
+       '            top.append(Piece(a, c, state, witness, why))\n        return state == "good"',
+       ["tests/test_basebound_mixed.py::test_mixed_summary_agrees_with_full_enumeration"],
+       "the search down from the top stops at a good piece: all_good_above not bracketed"),
+    _m("basebound-mixed-top-integer-unbracketed", "posproof/measure/explore/basebound.py",
+       '            if points[n][0] != "yes":\n                break',
+       '            break',
+       ["tests/test_basebound_mixed.py::test_mixed_summary_agrees_with_full_enumeration"],
+       "integer bases: the top island's first integer left without a bad integer below it"),
 ]
 
 

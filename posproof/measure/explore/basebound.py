@@ -838,6 +838,8 @@ def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1
                 out.searched_to = t_from
                 break
             work_first = kernel.work if work_first is None else work_first
+            if t_tail >= t_hi:      # no all-good top to search down from: enumerate
+                continue
             if islands == "ends" or (islands == "auto" and kernel.work - work_first
                                      >= island_work):
                 switch = True
@@ -943,6 +945,8 @@ def _top_down(kernel: Kernel, out: BaseBound, t_floor: float, t_top: float) -> N
     if found and last_good is not None and pieces[last_good].hi < top[-1].lo:
         del pieces[last_good + 1:]     # certified, but inside the mixed range: not listed
         pieces.append(Piece(pieces[last_good].hi, top[-1].lo, "mixed"))
+    elif top and pieces and pieces[-1].hi < top[-1].lo:   # (not reached: no gap is left)
+        pieces.append(Piece(pieces[-1].hi, top[-1].lo, "undecided", why="budget"))
     pieces.extend(reversed(top))
 
 
