@@ -128,7 +128,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         help="--base-bound's islands above the first: 'all' enumerates every "
                              "one; 'ends' only the first island and the all-good top, the "
                              "range between reported 'mixed' (good and bad bases alternate, "
-                             "its ends certified); 'auto' (default) enumerates them until 1e10 "
+                             "its ends certified); 'auto' (default) enumerates them until 2e9 "
                              "work units past the first island, then as 'ends'")
     # the defaults are basebound.WORK_BUDGET and TIME_LIMIT (not imported here: --help stays
     # light; tests/test_explore.py checks that the two agree)

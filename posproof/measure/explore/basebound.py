@@ -71,6 +71,10 @@ HIGHEST = 1e15          # ln b ≤ 34.6 keeps the θ error bound ρ small
 # a settled ball must be wide enough that its 10⁻⁶ relative slack dwarfs the rounding of p ± r
 _TINY = 4e6 * U
 WINDOW = 4e-3           # ln b (× 65536/L below L = 65536) for the branch and bound per stop
+#: the windows of the search down from the all-good top (islands="ends"), the same way: in
+#: its long good stretches a narrower window lets the blocks of m certify more m (at L = 2^20
+#: on [8.8e9, 9.28e9]: 0.85 s CPU against 7.2 s with WINDOW, 1.8 s with 5e-4, 3.5 s with 2e-3)
+TOP_WINDOW = 1e-3
 #: m in doubt × pairs: up to this, an interval's doubtful m are re-evaluated exactly
 SHARPEN_WORK = 256
 #: The work budget of a search by default, in work units (:attr:`Kernel.work`: about one per
@@ -84,7 +88,7 @@ TIME_LIMIT = 3600.0
 #: islands="auto": once the first island is found, the islands above it are enumerated until
 #: the search has spent this many more work units; past it the search goes down from the
 #: all-good top to its first bad piece and the range between is one "mixed" piece.
-ISLAND_WORK = 10**10
+ISLAND_WORK = 2 * 10**9
 ISLANDS = ("auto", "all", "ends")
 #: An exact base whose tiny interval leaves more m than this in doubt is answered unknown.
 EXACT_MAX = 32
@@ -931,7 +935,7 @@ def _top_down(kernel: Kernel, out: BaseBound, t_floor: float, t_top: float) -> N
         return state == "bad"
 
     recent: list[int] = []
-    width = WINDOW * max(1.0, 65536 / kernel.length)
+    width = TOP_WINDOW * max(1.0, 65536 / kernel.length)
     t, found = t_top, False
     while t > t_floor and not found:
         if kernel.spent():
