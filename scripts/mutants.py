@@ -316,8 +316,8 @@ MUTANTS: list[Mutant] = [
        ["tests/test_basebound_mixed.py::test_mixed_summary_agrees_with_full_enumeration"],
        "the search down from the top stops at a good piece: all_good_above not bracketed"),
     _m("basebound-mixed-top-integer-unbracketed", "posproof/measure/explore/basebound.py",
-       '            if points[n][0] != "yes":\n                break',
-       '            break',
+       '        n = last\n        while n >= first:',
+       '        n = last + 1\n        while False:',
        ["tests/test_basebound_mixed.py::test_mixed_summary_agrees_with_full_enumeration"],
        "integer bases: the top island's first integer left without a bad integer below it"),
 ]
