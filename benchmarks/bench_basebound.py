@@ -7,6 +7,7 @@
     python benchmarks/bench_basebound.py --only table --jobs 0   # every row in one process
     python benchmarks/bench_basebound.py --table-up-to 131072 --whole-length 262144
     python benchmarks/bench_basebound.py --only whole --no-old --whole-work 1e11
+    python benchmarks/bench_basebound.py --only whole --no-old --whole-islands all
 
 Targets (issue 27 §6): Men et al.'s table (d = 128, L = 1K … 1M, each row's certified
 smallest good base in [2, 1e12], searched up to the first island) in ≤ 60 s, and the base
@@ -40,6 +41,8 @@ task = json.loads(sys.argv[1])
 kwargs = {"first_only": task["first_only"]}
 if task.get("work_budget", "default") != "default":
     kwargs["work_budget"] = task["work_budget"]
+if task.get("islands"):
+    kwargs["islands"] = task["islands"]
 wall, cpu = time.perf_counter(), time.process_time()
 bb = base_bound(task["length"], 128, **kwargs)
 wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
@@ -49,6 +52,8 @@ print(json.dumps({"wall": wall, "cpu": cpu, "undecided": bb.undecided,
                   "witness": bb.witness_m, "islands": len(bb.islands),
                   "above": None if bb.all_good_above is None else str(bb.all_good_above),
                   "work": getattr(bb, "work", None),
+                  "mixed": None if getattr(bb, "mixed", None) is None else
+                           [str(v) for v in bb.mixed],
                   "stopped": getattr(bb, "stopped_by", None) or
                              ("time budget" if "time budget" in notes else None)}))
 """
@@ -118,6 +123,9 @@ def main() -> int:
     parser.add_argument("--whole-work", type=float, default=None, metavar="N",
                         help="work budget of the whole-range search, new code only "
                              "(default: the code's default, 2e10)")
+    parser.add_argument("--whole-islands", choices=["auto", "all", "ends"], default=None,
+                        help="islands= of the whole-range search, new code only (default: "
+                             "the code's default, auto)")
     parser.add_argument("--no-old", action="store_true", help="run the new code only")
     parser.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
                         help="table rows computed N processes at a time, largest first, as "
@@ -150,11 +158,14 @@ def main() -> int:
             task = {"length": length, "first_only": False}
             if args.whole_work is not None and name == "new":
                 task["work_budget"] = int(args.whole_work)
+            if args.whole_islands is not None and name == "new":
+                task["islands"] = args.whole_islands
             r = got[name] = run(root, task)
             print(f"  {name}: {r['wall']:.1f} s wall ({r['cpu']:.1f} s CPU); undecided "
                   f"{r['undecided']}; smallest good base {r['bound']}; islands {r['islands']}; "
                   f"all good from {r['above']}"
                   + (f"; work {r['work']:.3g}" if r["work"] else "")
+                  + (f"; mixed {r['mixed'][0]} … {r['mixed'][1]}" if r.get("mixed") else "")
                   + (f"; stopped by the {r['stopped']}" if r["stopped"] else ""), flush=True)
         new = got["new"]
         met = new["wall"] <= TARGET and new["undecided"] == 0

@@ -485,6 +485,17 @@ MUTANTS: list[Mutant] = [
        "        pass",
        [f"{GROUPS_T}::test_a_non_zero_form_with_a_formal_frequency_is_never_certain"],
        "a non-zero normal form with a formal frequency counts as certainly non-zero"),
+    # ------------------------------------------- posproof/measure/explore/basebound.py
+    _m("basebound-top-down-stops-on-good", "posproof/measure/explore/basebound.py",
+       '            top.append(Piece(a, c, state, witness, why))\n        return state == "bad"',
+       '            top.append(Piece(a, c, state, witness, why))\n        return state == "good"',
+       ["tests/test_basebound_mixed.py::test_mixed_summary_agrees_with_full_enumeration"],
+       "the search down from the top stops at a good piece: all_good_above not bracketed"),
+    _m("basebound-mixed-top-integer-unbracketed", "posproof/measure/explore/basebound.py",
+       '        n = last\n        while n >= first:',
+       '        n = last + 1\n        while False:',
+       ["tests/test_basebound_mixed.py::test_mixed_summary_agrees_with_full_enumeration"],
+       "integer bases: the top island's first integer left without a bad integer below it"),
 ]
 
 

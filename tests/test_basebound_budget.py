@@ -107,3 +107,8 @@ def test_the_cli_help_states_the_code_defaults() -> None:
     helps = {a.option_strings[0]: a.help for a in explore._actions if a.option_strings}
     assert f"(default {basebound.WORK_BUDGET:.0e})".replace("e+", "e") in helps["--base-work"]
     assert f"(default {basebound.TIME_LIMIT:g})" in helps["--base-time-limit"]
+    # --islands auto's threshold (issue 27 item 6) and the modes are the code's too
+    island_work = f"{basebound.ISLAND_WORK:.0e}".replace("e+0", "e").replace("e+", "e")
+    assert f"until {island_work} work units past the first island" in helps["--islands"]
+    action = next(a for a in explore._actions if "--islands" in a.option_strings)
+    assert tuple(action.choices) == basebound.ISLANDS

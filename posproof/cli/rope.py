@@ -124,6 +124,12 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         help="--base-bound stops after the first island: the smallest good "
                              "base, certified, much faster at long L (islands above, the "
                              "all-good threshold and 'interval' are then not computed)")
+    parser.add_argument("--islands", choices=("auto", "all", "ends"), default="auto",
+                        help="--base-bound's islands above the first: 'all' enumerates every "
+                             "one; 'ends' only the first island and the all-good top, the "
+                             "range between reported 'mixed' (good and bad bases alternate, "
+                             "its ends certified); 'auto' (default) enumerates them until 2e9 "
+                             "work units past the first island, then as 'ends'")
     # the defaults are basebound.WORK_BUDGET and TIME_LIMIT (not imported here: --help stays
     # light; tests/test_explore.py checks that the two agree)
     parser.add_argument("--base-work", metavar="N", type=int_at_least(0), default=None,
@@ -151,7 +157,8 @@ def _base_options(args: argparse.Namespace, bar: Any = None) -> dict[str, Any]:
         bar = ProgressBar.on(sys.stderr)
     options = {"base_range": parse_base_range(getattr(args, "base_range", "2,1e12")),
                "integer_bases": bool(getattr(args, "integer_bases", False)),
-               "first_only": bool(getattr(args, "first_island", False)), "progress": bar}
+               "first_only": bool(getattr(args, "first_island", False)), "progress": bar,
+               "islands": getattr(args, "islands", "auto")}
     if getattr(args, "base_work", None) is not None:
         options["base_work"] = args.base_work
     if getattr(args, "base_time_limit", None) is not None:

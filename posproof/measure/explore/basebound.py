@@ -71,6 +71,10 @@ HIGHEST = 1e15          # ln b ≤ 34.6 keeps the θ error bound ρ small
 # a settled ball must be wide enough that its 10⁻⁶ relative slack dwarfs the rounding of p ± r
 _TINY = 4e6 * U
 WINDOW = 4e-3           # ln b (× 65536/L below L = 65536) for the branch and bound per stop
+#: the windows of the search down from the all-good top (islands="ends"), the same way: in
+#: its long good stretches a narrower window lets the blocks of m certify more m (at L = 2^20
+#: on [8.8e9, 9.28e9]: 0.85 s CPU against 7.2 s with WINDOW, 1.8 s with 5e-4, 3.5 s with 2e-3)
+TOP_WINDOW = 1e-3
 #: m in doubt × pairs: up to this, an interval's doubtful m are re-evaluated exactly
 SHARPEN_WORK = 256
 #: The work budget of a search by default, in work units (:attr:`Kernel.work`: about one per
@@ -81,6 +85,11 @@ WORK_BUDGET = 2 * 10**10
 #: barely changes): it stops runaway work only, far past what the work budget allows
 #: (docs/base-bound.md), and an answer it cuts says so.
 TIME_LIMIT = 3600.0
+#: islands="auto": once the first island is found, the islands above it are enumerated until
+#: the search has spent this many more work units; past it the search goes down from the
+#: all-good top to its first bad piece and the range between is one "mixed" piece.
+ISLAND_WORK = 2 * 10**9
+ISLANDS = ("auto", "all", "ends")
 #: An exact base whose tiny interval leaves more m than this in doubt is answered unknown.
 EXACT_MAX = 32
 METHOD = ("certified branch and bound in ln b (float64 with rigorous error bounds, exact "
@@ -93,7 +102,7 @@ class Piece:
 
     lo: float
     hi: float
-    state: str                 # "good", "bad" or "undecided"
+    state: str                 # "good", "bad", "undecided" or "mixed" (see BaseBound.mixed)
     witness: int | None = None  # for "bad": B(witness; b) < 0 on the whole piece
     why: str | None = None      # for "undecided": "resolution" or "budget" (work or time)
 
@@ -175,6 +184,9 @@ class BaseBound:
     smallest_status: str = "certified"  # or "unknown: …" when its evidence is not confirmed
     audit: bool = True
     audit_seconds: float = 0.0          # time spent in posproof.audit (included in seconds)
+    islands_mode: str = "all"           # "all", "ends", "auto" (or "first": first_only)
+    island_work: int | None = None      # islands="auto": the work units of enumeration
+    mixed_ints: tuple[int, int] | None = None   # integer_bases: the mixed integers
     _kernel: Any = None
 
     @property
@@ -198,6 +210,19 @@ class BaseBound:
         if self.searched_to is not None:
             return None
         return len(self.islands) == 1 and self.reaches_top
+
+    @property
+    def mixed(self) -> tuple[Any, Any] | None:
+        """The range between the islands listed and :attr:`all_good_above` whose islands were
+        not enumerated (``islands="ends"``, or "auto" past ``island_work``), or None.  Its
+        ends are certified: good bases end where it starts (the island listed just below,
+        the first one at least) and bad bases begin where it ends (a certified bad piece
+        just below ``all_good_above``), so good and bad bases alternate across it; the bases
+        inside are decided one by one by :meth:`is_good`.  Rounded outward."""
+        if self.mixed_ints is not None:
+            return self.mixed_ints
+        piece = next((p for p in self.pieces if p.state == "mixed"), None)
+        return None if piece is None else (outward(piece.lo, False), outward(piece.hi, True))
 
     @property
     def reaches_top(self) -> bool:
@@ -288,6 +313,13 @@ class BaseBound:
                 "all_good_above": _text(self.all_good_above),
                 "good_set_is_interval": self.interval,
                 "islands": [i.to_dict() for i in self.islands],
+                "islands_mode": self.islands_mode, "island_work": self.island_work,
+                "mixed": None if self.mixed is None else {
+                    "range": [_text(v) for v in self.mixed],
+                    "islands_listed_below": len(self.islands) - 1,
+                    "state": "mixed: good and bad bases alternate; islands not enumerated "
+                             "(good bases end at its start, bad bases begin at its end, "
+                             "both certified; islands='all' enumerates them)"},
                 "undecided": self.undecided,
                 "undecided_where": [[_text(a), _text(b)] for a, b in self.undecided_where],
                 "evaluations": self.evaluations, "seconds": round(self.seconds, 2),
@@ -318,7 +350,9 @@ class BaseBound:
         else:
             lo, hi = self.smallest  # type: ignore[misc]
             first = (f"= {_text(hi)}" if lo == hi else f"∈ [{_text(lo)}, {_text(hi)}]")
-            text = (f"good bases {where}: {len(self.islands)} island(s); smallest good base "
+            count = (f"{len(self.islands)} island(s)" if self.mixed is None else
+                     f"{len(self.islands)} island(s) listed (the mixed range may hold more)")
+            text = (f"good bases {where}: {count}; smallest good base "
                     f"{first} (B({self.witness_m}) < 0 just below)")
             if self.searched_to is not None:
                 text += (f"; searched only up to {_short(outward(self.searched_to, False))} "
@@ -327,6 +361,11 @@ class BaseBound:
                 text += "; the good set is one interval up to the top of the range"
             elif self.all_good_above is not None:
                 text += (f"; NOT an interval; every base ≥ {_text(self.all_good_above)} is good")
+                if self.mixed is not None:
+                    lo, hi = self.mixed
+                    text += (f"; [{_text(lo)}, {_text(hi)}] mixed: good and bad bases "
+                             "alternate, islands not enumerated (--islands all lists them; "
+                             "is_good decides one base)")
             else:
                 text += "; NOT an interval; the top of the range is not good"
         text += f"; {self.undecided} undecided"
@@ -354,6 +393,17 @@ def work_arg(value: Any, name: str = "work_budget") -> int | None:
     if isinstance(value, float) and math.isfinite(value) and value.is_integer():
         value = int(value)
     return check_int(name, value, minimum=0, maximum=10**18)
+
+
+def islands_arg(value: Any) -> str:
+    """A checked ``islands`` mode of :func:`base_bound`: 'auto', 'all' or 'ends'.
+
+    >>> islands_arg("all")
+    'all'
+    """
+    if value not in ISLANDS:
+        raise InvalidParameter(f"islands={value!r}: expected one of {', '.join(ISLANDS)}")
+    return str(value)
 
 
 def parse_base_range(text: str) -> tuple[float, float]:
@@ -614,7 +664,8 @@ def _point(out: BaseBound, exact: sp.Expr, deadline: float | None, key: str
     if outside and _certainly_outside(exact, out.lowest, out.highest):
         return ("unknown", None, [], "", f"outside the searched range "
                     f"[{_text(out.lowest)}, {_text(out.highest)}]", t, None)
-    piece = next((p for p in out.pieces if p.state != "undecided" and p.lo <= a and c <= p.hi),
+    piece = next((p for p in out.pieces if p.state in ("good", "bad") and p.lo <= a
+                  and c <= p.hi),
                  None)
     if piece is not None:
         how = "its certified piece of the search"
@@ -680,7 +731,8 @@ def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1
                integer_bases: bool = False, rel_tol: float = 1e-9, first_only: bool = False,
                progress: Callable[[str, int, int], None] | None = None,
                time_budget: float | None = TIME_LIMIT, audit: bool = True,
-               work_budget: int | None = WORK_BUDGET) -> BaseBound:
+               work_budget: int | None = WORK_BUDGET, islands: str = "auto",
+               island_work: int | None = ISLAND_WORK) -> BaseBound:
     """Every good base in [lowest, highest] for (d, L), certified by branch and bound.
 
     Bases are searched in t = ln b; an interval is split until it is all good,
@@ -696,6 +748,15 @@ def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1
     machine whatever its load.  ``time_budget`` (CPU seconds, :data:`TIME_LIMIT`
     by default, None: none) is only a safety net against runaway work; an answer it cuts
     says so (``stopped_by == "time limit"``).
+    ``islands``: "all" enumerates every island (each end bracketed); "ends" stops the
+    bottom-up search once the first island is found (as ``first_only``), then searches from
+    the all-good top down to its first certified bad piece (which brackets
+    ``all_good_above``), and reports the range between as one "mixed" piece
+    (:attr:`BaseBound.mixed`: good bases end where it starts, bad ones begin where it ends,
+    both certified; its islands are not enumerated and never counted undecided); "auto" (the
+    default) enumerates until the search has spent ``island_work`` work units
+    (:data:`ISLAND_WORK`) past the window where the first island was found, then goes on as
+    "ends" from there (deterministic: no clock).
     ``audit``: the evidence of the smallest good base (and of each :meth:`BaseBound.decide`)
     is re-checked by :mod:`posproof.audit`; an answer it cannot confirm becomes unknown.
 
@@ -720,15 +781,20 @@ def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1
         if time_budget < 0:
             raise InvalidParameter(f"time_budget={time_budget!r} must be >= 0 (or None)")
     work_budget = work_arg(work_budget)
+    islands = islands_arg(islands)
+    island_work = work_arg(island_work, "island_work")
+    if island_work is None:
+        islands = "all" if islands == "auto" else islands
     out = BaseBound(length, dim, lowest, highest, bool(integer_bases), rel_tol,
-                    time_budget=time_budget, audit=bool(audit), work_budget=work_budget)
+                    time_budget=time_budget, audit=bool(audit), work_budget=work_budget,
+                    islands_mode="first" if first_only else islands,
+                    island_work=island_work if islands == "auto" and not first_only else None)
     kernel = out._kernel = Kernel(dim, length)
     kernel.budget = work_budget
     kernel.deadline = None if time_budget is None else time.process_time() + time_budget
     t_lo = math.log(lowest) * (1 - 4 * U)
     t_hi = math.log(highest) * (1 + 4 * U)
     span = t_hi - t_lo
-    none = np.zeros(0, dtype=np.int64)
     if progress is not None:     # the bar from the start: the tail below can take seconds
         progress("certified base search", 0, 1000)
     t_tail = t_hi
@@ -751,57 +817,39 @@ def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1
 
     spent = kernel.spent
 
+    def emit(a: float, c: float, state: str, witness: int | None, why: str | None) -> bool:
+        if pieces and pieces[-1].state == state and state != "undecided" and (
+                state == "good" or pieces[-1].witness == witness):
+            pieces[-1].hi = c
+        else:
+            pieces.append(Piece(a, c, state, witness, why))
+        return False
+
     # the bad stretch from the bottom by a sweep; the rest by branch and bound
     recent: list[int] = []   # the last witnesses: a bad interval's neighbour's often works
     t_from = t_lo
+    work_first: int | None = None   # the work spent when the first island was found
+    switch = False
     while t_from < t_tail:   # sweep each bad stretch; branch and bound a window past it
         if spent():
             pieces.append(Piece(t_from, t_tail, "undecided", why="budget"))
             break
         t_stop = sweep_bad(kernel, t_from, t_tail, add, tick)
         t_from = min(t_tail, t_stop + WINDOW * max(1.0, 65536 / length))
-        stack: list[tuple[float, float, Any, Any, bool]] = [
-            (t_stop, t_from, None, none, True)] * (t_from > t_stop)
-        while stack:
-            a, c, cand, tries, likely = stack.pop()
-            if isinstance(cand, str):      # a core settled by its parent
-                state, witness = cand, tries
-            elif spent():
-                pieces.append(Piece(a, c, "undecided", why="budget"))
+        _branch(kernel, out, t_stop, t_from, recent, emit, tick)
+        if t_from < t_tail and any(p.state == "good" for p in pieces):
+            if first_only:
+                out.searched_to = t_from
+                break
+            work_first = kernel.work if work_first is None else work_first
+            if t_tail >= t_hi:      # no all-good top to search down from: enumerate
                 continue
-            else:
-                if recent:
-                    tries = np.union1d(tries, recent)
-                state, witness, doubt, best = _classify(kernel, a, c, cand, tries, likely)
-                likely = kernel.likely_good
-            if state == "bad" and witness not in recent:
-                recent = [witness, *recent[:5]]
-            if state == "open" and witness is None and not _splittable(a, c, out):
-                state = "undecided"
-            if state == "open" and witness is not None:   # [a, lo], the core, [hi, c]
-                core_state, core_witness, lo, hi = witness
-                if hi < c:
-                    stack.append((hi, c, doubt, best, likely))
-                stack.append((lo, hi, core_state, core_witness, likely))
-                if a < lo:
-                    stack.append((a, lo, doubt, best, likely))
-            elif state == "open":
-                mid = 0.5 * (a + c)
-                stack.append((mid, c, doubt, best, likely))
-                stack.append((a, mid, doubt, best, likely))
-            else:
-                if pieces and pieces[-1].state == state and state != "undecided" and (
-                        state == "good" or pieces[-1].witness == witness):
-                    pieces[-1].hi = c
-                else:
-                    pieces.append(Piece(a, c, state, witness,
-                                        "resolution" if state == "undecided" else None))
-            if progress is not None:
-                progress("certified base search", round(1000 * ((c if state != "open" else a)
-                                                                  - t_lo) / span), 1000)
-        if first_only and any(p.state == "good" for p in pieces) and t_from < t_tail:
-            out.searched_to = t_from
-            break
+            if islands == "ends" or (islands == "auto" and kernel.work - work_first
+                                     >= island_work):
+                switch = True
+                break
+    if switch:
+        _top_down(kernel, out, t_from, t_tail)
     if t_tail < t_hi:
         if pieces and pieces[-1].state == "good":
             pieces[-1].hi = t_hi
@@ -820,6 +868,90 @@ def base_bound(length: int, dim: int, *, lowest: float = 2.0, highest: float = 1
     out.evaluations = kernel.evals
     out.seconds = time.perf_counter() - start
     return out
+
+
+def _branch(kernel: Kernel, out: BaseBound, a0: float, c0: float, recent: list[int],
+            emit: Callable[[float, float, str, int | None, str | None], bool],
+            tick: Callable[[float], None], down: bool = False) -> bool:
+    """The branch and bound on [a0, c0]: each decided interval (or undecided one: at the
+    resolution, or past the budget) goes to ``emit(a, c, state, witness, why)`` in order, left
+    to right (right to left with ``down``); ``emit`` returns True to stop the search, and so
+    does this function then (else False).  ``recent``: the last witnesses (updated)."""
+    none = np.zeros(0, dtype=np.int64)
+    stack: list[tuple[float, float, Any, Any, bool]] = [(a0, c0, None, none, True)] * (c0 > a0)
+    while stack:
+        a, c, cand, tries, likely = stack.pop()
+        if isinstance(cand, str):      # a core settled by its parent
+            state, witness = cand, tries
+        elif kernel.spent():
+            if emit(a, c, "undecided", None, "budget"):
+                return True
+            continue
+        else:
+            if recent:
+                tries = np.union1d(tries, recent)
+            state, witness, doubt, best = _classify(kernel, a, c, cand, tries, likely)
+            likely = kernel.likely_good
+        if state == "bad" and witness not in recent:
+            recent[:] = [witness, *recent[:5]]
+        if state == "open" and witness is None and not _splittable(a, c, out):
+            state = "undecided"
+        if state == "open":
+            if witness is not None:   # [a, lo], the core, [hi, c]
+                core_state, core_witness, lo, hi = witness
+                parts = [(a, lo, doubt, best, likely)] * (a < lo)
+                parts.append((lo, hi, core_state, core_witness, likely))
+                parts += [(hi, c, doubt, best, likely)] * (hi < c)
+            else:
+                mid = 0.5 * (a + c)
+                parts = [(a, mid, doubt, best, likely), (mid, c, doubt, best, likely)]
+            stack.extend(parts if down else parts[::-1])
+        elif emit(a, c, state, witness, "resolution" if state == "undecided" else None):
+            return True
+        tick(c if state != "open" else a)
+    return False
+
+
+def _top_down(kernel: Kernel, out: BaseBound, t_floor: float, t_top: float) -> None:
+    """The search from the all-good top [t_top, …] down (islands="ends"/"auto" past
+    ``island_work``): windows of the branch and bound right to left, from t_top down to
+    t_floor (where the bottom-up search stopped), until the first certified bad piece, which
+    brackets ``all_good_above``.  The range between the last good piece of the bottom-up
+    search and that bad piece becomes one "mixed" piece (certified good bases end where it
+    starts, certified bad bases begin where it ends; the islands inside are not enumerated).
+    If no bad piece lies above t_floor the pieces simply meet (every island enumerated);
+    past the work budget the rest is undecided."""
+    pieces, top = out.pieces, []        # top: pieces from t_top down, in decreasing order
+
+    def emit(a: float, c: float, state: str, witness: int | None, why: str | None) -> bool:
+        if state == "undecided" and why == "budget":
+            top.append(Piece(t_floor, c, "undecided", why="budget"))
+            return True
+        if top and top[-1].state == state and state != "undecided" and (
+                state == "good" or top[-1].witness == witness):
+            top[-1].lo = a
+        else:
+            top.append(Piece(a, c, state, witness, why))
+        return state == "bad"
+
+    recent: list[int] = []
+    width = TOP_WINDOW * max(1.0, 65536 / kernel.length)
+    t, found = t_top, False
+    while t > t_floor and not found:
+        if kernel.spent():
+            top.append(Piece(t_floor, t, "undecided", why="budget"))
+            break
+        a = max(t_floor, t - width)
+        found = _branch(kernel, out, a, t, recent, emit, lambda _t: None, down=True)
+        t = a
+    found = found and top[-1].state == "bad"
+    last_good = max((i for i, p in enumerate(pieces) if p.state == "good"), default=None)
+    if found and last_good is not None and pieces[last_good].hi < top[-1].lo:
+        del pieces[last_good + 1:]     # certified, but inside the mixed range: not listed
+        pieces.append(Piece(pieces[last_good].hi, top[-1].lo, "mixed"))
+    elif top and pieces and pieces[-1].hi < top[-1].lo:   # (not reached: no gap is left)
+        pieces.append(Piece(pieces[-1].hi, top[-1].lo, "undecided", why="budget"))
+    pieces.extend(reversed(top))
 
 
 def _stop_note(out: BaseBound) -> tuple[str, str]:
@@ -875,10 +1007,14 @@ def _real_islands(out: BaseBound) -> None:
         if before is None or before.state == "bad":
             start = (outward(p.lo, False),) * 2 if before is None else (
                 outward(p.lo, False), outward(p.lo, True))
+        elif before.state == "mixed":             # (not made by the search)
+            start = (None, outward(p.lo, True))
         else:
             start = (outward(before.lo, False), outward(p.lo, True))
         if after is None or after.state == "bad":
             end = (outward(p.hi, False), outward(p.hi, True))
+        elif after.state == "mixed":              # the island may go on into it
+            end = (outward(p.hi, False), None)
         else:
             end = (outward(p.hi, False), outward(after.hi, True))
         if before is None:
@@ -935,6 +1071,10 @@ def _integer_islands(out: BaseBound) -> None:
         low, high = math.exp(p.lo), math.exp(p.hi)
         first = max(lo_int, math.ceil(low * (1 + 1e-12)))
         last = min(hi_int, math.floor(high * (1 - 1e-12)))
+        if p.state == "mixed":        # not enumerated: its neighbours decide the edges
+            if first <= last:
+                inner.append((first, last, "mixed", None))
+            continue
         if first <= last and (p.state != "undecided" or last - first > 8):
             inner.append((first, last, {"good": "yes", "bad": "no"}.get(p.state, "unknown"),
                           p.witness))
@@ -947,6 +1087,19 @@ def _integer_islands(out: BaseBound) -> None:
         for n in (*edges, *edges2):
             if n not in points and n >= lo_int:
                 points[n] = _integer_status(out, n)
+    for j, (first, last, state, _) in enumerate(inner):
+        if state != "mixed":
+            continue
+        # the integers just below all_good_above's bad piece: decided one by one down to a
+        # bad one (or an unknown one), which brackets the top island's first integer
+        n = last
+        while n >= first:
+            points[n] = _integer_status(out, n)
+            if points[n][0] != "yes":
+                break
+            n -= 1
+        inner[j] = (first, n - 1, "mixed", None)
+    inner = [r for r in inner if r[0] <= r[1]]
     runs: list[list[Any]] = []   # [first, last, state, witness]
     for first, last, state, witness in sorted(inner + [(n, n, s, w) for n, (s, w) in
                                                         points.items()]):
@@ -966,9 +1119,13 @@ def _integer_islands(out: BaseBound) -> None:
             if not out.islands and any(r[2] == "yes" for r in runs[i:]):
                 out.smallest_status = (f"not certified: the integers {first}…{last} are "
                                        "undecided, below the first island found")
+        elif state == "mixed":
+            out.mixed_ints = (first, last)
         elif state == "yes":
             below = runs[i - 1] if i else None
-            out.islands.append(Island((first, first), (last, last),
+            after = runs[i + 1] if i + 1 < len(runs) else None
+            out.islands.append(Island((first, first), (last, None if after and after[2] ==
+                                                       "mixed" else last),
                                       below[3] if below and below[2] == "no" else None))
     out.top_good = (bool(runs) and runs[-1][2] == "yes" and runs[-1][1] == hi_int
                     and out.searched_to is None)

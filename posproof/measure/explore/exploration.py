@@ -260,7 +260,7 @@ def explore(encodings: Sequence[Any], length: int = 4096, *, proofs: bool = True
             progress: Callable[[str, int, int], None] | None = None,
             base_work: int | None = WORK_BUDGET,
             base_time_limit: float | None = TIME_LIMIT,
-            only_base_bound: bool = False) -> Exploration:
+            only_base_bound: bool = False, islands: str = "auto") -> Exploration:
     """Compare encodings (Rotary or sinusoidal Encoding) at context length L.
 
     For each: the theorems (:func:`posproof.proofs.rotary.prove_rotary`, or
@@ -277,6 +277,7 @@ def explore(encodings: Sequence[Any], length: int = 4096, *, proofs: bool = True
     every machine), ``base_time_limit`` each search's safety net (CPU seconds, see its
     ``time_budget``); each encoding gets ``base_ok`` = 'yes', 'no' or
     'unknown' (is its own base good, certified; ``base_ok_evidence`` the audited evidence).
+    ``islands``: :func:`base_bound`'s ``islands`` ('auto', 'all' or 'ends').
     ``only_base_bound``: the base bound and ``base_ok`` alone (no theorems, no other number;
     ``posproof explore --base-bound``).
 
@@ -320,7 +321,8 @@ def explore(encodings: Sequence[Any], length: int = 4096, *, proofs: bool = True
             bounds[dim] = base_bound(length, dim, lowest=base_range[0],
                                      highest=base_range[1], integer_bases=integer_bases,
                                      first_only=first_only, progress=progress,
-                                     time_budget=base_time_limit, work_budget=left)
+                                     time_budget=base_time_limit, work_budget=left,
+                                     islands=islands)
         return bounds[dim]
 
     for s in subjects:
