@@ -55,7 +55,8 @@ def test_time_flies_and_the_answer_is_the_same(length: int, first_only: bool,
     monkeypatch.setattr(time, "monotonic", jump)
     flown = base_bound(length, 128, first_only=first_only)
     assert now[0] >= 2e4                     # the clock was read, and jumped
-    assert flown.undecided == 0 and flown.stopped_by is None
+    assert flown.undecided == 0
+    assert flown.stopped_by is None
     assert _answer(flown) == quiet
 
 
@@ -66,12 +67,15 @@ def test_a_tiny_work_budget_is_a_deterministic_undecided_answer(time_flies: list
     runs = [base_bound(1024, 128, work_budget=2 * 10**6) for _ in range(2)]
     assert _answer(runs[0]) == _answer(runs[1])
     bb = runs[0]
-    assert bb.undecided >= 1 and bb.stopped_by == "work budget"
-    assert bb.work > 2 * 10**6 and bb.work_budget == 2 * 10**6
+    assert bb.undecided >= 1
+    assert bb.stopped_by == "work budget"
+    assert bb.work > 2 * 10**6
+    assert bb.work_budget == 2 * 10**6
     assert any("--base-work" in n and "work_budget=" in n for n in bb.notes)
     assert "--base-work" in bb.summary()
     # the full budget decides the same range: the smallest good base is certified there
-    assert base_bound(1024, 128).bound is not None and bb.bound is None
+    assert base_bound(1024, 128).bound is not None
+    assert bb.bound is None
 
 
 def test_explore_shares_the_work_budget_and_reports_it(capsys: pytest.CaptureFixture[str]
@@ -83,15 +87,18 @@ def test_explore_shares_the_work_budget_and_reports_it(capsys: pytest.CaptureFix
     assert main([*argv, "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     bound = data["base_bounds"]["128"]
-    assert bound["work_budget"] == 2 * 10**6 and bound["stopped_by"] == "work budget"
+    assert bound["work_budget"] == 2 * 10**6
+    assert bound["stopped_by"] == "work budget"
     assert bound["undecided"] >= 1
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert re.search(r"work budget \(2e\+06 units\) ran out: raise it with --base-work", out)
-    assert main(argv[:-2] + ["--json"]) == 0    # the default budget decides it
+    assert main([*argv[:-2], "--json"]) == 0    # the default budget decides it
     bound = json.loads(capsys.readouterr().out)["base_bounds"]["128"]
-    assert bound["undecided"] == 0 and bound["stopped_by"] is None
-    assert bound["work_budget"] == basebound.WORK_BUDGET and 0 < bound["work"]
+    assert bound["undecided"] == 0
+    assert bound["stopped_by"] is None
+    assert bound["work_budget"] == basebound.WORK_BUDGET
+    assert bound["work"] > 0
 
 
 def test_the_cli_help_states_the_code_defaults() -> None:
