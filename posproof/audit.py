@@ -60,7 +60,8 @@ ZERO_BITS = 1 << 12
 
 
 class ArbUnavailable(RuntimeError):
-    """python-flint is not installed: nothing can be audited."""
+    """python-flint cannot be imported (not installed, or its library failed to load):
+    nothing can be audited."""
 
 
 @lru_cache(maxsize=1)
@@ -68,7 +69,8 @@ def _flint() -> Any:
     try:
         import flint
     except ImportError as exc:  # pragma: no cover - a dependency of the package
-        raise ArbUnavailable("python-flint is not installed (pip install python-flint)") from exc
+        raise ArbUnavailable(f"python-flint could not be imported ({exc}); it is a dependency "
+                             "of posproof: pip install python-flint") from exc
     return flint
 
 

@@ -213,6 +213,19 @@ def test_check_impl_callable_json(files: Path, capsys: pytest.CaptureFixture[str
     assert data["explanation"].startswith("offset by 2 positions")
 
 
+def test_check_impl_json_carries_the_verdict_lines_audit_counts(
+        files: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "check-impl", "usermod:rope", "--rotary", "--dim", "16")
+    assert status == 0
+    line = out.strip().splitlines()[-1]
+    status, out, _ = run(capsys, "check-impl", "usermod:rope", "--rotary", "--dim", "16",
+                         "--json")
+    audit = json.loads(out)["audit"]
+    assert audit["confirmed"] >= 4
+    assert audit["refuted"] == 0
+    assert f"{audit['confirmed']} confirmed" in line
+
+
 def test_check_impl_rotary(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run(capsys, "check-impl", "usermod:rope", "--rotary", "--dim", "16")
     assert status == 0

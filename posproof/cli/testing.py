@@ -443,7 +443,11 @@ def _check_impl(args: argparse.Namespace) -> int:
     if args.json:
         from .options import emit_json
 
-        emit_json({"target": label, **report.to_dict()}, args, ok=bool(report.ok))
+        from ..testing.core.audited import audit_counts
+
+        out = {"target": label, **report.to_dict()}
+        out.setdefault("audit", audit_counts(report))   # the verdict line's audit clause
+        emit_json(out, args, ok=bool(report.ok))
     else:
         print(render_impl(report, label))
     return 0 if report.ok else 1
