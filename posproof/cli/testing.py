@@ -441,9 +441,8 @@ def _check_impl(args: argparse.Namespace) -> int:
     with Busy(f"checking {label}"):       # from the start, on a terminal
         report = _impl_report(impl, args)
     if args.json:
-        from .options import emit_json
-
         from ..testing.core.audited import audit_counts
+        from .options import emit_json
 
         out = {"target": label, **report.to_dict()}
         out.setdefault("audit", audit_counts(report))   # the verdict line's audit clause
