@@ -287,3 +287,13 @@ def test_the_audit_runs_where_the_verdicts_are_produced():
     claim = axis_claim(multi_preset("sincos-2d", dim=8), "row")
     assert claim.evidence.audit is not None
     assert claim.evidence.audit.status == "confirmed"
+
+
+def test_every_axis_is_moved_by_some_translation_pair() -> None:
+    from posproof.measure.multiaxis import translation_pairs
+
+    for seed in range(500):
+        starts, ends = translation_pairs(seed, (2, 2, 16))
+        moved = ((ends - starts) != 0).any(axis=0)
+        assert moved.all(), (seed, moved)
+        assert ((starts >= 0) & (ends < [2, 2, 16]) & (ends >= starts)).all()

@@ -400,6 +400,25 @@ def _duplicate_rows(table: np.ndarray) -> tuple[int, int] | None:
     return int(first[inverse[j]]), j
 
 
+def translation_pairs(seed: int, sizes: Sequence[int], count: int = 8
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """``count`` random grid positions and their shifted ends (seeded), every axis of size
+    ≥ 2 moved by at least one of them: an axis never moved would never be judged.
+
+    >>> s, e = translation_pairs(0, (2, 2, 16))
+    >>> bool(((e - s) != 0).any(axis=0).all())
+    True
+    """
+    rng = np.random.default_rng(seed + 1)
+    hi = np.asarray(sizes)
+    ends = rng.integers(hi // 2, hi, (count, len(sizes)))
+    starts = rng.integers(0, ends + 1)
+    for a, n in enumerate(sizes):
+        if n >= 2 and not (ends[:, a] != starts[:, a]).any():
+            starts[0, a], ends[0, a] = 0, n - 1
+    return starts, ends
+
+
 def _translation(ctx: _Grid) -> Check:
     enc, sizes = ctx.enc, ctx.sizes
     problems = enc.broken_pairs()
@@ -410,10 +429,7 @@ def _translation(ctx: _Grid) -> Check:
                      "nothing to compare", evidence=Evidence(
                          "exhaustive comparison", details={"pairs": 0},
                          unaudited="one position: no offset Δ ≠ 0 to translate by"))
-    rng = np.random.default_rng(ctx.seed + 1)
-    hi = np.asarray(sizes)
-    ends = rng.integers(hi // 2, hi, (8, enc.axes))
-    starts = rng.integers(0, ends + 1)
+    starts, ends = translation_pairs(ctx.seed, sizes)
     base = starts + np.asarray(enc.offsets)
     delta = ends - starts
     flat = [np.ravel_multi_index(tuple(x.T), tuple(sizes)) for x in (starts, ends)]
